@@ -1,0 +1,82 @@
+"""Collector interface and registry.
+
+A collector kind is one module in this package that defines:
+
+- ``KIND``: the ``kind:`` value in sources.yaml that selects it;
+- ``REQUIRED_KEYS`` / ``OPTIONAL_KEYS``: kind-specific keys of a source entry (sets of str);
+- ``collect(ctx: CollectContext) -> Iterable[Event]``: fetch through ``ctx.http`` and yield events;
+- optionally ``parse(content: bytes, ctx: CollectContext) -> Iterable[Event]``: turn one fetched
+  document into events with no network (used by ``collect`` and by ``tracker parse``);
+- optionally ``ASCENDING = True`` when ``collect`` yields in ascending cursor order, which lets
+  the runner keep what was collected before a rate limit stopped the source.
+
+Modules are discovered automatically: adding a kind means adding one module, nothing else.
+Collectors hold no state of their own; they never sleep, retry or set headers (that is
+``tracker.http``), and they report a bad item with ``ctx.skip`` instead of failing the source.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import pkgutil
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tracker.config import SourceSpec
+    from tracker.http import HttpClient
+
+log = logging.getLogger("tracker.collect")
+
+
+@dataclass
+class CollectContext:
+    """What one collection of one source gets to work with.
+
+    ``since`` is the incremental cursor (already moved back by the source's look-back window) or
+    the ``--since`` bound; None means a full backfill. ``state`` is the collector's own small JSON
+    state (e.g. CI runs still in progress), saved with the events in the same transaction.
+    ``http`` is None when parsing a local file.
+    """
+
+    spec: "SourceSpec"
+    http: "HttpClient | None" = None
+    since: datetime | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    skipped: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def skip(self, where: str, reason: str) -> None:
+        """Record one skipped item: logged with the source id and position, counted in the run."""
+        self.skipped += 1
+        message = f"{self.spec.id}: skipped {where}: {reason}"
+        self.warnings.append(message)
+        log.warning(message)
+
+    def option(self, key: str, default: Any = None) -> Any:
+        """A kind-specific key of the source entry."""
+        return self.spec.options.get(key, default)
+
+
+def _discover() -> dict[str, ModuleType]:
+    registry: dict[str, ModuleType] = {}
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        kind = getattr(module, "KIND", None)
+        if kind:
+            registry[kind] = module
+    return registry
+
+
+REGISTRY: dict[str, ModuleType] = _discover()
+
+
+def collector_for(kind: str) -> ModuleType:
+    """The module registered for `kind` (KeyError when there is none)."""
+    return REGISTRY[kind]

@@ -1,0 +1,170 @@
+"""sources.yaml + environment -> validated, typed specs.
+
+Every error names the file, the source and the key, so that a cron mail says what to fix.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from tracker.errors import ConfigError
+
+DEFAULT_SOURCES = "sources.yaml"
+DEFAULT_DATABASE = "sqlite:///tracker.db"
+
+TOP_LEVEL_KEYS = {"regimes", "sources", "coverage", "settings"}
+REGIME_KEYS = {"id", "vendor", "silicon", "reference", "description"}
+# Keys every source entry may carry, whatever its kind.
+COMMON_KEYS = {"id", "kind", "project", "regime", "enabled", "description", "lookback_days"}
+REQUIRED_COMMON = {"id", "kind", "project"}
+
+
+@dataclass(frozen=True)
+class Regime:
+    """A software stack a model can run on (DESIGN.md section 1)."""
+
+    id: str
+    vendor: str = ""
+    silicon: str = ""
+    reference: bool = False
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """One validated source entry. `options` holds the kind-specific keys."""
+
+    id: str
+    kind: str
+    project: str
+    regime: str | None = None
+    enabled: bool = True
+    lookback_days: float = 0.0
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole sources.yaml: regimes, sources, coverage rules (kept as data for metrics)."""
+
+    path: Path
+    regimes: tuple[Regime, ...]
+    sources: tuple[SourceSpec, ...]
+    coverage: tuple[Mapping[str, Any], ...] = ()
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def source(self, source_id: str) -> SourceSpec:
+        for spec in self.sources:
+            if spec.id == source_id:
+                return spec
+        known = ", ".join(s.id for s in self.sources)
+        raise ConfigError(f"{self.path}: no source with id {source_id!r} (known: {known})")
+
+    @property
+    def regime_ids(self) -> tuple[str, ...]:
+        return tuple(r.id for r in self.regimes)
+
+
+def sources_path(explicit: str | os.PathLike | None = None) -> Path:
+    """--sources, else TRACKER_SOURCES, else ./sources.yaml."""
+    return Path(explicit or os.environ.get("TRACKER_SOURCES") or DEFAULT_SOURCES)
+
+
+def database_url(explicit: str | None = None) -> str:
+    """--db, else TRACKER_DATABASE_URL, else an SQLite file tracker.db in the working directory.
+
+    A bare file path is accepted and taken as an SQLite file.
+    """
+    url = explicit or os.environ.get("TRACKER_DATABASE_URL") or DEFAULT_DATABASE
+    if "://" not in url:
+        url = f"sqlite:///{url}"
+    return url
+
+
+def load_config(path: str | os.PathLike | None = None) -> Config:
+    """Read and validate sources.yaml; raise ConfigError naming file, source and key."""
+    from tracker.collectors import REGISTRY
+
+    file = sources_path(path)
+    try:
+        raw = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{file}: not found (pass --sources or set TRACKER_SOURCES)") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{file}: not valid YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{file}: expected a mapping with a 'sources' list at the top")
+    unknown = set(raw) - TOP_LEVEL_KEYS
+    if unknown:
+        raise ConfigError(f"{file}: unknown top-level key {sorted(unknown)[0]!r} "
+                          f"(allowed: {', '.join(sorted(TOP_LEVEL_KEYS))})")
+
+    regimes = tuple(_regime(file, i, entry) for i, entry in enumerate(raw.get("regimes") or []))
+    regime_ids = {r.id for r in regimes} | {"none"}
+    entries = raw.get("sources") or []
+    if not isinstance(entries, list):
+        raise ConfigError(f"{file}: 'sources' must be a list of source entries")
+
+    seen: set[str] = set()
+    specs = []
+    for index, entry in enumerate(entries):
+        spec = _source(file, index, entry, REGISTRY, regime_ids if regimes else None)
+        if spec.id in seen:
+            raise ConfigError(f"{file}: source {spec.id!r}: duplicate id (ids must be unique)")
+        seen.add(spec.id)
+        specs.append(spec)
+    coverage = raw.get("coverage") or []
+    if not isinstance(coverage, list):
+        raise ConfigError(f"{file}: 'coverage' must be a list of rules")
+    return Config(file, regimes, tuple(specs), tuple(coverage), raw.get("settings") or {})
+
+
+def _regime(file: Path, index: int, entry: Any) -> Regime:
+    if isinstance(entry, str):
+        return Regime(entry)
+    if not isinstance(entry, dict) or "id" not in entry:
+        raise ConfigError(f"{file}: regimes[{index}]: each regime needs an 'id'")
+    unknown = set(entry) - REGIME_KEYS
+    if unknown:
+        raise ConfigError(f"{file}: regime {entry['id']!r}: unknown key {sorted(unknown)[0]!r}")
+    return Regime(str(entry["id"]), str(entry.get("vendor", "")), str(entry.get("silicon", "")),
+                  bool(entry.get("reference", False)))
+
+
+def _source(file: Path, index: int, entry: Any, registry: Mapping[str, Any],
+            regime_ids: set[str] | None) -> SourceSpec:
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{file}: sources[{index}]: expected a mapping, got {type(entry).__name__}")
+    name = entry.get("id", f"sources[{index}]")
+    for key in sorted(REQUIRED_COMMON):
+        if not entry.get(key):
+            raise ConfigError(f"{file}: source {name!r}: missing required key {key!r}")
+    kind = entry["kind"]
+    if kind not in registry:
+        raise ConfigError(f"{file}: source {name!r}: key 'kind': unknown kind {kind!r} "
+                          f"(known: {', '.join(sorted(registry))})")
+    module = registry[kind]
+    required = set(getattr(module, "REQUIRED_KEYS", set()))
+    allowed = COMMON_KEYS | required | set(getattr(module, "OPTIONAL_KEYS", set()))
+    for key in sorted(entry):
+        if key not in allowed:
+            raise ConfigError(f"{file}: source {name!r}: unknown key {key!r} for kind {kind!r} "
+                              f"(allowed: {', '.join(sorted(allowed - {'id', 'kind'}))})")
+    for key in sorted(required):
+        if entry.get(key) in (None, ""):
+            raise ConfigError(f"{file}: source {name!r}: missing required key {key!r} "
+                              f"for kind {kind!r}")
+    regime = entry.get("regime")
+    if regime is not None and regime_ids is not None and regime not in regime_ids:
+        raise ConfigError(f"{file}: source {name!r}: key 'regime': unknown regime {regime!r} "
+                          f"(declared: {', '.join(sorted(regime_ids))})")
+    options = {k: v for k, v in entry.items() if k not in COMMON_KEYS}
+    return SourceSpec(
+        id=str(entry["id"]), kind=kind, project=str(entry["project"]),
+        regime=regime, enabled=bool(entry.get("enabled", True)),
+        lookback_days=float(entry.get("lookback_days", 0) or 0), options=options,
+    )

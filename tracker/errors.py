@@ -1,0 +1,35 @@
+"""Typed errors. Only the CLI prints them and chooses exit codes."""
+
+
+class TrackerError(Exception):
+    """Base of every error tracker raises on purpose."""
+
+    exit_code = 1
+
+
+class ConfigError(TrackerError):
+    """sources.yaml or the environment is wrong; the message names file, source and key."""
+
+
+class StoreError(TrackerError):
+    """The database is unreachable, locked or at the wrong schema revision."""
+
+
+class SourceError(TrackerError):
+    """One source failed; the run goes on with the others."""
+
+
+class FatalHTTPError(SourceError):
+    """A response that retrying will not fix (404, 401, a body that is not what was expected)."""
+
+
+class RateLimited(SourceError):
+    """The API's rate limit is spent and the reset is too far away to wait for."""
+
+
+class ReplayMissing(SourceError):
+    """--replay was given but the source has no cassette."""
+
+
+class SourceSkipped(SourceError):
+    """The source cannot run here and says why (e.g. no API token); not counted as a failure."""
