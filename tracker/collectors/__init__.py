@@ -49,6 +49,7 @@ class CollectContext:
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
+    vanished: list[str] = field(default_factory=list)
 
     def skip(self, where: str, reason: str) -> None:
         """Record one skipped item: logged with the source id and position, counted in the run."""
@@ -56,6 +57,10 @@ class CollectContext:
         message = f"{self.spec.id}: skipped {where}: {reason}"
         self.warnings.append(message)
         log.warning(message)
+
+    def mark_vanished(self, external_id: str) -> None:
+        """Say that an item seen before is gone upstream: the runner marks it, never deletes it."""
+        self.vanished.append(external_id)
 
     def option(self, key: str, default: Any = None) -> Any:
         """A kind-specific key of the source entry."""
