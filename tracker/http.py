@@ -1,0 +1,244 @@
+"""The one HTTP session: User-Agent, timeouts, retries, rate limits, conditional GET, pagination.
+
+Collectors call `HttpClient.get / get_json / get_pages` and never sleep, retry or set headers.
+Retries (connection errors, 429 and 5xx, GitHub's 403 secondary rate limit when it carries
+Retry-After) are urllib3's `Retry`, which honours `Retry-After`. GitHub's primary rate limit
+(`X-RateLimit-Remaining` / `X-RateLimit-Reset`) is handled here: a short wait is slept, a long one
+stops the source with `RateLimited`. Conditional requests use the ETag / Last-Modified stored per
+URL; a 304 returns None ("nothing new") and costs no rate limit.
+
+Tokens are read from the environment, sent only as a header and never logged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
+
+from tracker import __version__
+from tracker.errors import FatalHTTPError, RateLimited, SourceError
+
+log = logging.getLogger("tracker.http")
+
+USER_AGENT = (f"tracker/{__version__} (ecosystem-maturity tracker; "
+              "+https://github.com/tracker-dev/tracker)")
+TIMEOUT = (10.0, 60.0)  # (connect, read) seconds
+MAX_RATE_WAIT = 90.0  # seconds we are willing to sleep for a rate-limit reset
+
+# Which environment variables hold the token of each API, and how it is sent.
+AUTH_SCHEMES: dict[str, tuple[tuple[str, ...], str]] = {
+    "github": (("TRACKER_GITHUB_TOKEN", "GITHUB_TOKEN"), "Bearer {token}"),
+    "buildkite": (("TRACKER_BUILDKITE_TOKEN",), "Bearer {token}"),
+}
+
+
+class _Retry(Retry):
+    """urllib3 Retry that also retries GitHub's secondary rate limit (403 + Retry-After)
+    and gives up, instead of sleeping, when Retry-After asks for longer than MAX_RATE_WAIT."""
+
+    RETRY_AFTER_STATUS_CODES = frozenset({403, 413, 429, 503})
+
+    def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
+        if status_code == 403 and has_retry_after:
+            return self.total is None or self.total > 0
+        return super().is_retry(method, status_code, has_retry_after)
+
+    def sleep_for_retry(self, response=None) -> bool:  # type: ignore[override]
+        retry_after = self.get_retry_after(response) if response is not None else None
+        if retry_after is not None and retry_after > MAX_RATE_WAIT:
+            return False  # the caller sees the 403/429 and raises RateLimited
+        return super().sleep_for_retry(response)
+
+
+@dataclass
+class RequestStats:
+    """What one source's collection cost: reported in the run row and `tracker status`."""
+
+    requests: int = 0
+    not_modified: int = 0
+    rate_remaining: int | None = None
+
+
+def token_for(auth: str | None) -> str | None:
+    """The API token for an auth scheme from the environment, or None."""
+    if not auth:
+        return None
+    names, _ = AUTH_SCHEMES[auth]
+    for name in names:
+        if os.environ.get(name):
+            return os.environ[name]
+    return None
+
+
+class HttpClient:
+    """One source's view of the web.
+
+    `validators` maps a full URL to {"etag": ..., "last_modified": ...}; it is loaded from the
+    store before collection and the runner saves `changed_validators` with the events.
+    """
+
+    def __init__(self, *, auth: str | None = None, validators: Mapping[str, dict] | None = None,
+                 retries: int = 4, backoff: float = 1.0, timeout: tuple[float, float] = TIMEOUT,
+                 max_rate_wait: float = MAX_RATE_WAIT,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.session = requests.Session()
+        self.session.headers["User-Agent"] = USER_AGENT
+        token = token_for(auth)
+        self.authenticated = token is not None
+        if token:
+            self.session.headers["Authorization"] = AUTH_SCHEMES[auth][1].format(token=token)
+        retry = _Retry(total=retries, connect=retries, read=retries, status=retries,
+                       backoff_factor=backoff, backoff_max=30,
+                       status_forcelist=(429, 500, 502, 503, 504), allowed_methods=("GET",),
+                       respect_retry_after_header=True, raise_on_status=False)
+        adapter = HTTPAdapter(max_retries=retry)
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
+        self.timeout = timeout
+        self.max_rate_wait = max_rate_wait
+        self.sleep = sleep
+        self.validators: dict[str, dict] = dict(validators or {})
+        self.changed_validators: dict[str, dict] = {}
+        self.stats = RequestStats()
+        self._resume_at: float | None = None
+
+    def get(self, url: str, params: Mapping[str, Any] | None = None, *, conditional: bool = True,
+            accept: str | None = None) -> requests.Response | None:
+        """GET `url`; None when the server says 304 Not Modified.
+
+        Raises FatalHTTPError on 4xx, SourceError on 5xx or network failure after retries,
+        RateLimited when the rate limit is spent for longer than we are willing to wait.
+        """
+        full_url = requests.Request("GET", url, params=params).prepare().url or url
+        headers = {"Accept": accept} if accept else {}
+        known = self.validators.get(full_url) if conditional else None
+        if known:
+            if known.get("etag"):
+                headers["If-None-Match"] = known["etag"]
+            if known.get("last_modified"):
+                headers["If-Modified-Since"] = known["last_modified"]
+        while True:
+            self._wait_for_rate_limit(full_url)
+            try:
+                response = self.session.get(full_url, headers=headers, timeout=self.timeout)
+            except requests.Timeout:
+                raise SourceError(f"{full_url}: timed out after retries "
+                                  f"(connect {self.timeout[0]}s, read {self.timeout[1]}s)") from None
+            except requests.RequestException as exc:
+                raise SourceError(f"{full_url}: request failed after retries: "
+                                  f"{type(exc).__name__}: {_short(str(exc))}") from None
+            self.stats.requests += 1
+            self._note_rate_limit(response)
+            if (response.status_code in (403, 429) and self._rate_limit_spent(response)
+                    and self._resume_at is not None):
+                continue  # _wait_for_rate_limit sleeps or raises on the next turn
+            break
+        if response.status_code == 304:
+            self.stats.not_modified += 1
+            return None
+        if response.status_code in (403, 429):
+            raise RateLimited(f"{full_url}: HTTP {response.status_code} rate limited; "
+                              f"Retry-After {response.headers.get('Retry-After', '?')}s is longer "
+                              f"than the {self.max_rate_wait:.0f}s we wait: try again later")
+        if 400 <= response.status_code < 500:
+            raise FatalHTTPError(f"{full_url}: HTTP {response.status_code} {response.reason}"
+                                 f"{_hint(response.status_code)}")
+        if response.status_code >= 500:
+            raise SourceError(f"{full_url}: HTTP {response.status_code} {response.reason} "
+                              "after retries (server error): try again later")
+        if conditional:
+            etag = response.headers.get("ETag")
+            modified = response.headers.get("Last-Modified")
+            if etag or modified:
+                entry = {"etag": etag, "last_modified": modified}
+                self.validators[full_url] = entry
+                self.changed_validators[full_url] = entry
+        return response
+
+    def get_json(self, url: str, params: Mapping[str, Any] | None = None, *,
+                 conditional: bool = True) -> Any | None:
+        """GET and parse JSON; None on 304. A body that is not JSON raises FatalHTTPError."""
+        response = self.get(url, params, conditional=conditional, accept="application/json")
+        return None if response is None else parse_json(response)
+
+    def get_pages(self, url: str, params: Mapping[str, Any] | None = None, *,
+                  conditional: bool = True) -> Iterator[Any]:
+        """Yield the JSON of each page, following Link rel="next".
+
+        Only the first page is conditional: a 304 there means nothing changed, so nothing is
+        yielded. Later pages are plain requests (their URLs carry page cursors).
+        """
+        response = self.get(url, params, conditional=conditional, accept="application/json")
+        while response is not None:
+            yield parse_json(response)
+            next_url = response.links.get("next", {}).get("url")
+            if not next_url:
+                return
+            response = self.get(next_url, conditional=False, accept="application/json")
+
+    # -- rate limits -----------------------------------------------------------------------
+    def _note_rate_limit(self, response: requests.Response) -> None:
+        remaining = response.headers.get("X-RateLimit-Remaining")
+        reset = response.headers.get("X-RateLimit-Reset")
+        if remaining is None:
+            return
+        try:
+            self.stats.rate_remaining = int(remaining)
+            if int(remaining) <= 0 and reset is not None:
+                self._resume_at = float(reset)
+        except ValueError:
+            log.warning("ignoring malformed rate-limit headers %r / %r", remaining, reset)
+
+    @staticmethod
+    def _rate_limit_spent(response: requests.Response) -> bool:
+        return response.headers.get("X-RateLimit-Remaining") == "0"
+
+    def _wait_for_rate_limit(self, url: str) -> None:
+        if self._resume_at is None:
+            return
+        wait = self._resume_at - time.time()
+        if wait > self.max_rate_wait:
+            raise RateLimited(
+                f"{url}: API rate limit spent; it resets in {wait / 60:.0f} min at "
+                f"{time.strftime('%H:%M:%S UTC', time.gmtime(self._resume_at))}: the source "
+                "stops here and resumes from its cursor on the next run")
+        if wait > 0:
+            log.info("rate limit spent; sleeping %.0fs until reset", wait)
+            self.sleep(wait + 1)
+        self._resume_at = None
+
+    def close(self) -> None:
+        self.session.close()
+
+
+def parse_json(response: requests.Response) -> Any:
+    """The JSON body of `response`, or FatalHTTPError saying what came instead."""
+    try:
+        return json.loads(response.content)
+    except ValueError:
+        content_type = response.headers.get("Content-Type", "no content type")
+        text = response.content[:80].decode("utf-8", "replace")
+        what = ("truncated or malformed JSON" if text.lstrip()[:1] in ("{", "[")
+                else f"a {content_type} body")
+        raise FatalHTTPError(f"{response.url}: expected JSON, got {what} "
+                             f"({len(response.content)} bytes, starts {text!r})") from None
+
+
+def _short(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _hint(status: int) -> str:
+    return {
+        401: " (bad or expired token: check TRACKER_GITHUB_TOKEN / TRACKER_BUILDKITE_TOKEN)",
+        404: " (moved or deleted upstream: check the source's URL / repo in sources.yaml)",
+        410: " (gone upstream: remove or update the source in sources.yaml)",
+    }.get(status, "")

@@ -1,0 +1,121 @@
+"""SQLAlchemy tables (Core), on a naming convention so Alembic migrations stay stable.
+
+The store writes through Core statements (bulk upserts, no per-row ORM objects): it must never be
+the slow side of a backfill.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (JSON, Boolean, Column, DateTime, Float, ForeignKey, Index, Integer,
+                        MetaData, String, Table, Text)
+from sqlalchemy.dialects.postgresql import JSONB
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+Json = JSON().with_variant(JSONB(), "postgresql")
+Timestamp = DateTime(timezone=True)
+
+events = Table(
+    "events", metadata,
+    Column("id", String(32), primary_key=True, comment="hash of (source_id, external_id)"),
+    Column("source_id", String(200), nullable=False),
+    Column("project", String(100), nullable=False),
+    Column("kind", String(16), nullable=False, comment="release | note | issue | ci_run | ci_job"),
+    Column("external_id", String(500), nullable=False),
+    Column("occurred_at", Timestamp, nullable=False, comment="UTC time of the fact"),
+    Column("title", Text, nullable=False),
+    Column("body", Text, nullable=False, default=""),
+    Column("url", Text, nullable=False, default="", comment="provenance"),
+    Column("version", String(100)),
+    Column("regime", String(32), comment="from the source; NULL = the tagger decides"),
+    Column("labels", Json, nullable=False, default=list),
+    Column("state", String(50), comment="issue state or raw CI state / conclusion"),
+    Column("outcome", String(16), comment="CI: passed | failed | NULL (not counted)"),
+    Column("ended_at", Timestamp, comment="issue closed / CI run finished"),
+    Column("updated_at", Timestamp),
+    Column("attrs", Json, nullable=False, default=dict),
+    Column("first_seen_at", Timestamp, nullable=False, comment="kept across re-collection"),
+    Column("last_seen_at", Timestamp, nullable=False),
+    Column("vanished_at", Timestamp, comment="set when the item disappeared upstream"),
+    Column("imported", Boolean, nullable=False, default=False,
+           comment="manual evidence from import-events"),
+)
+Index("ix_events_source_occurred", events.c.source_id, events.c.occurred_at)
+Index("ix_events_project_kind_occurred", events.c.project, events.c.kind, events.c.occurred_at)
+Index("ix_events_kind_occurred", events.c.kind, events.c.occurred_at)
+
+tags = Table(
+    "tags", metadata,
+    Column("event_id", String(32), ForeignKey("events.id", ondelete="CASCADE"), primary_key=True),
+    Column("tag", String(16), nullable=False, comment="friction | optimization | neutral"),
+    Column("score", Float, nullable=False),
+    Column("regime", String(32), nullable=False),
+    Column("mentions", Json, nullable=False, default=list),
+    Column("tagger_version", String(50), nullable=False),
+    Column("tagged_at", Timestamp, nullable=False),
+)
+
+tag_overrides = Table(
+    "tag_overrides", metadata,
+    Column("event_id", String(32), ForeignKey("events.id", ondelete="CASCADE"), primary_key=True),
+    Column("tag", String(16), nullable=False),
+    Column("regime", String(32)),
+    Column("set_at", Timestamp, nullable=False),
+)
+
+source_state = Table(
+    "source_state", metadata,
+    Column("source_id", String(200), primary_key=True),
+    Column("cursor", Timestamp, comment="max event time saved, never past a run's start"),
+    Column("state", Json, nullable=False, default=dict, comment="the collector's own state"),
+    Column("last_run_at", Timestamp),
+    Column("last_success_at", Timestamp),
+    Column("last_status", String(16)),
+    Column("last_error", Text),
+    Column("requests", Integer, nullable=False, default=0),
+    Column("not_modified", Integer, nullable=False, default=0),
+    Column("rate_remaining", Integer),
+)
+
+http_cache = Table(
+    "http_cache", metadata,
+    Column("source_id", String(200), primary_key=True),
+    Column("url", Text, primary_key=True),
+    Column("etag", Text),
+    Column("last_modified", Text),
+    Column("updated_at", Timestamp, nullable=False),
+)
+
+runs = Table(
+    "runs", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("batch", String(40), nullable=False, comment="one collect / nightly invocation"),
+    Column("source_id", String(200), nullable=False),
+    Column("started_at", Timestamp, nullable=False),
+    Column("finished_at", Timestamp),
+    Column("status", String(16), nullable=False, comment="ok | failed | partial | skipped"),
+    Column("events_seen", Integer, nullable=False, default=0),
+    Column("events_new", Integer, nullable=False, default=0),
+    Column("items_skipped", Integer, nullable=False, default=0),
+    Column("requests", Integer, nullable=False, default=0),
+    Column("not_modified", Integer, nullable=False, default=0),
+    Column("rate_remaining", Integer),
+    Column("error", Text),
+)
+Index("ix_runs_source_started", runs.c.source_id, runs.c.started_at)
+
+locks = Table(
+    "locks", metadata,
+    Column("name", String(200), primary_key=True),
+    Column("holder", String(200), nullable=False),
+    Column("acquired_at", Timestamp, nullable=False),
+    Column("expires_at", Timestamp, nullable=False),
+)
