@@ -1,0 +1,146 @@
+"""Pure CI logic shared by the GitHub Actions and Buildkite collectors (DESIGN.md section 4).
+
+Nothing here does I/O. Three contracts:
+
+- ``run_outcome(state)``: a run / build state or conclusion -> "passed", "failed" or None
+  (not counted). passed = success / passed; failed = failure / failed / timed_out /
+  startup_failure; cancelled, skipped, neutral, blocked and every in-progress state are not
+  counted. A state never seen before is not counted either, and logged once per state.
+- ``job_outcome(state, soft_failed=..., superseded=...)``: the same for one job, plus: a
+  soft-failed job is **failed** (soft_fail only stops it failing the build) and a job
+  superseded by a retry or a later run attempt is not counted (its final attempt is).
+- ``job_regime(candidates, patterns, default)``: the regime of a job from ``job_regimes``
+  globs over its agent queue / job name / runner labels; first pattern wins, else default.
+
+Only jobs that run commands count: ``counts_as_job(type)`` tells Buildkite command jobs
+("script") from waiters, block ("manual") and trigger steps.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from fnmatch import fnmatchcase
+from typing import Any, Iterable, Mapping, Sequence
+
+log = logging.getLogger("tracker.ci")
+
+PASSED = "passed"
+FAILED = "failed"
+
+_PASSED_STATES = frozenset({"success", "passed"})
+_FAILED_STATES = frozenset({"failure", "failed", "timed_out", "startup_failure"})
+# Concluded but not counted: nothing ran to a verdict.
+_NOT_COUNTED_STATES = frozenset({
+    "cancelled", "canceled", "skipped", "neutral", "blocked", "not_run", "stale",
+    "action_required", "broken", "expired", "waiting_failed", "blocked_failed",
+    "unblocked_failed",
+})
+# Still going: not counted now, re-checked later (GitHub status values and Buildkite
+# build / job states, https://buildkite.com/docs/pipelines/configure/defining-steps#job-states).
+IN_PROGRESS_STATES = frozenset({
+    "queued", "in_progress", "requested", "waiting", "pending", "scheduled", "running",
+    "creating", "failing", "canceling", "assigned", "accepted", "reserved", "limited",
+    "limiting", "timing_out", "unblocked", "started",
+})
+KNOWN_STATES = _PASSED_STATES | _FAILED_STATES | _NOT_COUNTED_STATES | IN_PROGRESS_STATES
+
+# Buildkite job types; only "script" (a command step) runs tests.
+COMMAND_JOB_TYPES = frozenset({"script"})
+
+_warned: set[str] = set()
+
+
+def _normalise(state: str | None, where: str) -> str | None:
+    key = (state or "").strip().lower()
+    if key in _PASSED_STATES:
+        return PASSED
+    if key in _FAILED_STATES:
+        return FAILED
+    if key and key not in KNOWN_STATES and key not in _warned:
+        _warned.add(key)
+        log.warning("%s: unknown CI state %r: not counted (logged once per state)", where, state)
+    return None
+
+
+def run_outcome(state: str | None, *, where: str = "ci") -> str | None:
+    """Outcome of a whole run / build from its conclusion or state (None = not counted)."""
+    return _normalise(state, where)
+
+
+def job_outcome(state: str | None, *, soft_failed: bool = False, superseded: bool = False,
+                where: str = "ci") -> str | None:
+    """Outcome of one job. Superseded attempts are not counted; soft failures are failures."""
+    outcome = _normalise(state, where)
+    if superseded:
+        return None
+    if soft_failed and outcome is not None:
+        return FAILED
+    return outcome
+
+
+def is_in_progress(state: str | None) -> bool:
+    """Whether a run / build state means "not finished yet" (re-check it later)."""
+    return (state or "").strip().lower() in IN_PROGRESS_STATES
+
+
+def counts_as_job(job_type: str | None) -> bool:
+    """Whether a Buildkite job type runs commands (waiter / manual / trigger do not)."""
+    return (job_type or "script") in COMMAND_JOB_TYPES
+
+
+def job_regime(candidates: str | Iterable[str | None] | None,
+               patterns: Sequence[Mapping[str, Any]] | None, default: str | None) -> str | None:
+    """The regime of a job from ``job_regimes`` patterns (DESIGN.md section 4).
+
+    ``candidates`` is the agent queue, the job name or runner labels (a string or several);
+    ``patterns`` is ``[{match: "amd*", regime: rocm}, ...]``. Globs are fnmatch patterns,
+    compared case-insensitively; the first pattern that matches any candidate wins;
+    nothing matching -> ``default`` (the source's regime).
+    """
+    if isinstance(candidates, str):
+        candidates = [candidates]
+    values = [c.lower() for c in (candidates or []) if c]
+    for rule in patterns or ():
+        glob = str(rule.get("match", "")).lower()
+        if glob and any(fnmatchcase(value, glob) for value in values):
+            return rule.get("regime")
+    return default
+
+
+def validate_job_regimes(value: Any, source: str) -> list[Mapping[str, Any]]:
+    """Check a ``job_regimes`` option: a list of {match, regime}; ValueError naming the source."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(
+            isinstance(r, Mapping) and r.get("match") and r.get("regime") for r in value):
+        raise ValueError(f"{source}: job_regimes must be a list of {{match: glob, regime: id}}")
+    return value
+
+
+def queue_of(agent_query_rules: Iterable[str] | None) -> str | None:
+    """The agent queue named in Buildkite ``agent_query_rules`` (["queue=amd_mi300_1", ...])."""
+    for rule in agent_query_rules or ():
+        key, _, value = str(rule).partition("=")
+        if key.strip() == "queue" and value:
+            return value.strip()
+    return None
+
+
+def parse_time(value: str | None) -> datetime | None:
+    """An ISO 8601 timestamp from GitHub / Buildkite ("...Z" or with offset) or None."""
+    if not value:
+        return None
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def duration_seconds(start: datetime | None, end: datetime | None) -> float | None:
+    """Seconds from start to end, None when either is unknown."""
+    if start is None or end is None:
+        return None
+    return round((end - start).total_seconds(), 3)
+
+
+def iso(value: datetime) -> str:
+    """A UTC timestamp as GitHub / Buildkite query parameters want it: 2026-05-08T06:00:00Z."""
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,54 @@
+"""What `nightly` runs after collection: tagging, then the report. Each stage reports lines."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from tracker.config import Config
+from tracker.store import Store
+
+log = logging.getLogger("tracker.pipeline")
+
+
+def after_collect(config: Config, store: Store, out_dir: Path) -> list[str]:
+    """Tag untagged events and write the report; return summary lines for the console."""
+    lines = [tag_store(store)]
+    from tracker.report import write_report
+
+    lines.extend(write_report(config, store, out_dir))
+    return lines
+
+
+def tag_store(store: Store, retag: bool = False, batch: int = 2000) -> str:
+    """Tag every untagged event (all of them with `retag`); analyst overrides are separate rows
+    and survive. Returns a one-line summary."""
+    try:
+        from tracker.tagger import load_tagger
+    except ImportError as exc:
+        return f"tag: skipped (tagger unavailable: {exc})"
+    tagger = load_tagger()
+    done = 0
+    pending: list[dict] = []
+    for item in store.events_to_tag(retag=retag):
+        pending.append(item)
+        if len(pending) >= batch:
+            done += _tag_batch(tagger, store, pending)
+            pending = []
+    if pending:
+        done += _tag_batch(tagger, store, pending)
+    return f"tag: {done} events tagged"
+
+
+def _tag_batch(tagger, store: Store, items: list[dict]) -> int:
+    results = tagger.tag_many(items)
+    rows = []
+    for item, result in zip(items, results):
+        # A regime-specific source (e.g. ROCm release notes) sets the regime; the tagger fills
+        # it in where the source does not say.
+        regime = item.get("source_regime") or result.regime
+        rows.append({"event_id": item["id"], "tag": result.tag, "score": float(result.score),
+                     "regime": regime, "mentions": list(result.mentions),
+                     "tagger_version": result.version})
+    store.save_tags(rows)
+    return len(rows)

@@ -1,0 +1,225 @@
+"""For each due source: load state -> collect -> save events, state and run row in one transaction.
+
+A failing source rolls back only itself and becomes a value in the summary; the others go on.
+The cursor comes from the saved events' own timestamps and never moves past the run's start.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Iterator
+
+from tracker.collectors import CollectContext, collector_for
+from tracker.config import Config, SourceSpec
+from tracker.errors import RateLimited, ReplayMissing, SourceError, SourceSkipped, StoreError
+from tracker.http import HttpClient
+from tracker.records import Event
+from tracker.store import Store, now_utc
+
+log = logging.getLogger("tracker.runner")
+
+
+@dataclass
+class SourceResult:
+    """What one source's collection did; one `runs` row."""
+
+    source_id: str
+    status: str  # ok | partial | failed | skipped
+    events_seen: int = 0
+    events_new: int = 0
+    items_skipped: int = 0
+    vanished: int = 0
+    requests: int = 0
+    not_modified: int = 0
+    rate_remaining: int | None = None
+    error: str | None = None
+
+
+@dataclass
+class RunSummary:
+    """All sources of one `collect` / `nightly` invocation."""
+
+    batch: str
+    results: list[SourceResult] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[SourceResult]:
+        return [r for r in self.results if r.status in ("failed", "partial")]
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every source succeeded or was skipped on purpose, 3 when some failed."""
+        return 3 if self.failed else 0
+
+    def lines(self) -> list[str]:
+        out = []
+        for r in self.results:
+            cost = f"{r.requests} req, {r.not_modified} not modified"
+            if r.rate_remaining is not None:
+                cost += f", rate limit left {r.rate_remaining}"
+            line = (f"{r.source_id:<28} {r.status:<8} {r.events_seen:>6} seen {r.events_new:>6} new"
+                    f"  {r.items_skipped} skipped  ({cost})")
+            if r.error:
+                line += f"\n    {r.error}"
+            out.append(line)
+        total_req = sum(r.requests for r in self.results)
+        total_304 = sum(r.not_modified for r in self.results)
+        out.append(f"{len(self.results)} sources: {len(self.failed)} failed, "
+                   f"{sum(r.events_new for r in self.results)} new events, "
+                   f"{total_req} requests ({total_304} not modified)")
+        return out
+
+
+def run_sources(config: Config, store: Store, *, only: list[str] | None = None,
+                since: datetime | None = None, replay: str | Path | None = None,
+                record: str | Path | None = None) -> RunSummary:
+    """Collect every enabled source (or the ones named in `only`) and save each on its own."""
+    specs = [config.source(s) for s in only] if only else [s for s in config.sources if s.enabled]
+    summary = RunSummary(batch=uuid.uuid4().hex[:12])
+    for spec in specs:
+        result = run_source(spec, store, batch=summary.batch, since=since, replay=replay,
+                            record=record)
+        summary.results.append(result)
+    return summary
+
+
+def run_source(spec: SourceSpec, store: Store, *, batch: str, since: datetime | None = None,
+               replay: str | Path | None = None, record: str | Path | None = None) -> SourceResult:
+    """Collect one source and save what it produced in one transaction."""
+    with store.lock(f"source:{spec.id}") as acquired:
+        if not acquired:
+            message = "another run is collecting this source right now; skipped"
+            log.warning("%s: %s", spec.id, message)
+            return SourceResult(spec.id, "skipped", error=message)
+        return _collect_and_save(spec, store, batch, since, replay, record)
+
+
+def _collect_and_save(spec: SourceSpec, store: Store, batch: str, since: datetime | None,
+                      replay, record) -> SourceResult:
+    started = now_utc()
+    module = collector_for(spec.kind)
+    state = store.load_source(spec.id)
+    cursor_since = since
+    if cursor_since is None and state.cursor is not None:
+        cursor_since = state.cursor - timedelta(days=spec.lookback_days)
+    http = HttpClient(auth=getattr(module, "AUTH", None), validators=state.validators)
+    ctx = CollectContext(spec=spec, http=http, since=cursor_since, state=dict(state.state),
+                         now=started)
+    collected: list[Event] = []
+    status, error = "ok", None
+    try:
+        with cassette(spec.id, replay, record):
+            for item in module.collect(ctx):
+                collected.append(item)
+    except SourceSkipped as exc:
+        status, error = "skipped", str(exc)
+        log.warning("%s: skipped: %s", spec.id, exc)
+    except RateLimited as exc:
+        # An ascending collector's events so far are complete up to their cursor: keep them.
+        status = "partial" if getattr(module, "ASCENDING", False) else "failed"
+        error = f"rate limited: {exc}"
+        log.error("%s: %s", spec.id, error)
+    except SourceError as exc:
+        status, error = "failed", str(exc)
+        log.error("%s: %s", spec.id, exc)
+    except Exception as exc:  # a collector bug or hostile input must not stop the other sources
+        status, error = "failed", f"{type(exc).__name__}: {exc}"
+        log.exception("%s: unexpected error", spec.id)
+    finally:
+        http.close()
+
+    result = SourceResult(spec.id, status, items_skipped=ctx.skipped, error=error,
+                          requests=http.stats.requests, not_modified=http.stats.not_modified,
+                          rate_remaining=http.stats.rate_remaining)
+    keep = status in ("ok", "partial")
+    if not keep:
+        collected = []
+    finished = now_utc()
+    values = {"last_run_at": started, "last_status": status, "last_error": error,
+              "requests": result.requests, "not_modified": result.not_modified,
+              "rate_remaining": result.rate_remaining}
+    if keep:
+        values["cursor"] = next_cursor(state.cursor, collected, started)
+        values["state"] = ctx.state
+        if status == "ok":
+            values["last_success_at"] = finished
+    try:
+        with store.transaction() as conn:
+            if keep:
+                result.events_seen, result.events_new = store.upsert_events(
+                    conn, collected, seen_at=started)
+                result.vanished = store.mark_vanished(conn, spec.id, ctx.vanished, started)
+            store.save_source(conn, spec.id, values=values,
+                              validators=http.changed_validators if status == "ok" else None)
+            store.record_run(conn, {
+                "batch": batch, "source_id": spec.id, "started_at": started,
+                "finished_at": finished, "status": status, "events_seen": result.events_seen,
+                "events_new": result.events_new, "items_skipped": result.items_skipped,
+                "requests": result.requests, "not_modified": result.not_modified,
+                "rate_remaining": result.rate_remaining, "error": error})
+    except StoreError:
+        raise
+    except Exception as exc:  # e.g. a value the database rejects: this source only
+        log.exception("%s: could not save", spec.id)
+        result.status, result.error = "failed", f"save failed, nothing written: {exc}"
+        result.events_seen = result.events_new = 0
+    return result
+
+
+def next_cursor(previous: datetime | None, collected: list[Event], started: datetime
+                ) -> datetime | None:
+    """The newest event time saved, never past the run's start, never moving backwards."""
+    times = [e.cursor_time for e in collected]
+    candidate = min(max(times), started) if times else None
+    if previous is None:
+        return candidate
+    return max(previous, candidate) if candidate else previous
+
+
+@contextmanager
+def cassette(source_id: str, replay: str | Path | None, record: str | Path | None
+             ) -> Iterator[None]:
+    """Replay (`--replay DIR`) or record (`--record DIR`) this source's HTTP with vcrpy.
+
+    Cassettes are `DIR/<source id>.yaml`. Recording filters Authorization and cookies, so no
+    token ever reaches a cassette.
+    """
+    if not replay and not record:
+        yield
+        return
+    import vcr
+    from vcr.errors import CannotOverwriteExistingCassetteException
+
+    if replay:
+        path = Path(replay) / f"{source_id}.yaml"
+        if not path.exists():
+            raise ReplayMissing(f"no cassette {path} to replay: record one with "
+                                f"`tracker collect --source {source_id} --record {replay}`")
+        recorder = vcr.VCR(record_mode="none", match_on=("method", "uri"),
+                           allow_playback_repeats=True)
+    else:
+        path = Path(record) / f"{source_id}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        recorder = vcr.VCR(record_mode="all", match_on=("method", "uri"),
+                           filter_headers=["authorization", "cookie"],
+                           before_record_response=_drop_response_cookies)
+    try:
+        with recorder.use_cassette(str(path)):
+            yield
+    except CannotOverwriteExistingCassetteException as exc:
+        request = str(exc).splitlines()[0] if str(exc) else "a request"
+        raise SourceError(f"{path} has no recorded answer for {request}: "
+                          "re-record the cassette") from None
+
+
+def _drop_response_cookies(response: dict) -> dict:
+    headers = response.get("headers", {})
+    for name in list(headers):
+        if name.lower() in ("set-cookie", "x-github-sso"):
+            del headers[name]
+    return response

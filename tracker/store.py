@@ -1,0 +1,405 @@
+"""The store: engine, migrations, bulk upserts (SQLite and PostgreSQL), source state, locks,
+read-only queries.
+
+Writes go through Core executemany upserts on the stable event id: no per-row ORM objects and no
+RETURNING on the bulk path, so the store is never the slow side of a backfill.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from sqlalchemy import create_engine, event as sa_event, func, select, update
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+
+from tracker.errors import StoreError
+from tracker.models import events, http_cache, locks, runs, source_state, tag_overrides, tags
+from tracker.records import Event
+
+MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
+EVENT_COLUMNS = [c.name for c in events.columns]
+# Re-collecting an event refreshes everything but these: first-seen survives, as does provenance
+# of manual imports.
+_KEEP_ON_UPSERT = {"id", "first_seen_at", "imported"}
+_READ_ONLY_START = re.compile(r"^\s*(select|with|explain|values|show|table|pragma\s+table_info)\b",
+                              re.IGNORECASE)
+
+
+def now_utc() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def as_utc(value: datetime | None) -> datetime | None:
+    """Timestamps read back from SQLite are naive UTC: make them aware."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=timezone.utc)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, (set, tuple)):
+        return list(value)
+    return str(value)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, default=_json_default, ensure_ascii=False)
+
+
+@dataclass
+class SourceState:
+    """What the runner needs to resume a source."""
+
+    cursor: datetime | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    validators: dict[str, dict] = field(default_factory=dict)
+    last_status: str | None = None
+
+
+class Store:
+    """One database (SQLite file or PostgreSQL), addressed by SQLAlchemy URL."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        try:
+            self.engine: Engine = create_engine(url, json_serializer=_dumps, future=True)
+        except (SQLAlchemyError, ImportError, ValueError) as exc:
+            raise StoreError(f"cannot open database {self.safe_url}: {exc}") from None
+        self.dialect = self.engine.dialect.name
+        if self.dialect == "sqlite":
+            sa_event.listen(self.engine, "connect", _sqlite_pragmas)
+
+    @property
+    def safe_url(self) -> str:
+        """The URL with any password hidden, for messages."""
+        return self.engine.url.render_as_string(hide_password=True) if hasattr(self, "engine") \
+            else re.sub(r":[^:@/]+@", ":***@", self.url)
+
+    # -- schema ----------------------------------------------------------------------------
+    def _alembic_config(self, connection: Connection | None = None):
+        from alembic.config import Config as AlembicConfig
+
+        cfg = AlembicConfig(str(MIGRATIONS.parent / "alembic.ini"))
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        cfg.attributes["url"] = self.url
+        if connection is not None:
+            cfg.attributes["connection"] = connection
+        return cfg
+
+    def init_db(self) -> str:
+        """Upgrade the schema to the newest migration; return the revision."""
+        from alembic import command
+
+        with self._connect() as conn:
+            command.upgrade(self._alembic_config(conn), "head")
+            conn.commit()
+        return self.current_revision() or "?"
+
+    def head_revision(self) -> str:
+        from alembic.script import ScriptDirectory
+
+        return ScriptDirectory.from_config(self._alembic_config()).get_current_head() or ""
+
+    def current_revision(self) -> str | None:
+        from alembic.runtime.migration import MigrationContext
+
+        with self._connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+
+    def ensure_current(self) -> None:
+        """Raise StoreError unless the schema is at the newest migration."""
+        current, head = self.current_revision(), self.head_revision()
+        if current != head:
+            where = "an empty database" if current is None else f"revision {current}"
+            raise StoreError(f"{self.safe_url} is {where}, the code expects {head}: "
+                             "run `tracker init-db` first")
+
+    @contextmanager
+    def _connect(self) -> Iterator[Connection]:
+        try:
+            with self.engine.connect() as conn:
+                yield conn
+        except OperationalError as exc:
+            raise StoreError(f"database {self.safe_url}: {_first_line(exc)}") from None
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """One transaction: committed on success, rolled back on any exception."""
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except OperationalError as exc:
+            raise StoreError(f"database {self.safe_url}: {_first_line(exc)} "
+                             "(nothing was written)") from None
+
+    # -- events ----------------------------------------------------------------------------
+    def _insert(self):
+        if self.dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        return insert
+
+    def upsert_events(self, conn: Connection, items: Iterable[Event], *, imported: bool = False,
+                      seen_at: datetime | None = None) -> tuple[int, int]:
+        """Insert or refresh events by id; return (rows written, rows that were new).
+
+        A re-collected event keeps its first_seen_at; a vanished one that reappears is unmarked.
+        """
+        seen_at = seen_at or now_utc()
+        rows: dict[str, dict] = {}
+        for item in items:  # duplicates within one batch: the last one wins
+            rows[item.id] = event_row(item, seen_at, imported)
+        if not rows:
+            return 0, 0
+        sources = sorted({row["source_id"] for row in rows.values()})
+        before = self._count_for(conn, sources)
+        insert = self._insert()
+        stmt = insert(events)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[events.c.id],
+            set_={name: stmt.excluded[name] for name in EVENT_COLUMNS
+                  if name not in _KEEP_ON_UPSERT},
+        )
+        values = list(rows.values())
+        for start in range(0, len(values), 5000):
+            conn.execute(stmt, values[start:start + 5000])
+        return len(values), self._count_for(conn, sources) - before
+
+    @staticmethod
+    def _count_for(conn: Connection, sources: Sequence[str]) -> int:
+        return conn.execute(select(func.count()).select_from(events)
+                            .where(events.c.source_id.in_(sources))).scalar_one()
+
+    def mark_vanished(self, conn: Connection, source_id: str, external_ids: Iterable[str],
+                      when: datetime) -> int:
+        """Mark events that disappeared upstream; they are kept, never deleted."""
+        ids = list(external_ids)
+        if not ids:
+            return 0
+        result = conn.execute(update(events)
+                              .where(events.c.source_id == source_id,
+                                     events.c.external_id.in_(ids),
+                                     events.c.vanished_at.is_(None))
+                              .values(vanished_at=when))
+        return result.rowcount or 0
+
+    def iter_events(self, source_id: str | None = None, kind: str | None = None,
+                    batch: int = 2000) -> Iterator[dict]:
+        """All events as dicts, oldest first (for export and tests)."""
+        query = select(events).order_by(events.c.occurred_at, events.c.id)
+        if source_id:
+            query = query.where(events.c.source_id == source_id)
+        if kind:
+            query = query.where(events.c.kind == kind)
+        with self._connect() as conn:
+            result = conn.execution_options(yield_per=batch).execute(query)
+            for row in result.mappings():
+                yield _event_dict(row)
+
+    # -- source state ----------------------------------------------------------------------
+    def load_source(self, source_id: str) -> SourceState:
+        with self._connect() as conn:
+            row = conn.execute(select(source_state).where(
+                source_state.c.source_id == source_id)).mappings().first()
+            cache = conn.execute(select(http_cache).where(
+                http_cache.c.source_id == source_id)).mappings().all()
+        validators = {r["url"]: {"etag": r["etag"], "last_modified": r["last_modified"]}
+                      for r in cache}
+        if row is None:
+            return SourceState(validators=validators)
+        return SourceState(as_utc(row["cursor"]), dict(row["state"] or {}), validators,
+                           row["last_status"])
+
+    def save_source(self, conn: Connection, source_id: str, *, values: dict[str, Any],
+                    validators: dict[str, dict] | None = None) -> None:
+        """Upsert the source's state row (and the HTTP validators) inside `conn`'s transaction."""
+        insert = self._insert()
+        stmt = insert(source_state).values(source_id=source_id, **values)
+        conn.execute(stmt.on_conflict_do_update(index_elements=[source_state.c.source_id],
+                                                set_=values))
+        if validators:
+            now = now_utc()
+            cache_rows = [{"source_id": source_id, "url": url, "etag": v.get("etag"),
+                           "last_modified": v.get("last_modified"), "updated_at": now}
+                          for url, v in validators.items()]
+            stmt = insert(http_cache)
+            conn.execute(stmt.on_conflict_do_update(
+                index_elements=[http_cache.c.source_id, http_cache.c.url],
+                set_={"etag": stmt.excluded.etag, "last_modified": stmt.excluded.last_modified,
+                      "updated_at": stmt.excluded.updated_at}), cache_rows)
+
+    def record_run(self, conn: Connection, row: dict[str, Any]) -> None:
+        conn.execute(runs.insert().values(**row))
+
+    def status(self) -> list[dict[str, Any]]:
+        """Per source: state row plus the counts of its stored events."""
+        with self._connect() as conn:
+            states = {r["source_id"]: dict(r) for r in
+                      conn.execute(select(source_state)).mappings()}
+            counts = dict(conn.execute(select(events.c.source_id, func.count())
+                                       .group_by(events.c.source_id)).all())
+        out = []
+        for source_id in sorted(set(states) | set(counts)):
+            row = states.get(source_id, {"source_id": source_id})
+            row["events"] = counts.get(source_id, 0)
+            out.append(row)
+        return out
+
+    # -- locks -----------------------------------------------------------------------------
+    @contextmanager
+    def lock(self, name: str, ttl: timedelta = timedelta(hours=6)) -> Iterator[bool]:
+        """Hold the named lock for the block; yields False (and holds nothing) when another
+        live run has it. An expired lock (its holder died) is taken over."""
+        holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        now = now_utc()
+        insert = self._insert()
+        stmt = insert(locks).values(name=name, holder=holder, acquired_at=now,
+                                    expires_at=now + ttl)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[locks.c.name],
+            set_={"holder": holder, "acquired_at": now, "expires_at": now + ttl},
+            where=locks.c.expires_at < now)
+        with self.transaction() as conn:
+            conn.execute(stmt)
+            got = conn.execute(select(locks.c.holder).where(locks.c.name == name)).scalar_one()
+        acquired = got == holder
+        try:
+            yield acquired
+        finally:
+            if acquired:
+                with self.transaction() as conn:
+                    conn.execute(locks.delete().where(locks.c.name == name,
+                                                      locks.c.holder == holder))
+
+    # -- tags ------------------------------------------------------------------------------
+    def events_to_tag(self, retag: bool = False, batch: int = 5000) -> Iterator[dict]:
+        """Events needing a tag (all of them with `retag`): id, title, body, labels, section,
+        source_regime."""
+        query = select(events.c.id, events.c.title, events.c.body, events.c.labels,
+                       events.c.attrs, events.c.regime)
+        if not retag:
+            query = query.where(~events.c.id.in_(select(tags.c.event_id)))
+        with self._connect() as conn:
+            for row in conn.execution_options(yield_per=batch).execute(query):
+                attrs = row.attrs or {}
+                yield {"id": row.id, "title": row.title, "body": row.body,
+                       "labels": list(row.labels or []), "section": attrs.get("section"),
+                       "source_regime": row.regime}
+
+    def save_tags(self, rows: list[dict]) -> None:
+        """Upsert tag rows (event_id, tag, score, regime, mentions, tagger_version)."""
+        if not rows:
+            return
+        now = now_utc()
+        values = [{**row, "tagged_at": now} for row in rows]
+        insert = self._insert()
+        stmt = insert(tags)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[tags.c.event_id],
+            set_={c.name: stmt.excluded[c.name] for c in tags.columns if c.name != "event_id"})
+        with self.transaction() as conn:
+            for start in range(0, len(values), 5000):
+                conn.execute(stmt, values[start:start + 5000])
+
+    def set_override(self, event_id: str, tag: str, regime: str | None = None) -> None:
+        """An analyst's class (and regime) for one event, kept across re-tagging."""
+        with self.transaction() as conn:
+            exists = conn.execute(select(events.c.id).where(events.c.id == event_id)).first()
+            if exists is None:
+                raise StoreError(f"no event with id {event_id!r} (see `tracker export events`)")
+            insert = self._insert()
+            stmt = insert(tag_overrides).values(event_id=event_id, tag=tag, regime=regime,
+                                                set_at=now_utc())
+            conn.execute(stmt.on_conflict_do_update(
+                index_elements=[tag_overrides.c.event_id],
+                set_={"tag": tag, "regime": regime, "set_at": now_utc()}))
+
+    # -- analysts --------------------------------------------------------------------------
+    def read_only_query(self, sql: str) -> tuple[list[str], list[tuple]]:
+        """Run one read-only statement; a write is refused, never executed."""
+        statement = sql.strip().rstrip(";").strip()
+        if ";" in _strip_sql_strings(statement):
+            raise StoreError("one statement at a time, please (found ';' inside the query)")
+        if not _READ_ONLY_START.match(_strip_sql_comments(statement)):
+            raise StoreError("refused: `tracker query` runs read-only statements "
+                             "(SELECT / WITH / EXPLAIN); nothing was executed")
+        try:
+            with self.engine.connect() as conn:
+                if self.dialect == "sqlite":
+                    conn.exec_driver_sql("PRAGMA query_only = ON")
+                elif self.dialect == "postgresql":
+                    conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+                try:
+                    result = conn.exec_driver_sql(statement)
+                    columns = list(result.keys()) if result.returns_rows else []
+                    rows = [tuple(r) for r in result] if result.returns_rows else []
+                finally:
+                    conn.rollback()
+                    if self.dialect == "sqlite":
+                        conn.exec_driver_sql("PRAGMA query_only = OFF")
+        except SQLAlchemyError as exc:
+            raise StoreError(f"query failed: {_first_line(exc)}") from None
+        return columns, rows
+
+
+def open_store(url: str) -> Store:
+    """A Store for `url` (see tracker.config.database_url for the defaults)."""
+    return Store(url)
+
+
+def event_row(item: Event, seen_at: datetime, imported: bool = False) -> dict[str, Any]:
+    """The `events` row of one Event."""
+    return {
+        "id": item.id, "source_id": item.source_id, "project": item.project, "kind": item.kind,
+        "external_id": item.external_id, "occurred_at": item.occurred_at,
+        "title": item.title or "", "body": item.body or "", "url": item.url or "",
+        "version": item.version, "regime": item.regime, "labels": list(item.labels),
+        "state": item.state, "outcome": item.outcome, "ended_at": item.ended_at,
+        "updated_at": item.updated_at, "attrs": dict(item.attrs),
+        "first_seen_at": seen_at, "last_seen_at": seen_at, "vanished_at": None,
+        "imported": imported,
+    }
+
+
+def _event_dict(row) -> dict:
+    out = dict(row)
+    for key in ("occurred_at", "ended_at", "updated_at", "first_seen_at", "last_seen_at",
+                "vanished_at"):
+        out[key] = as_utc(out[key])
+    return out
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL lets analysts read while the nightly writes; busy_timeout waits out a short lock.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _first_line(exc: Exception) -> str:
+    text_ = str(getattr(exc, "orig", None) or exc)
+    return text_.strip().splitlines()[0] if text_.strip() else type(exc).__name__
+
+
+def _strip_sql_comments(sql: str) -> str:
+    sql = re.sub(r"/\*.*?\*/", " ", sql, flags=re.DOTALL)
+    return re.sub(r"--[^\n]*", " ", sql)
+
+
+def _strip_sql_strings(sql: str) -> str:
+    return re.sub(r"'(?:[^']|'')*'", "''", _strip_sql_comments(sql))
