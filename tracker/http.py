@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import MaxRetryError, ResponseError
 from urllib3.util.retry import Retry
 
 from tracker import __version__
@@ -51,11 +52,13 @@ class _Retry(Retry):
             return self.total is None or self.total > 0
         return super().is_retry(method, status_code, has_retry_after)
 
-    def sleep_for_retry(self, response=None) -> bool:  # type: ignore[override]
+    def increment(self, method=None, url=None, response=None, error=None, _pool=None,
+                  _stacktrace=None):
         retry_after = self.get_retry_after(response) if response is not None else None
         if retry_after is not None and retry_after > MAX_RATE_WAIT:
-            return False  # the caller sees the 403/429 and raises RateLimited
-        return super().sleep_for_retry(response)
+            # Give up now: with raise_on_status=False urllib3 hands the 403/429 back to us.
+            raise MaxRetryError(_pool, url, ResponseError(f"Retry-After {retry_after:.0f}s"))
+        return super().increment(method, url, response, error, _pool, _stacktrace)
 
 
 @dataclass
@@ -129,12 +132,8 @@ class HttpClient:
             self._wait_for_rate_limit(full_url)
             try:
                 response = self.session.get(full_url, headers=headers, timeout=self.timeout)
-            except requests.Timeout:
-                raise SourceError(f"{full_url}: timed out after retries "
-                                  f"(connect {self.timeout[0]}s, read {self.timeout[1]}s)") from None
             except requests.RequestException as exc:
-                raise SourceError(f"{full_url}: request failed after retries: "
-                                  f"{type(exc).__name__}: {_short(str(exc))}") from None
+                raise _network_error(full_url, exc, self.timeout) from None
             self.stats.requests += 1
             self._note_rate_limit(response)
             if (response.status_code in (403, 429) and self._rate_limit_spent(response)
@@ -144,10 +143,11 @@ class HttpClient:
         if response.status_code == 304:
             self.stats.not_modified += 1
             return None
-        if response.status_code in (403, 429):
-            raise RateLimited(f"{full_url}: HTTP {response.status_code} rate limited; "
-                              f"Retry-After {response.headers.get('Retry-After', '?')}s is longer "
-                              f"than the {self.max_rate_wait:.0f}s we wait: try again later")
+        if response.status_code == 429 or (response.status_code == 403 and (
+                "Retry-After" in response.headers or self._rate_limit_spent(response))):
+            raise RateLimited(f"{full_url}: HTTP {response.status_code} rate limited "
+                              f"(Retry-After {response.headers.get('Retry-After', 'not given')}s,"
+                              f" we wait at most {self.max_rate_wait:.0f}s): try again later")
         if 400 <= response.status_code < 500:
             raise FatalHTTPError(f"{full_url}: HTTP {response.status_code} {response.reason}"
                                  f"{_hint(response.status_code)}")
@@ -230,6 +230,16 @@ def parse_json(response: requests.Response) -> Any:
                 else f"a {content_type} body")
         raise FatalHTTPError(f"{response.url}: expected JSON, got {what} "
                              f"({len(response.content)} bytes, starts {text!r})") from None
+
+
+def _network_error(url: str, exc: Exception, timeout: tuple[float, float]) -> SourceError:
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    if isinstance(exc, requests.Timeout) or isinstance(reason, TimeoutError) or \
+            type(reason).__name__ in ("ReadTimeoutError", "ConnectTimeoutError"):
+        return SourceError(f"{url}: timed out after retries "
+                           f"(connect {timeout[0]}s, read {timeout[1]}s): try again later")
+    return SourceError(f"{url}: request failed after retries: {type(exc).__name__}: "
+                       f"{_short(str(reason or exc))}")
 
 
 def _short(text: str, limit: int = 160) -> str:

@@ -1,0 +1,163 @@
+"""Store on real SQLite and PostgreSQL: upserts, first-seen, vanished, locks, read-only query."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import select
+
+from tracker.errors import StoreError
+from tracker.models import events, source_state
+from tracker.records import Event
+from tracker.store import Store
+
+T0 = datetime(2025, 9, 10, 12, 0, tzinfo=timezone.utc)
+
+
+def release(tag: str, day: int = 0, body: str = "", source: str = "pytorch-releases") -> Event:
+    return Event(source_id=source, project="pytorch", kind="release", external_id=f"release:{tag}",
+                 occurred_at=T0 + timedelta(days=day), title=f"PyTorch {tag}", body=body,
+                 url=f"https://github.com/pytorch/pytorch/releases/tag/{tag}", version=tag[1:],
+                 labels=("a", "b"), attrs={"prerelease": False})
+
+
+def test_upsert_is_idempotent_and_keeps_first_seen(store: Store):
+    first = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    later = datetime(2026, 2, 1, tzinfo=timezone.utc)
+    with store.transaction() as conn:
+        assert store.upsert_events(conn, [release("v2.9.0"), release("v2.8.0", -50)],
+                                   seen_at=first) == (2, 2)
+    with store.transaction() as conn:
+        written, new = store.upsert_events(conn, [release("v2.9.0", body="edited")], seen_at=later)
+    assert (written, new) == (1, 0)
+    rows = {r["external_id"]: r for r in store.iter_events()}
+    assert len(rows) == 2
+    edited = rows["release:v2.9.0"]
+    assert edited["body"] == "edited"
+    assert edited["first_seen_at"] == first and edited["last_seen_at"] == later
+    assert edited["occurred_at"] == T0
+    assert edited["labels"] == ["a", "b"] and edited["attrs"] == {"prerelease": False}
+
+
+def test_duplicate_ids_in_one_batch_last_wins(store: Store):
+    with store.transaction() as conn:
+        assert store.upsert_events(conn, [release("v2.9.0", body="one"),
+                                          release("v2.9.0", body="two")]) == (1, 1)
+    assert [r["body"] for r in store.iter_events()] == ["two"]
+
+
+def test_vanished_is_marked_not_deleted_and_cleared_on_return(store: Store):
+    with store.transaction() as conn:
+        store.upsert_events(conn, [release("v2.9.0"), release("v2.9.1", 20)])
+        assert store.mark_vanished(conn, "pytorch-releases", ["release:v2.9.1"], T0) == 1
+    rows = {r["external_id"]: r for r in store.iter_events()}
+    assert rows["release:v2.9.1"]["vanished_at"] == T0
+    assert rows["release:v2.9.0"]["vanished_at"] is None
+    with store.transaction() as conn:
+        store.upsert_events(conn, [release("v2.9.1", 20)])
+    rows = {r["external_id"]: r for r in store.iter_events()}
+    assert rows["release:v2.9.1"]["vanished_at"] is None
+
+
+def test_failed_transaction_writes_nothing(store: Store):
+    with pytest.raises(RuntimeError):
+        with store.transaction() as conn:
+            store.upsert_events(conn, [release("v2.9.0")])
+            raise RuntimeError("collector blew up after the insert")
+    assert list(store.iter_events()) == []
+
+
+def test_source_state_and_validators_round_trip(store: Store):
+    with store.transaction() as conn:
+        store.save_source(conn, "s1", values={"cursor": T0, "state": {"pending": [1, 2]},
+                                              "last_status": "ok"},
+                          validators={"https://x/a?page=1": {"etag": 'W/"abc"',
+                                                             "last_modified": None}})
+    state = store.load_source("s1")
+    assert state.cursor == T0 and state.state == {"pending": [1, 2]}
+    assert state.validators == {"https://x/a?page=1": {"etag": 'W/"abc"', "last_modified": None}}
+    with store.transaction() as conn:  # a second save updates, never duplicates
+        store.save_source(conn, "s1", values={"last_status": "failed", "last_error": "boom"})
+        assert conn.execute(select(source_state)).mappings().one()["cursor"] is not None
+    assert store.load_source("s1").last_status == "failed"
+    assert store.load_source("unknown").cursor is None
+
+
+def test_lock_excludes_a_second_holder_and_expired_locks_are_taken_over(store: Store):
+    with store.lock("nightly") as first:
+        assert first is True
+        with store.lock("nightly") as second:
+            assert second is False
+    with store.lock("nightly") as again:
+        assert again is True
+    with store.lock("stale", ttl=timedelta(seconds=-1)) as dead:  # holder "died": already expired
+        assert dead is True
+        with store.lock("stale") as taker:
+            assert taker is True
+
+
+def test_read_only_query_refuses_writes(store: Store):
+    with store.transaction() as conn:
+        store.upsert_events(conn, [release("v2.9.0")])
+    columns, rows = store.read_only_query("SELECT kind, count(*) AS n FROM events GROUP BY kind")
+    assert columns == ["kind", "n"] and rows == [("release", 1)]
+    for sql in ("DELETE FROM events", "drop table events", "SELECT 1; DELETE FROM events",
+                "/* hi */ update events set title = 'x'"):
+        with pytest.raises(StoreError, match="refused|one statement"):
+            store.read_only_query(sql)
+    # a write hidden behind WITH reaches the database, which refuses it (read-only session)
+    with pytest.raises(StoreError):
+        store.read_only_query("WITH x AS (SELECT 1) DELETE FROM events")
+    assert len(list(store.iter_events())) == 1
+
+
+def test_tags_and_overrides(store: Store):
+    with store.transaction() as conn:
+        store.upsert_events(conn, [release("v2.9.0"), release("v2.8.0", -50)])
+    todo = list(store.events_to_tag())
+    assert {t["title"] for t in todo} == {"PyTorch v2.9.0", "PyTorch v2.8.0"}
+    store.save_tags([{"event_id": todo[0]["id"], "tag": "neutral", "score": 0.9, "regime": "none",
+                      "mentions": [], "tagger_version": "t1"}])
+    assert [t["id"] for t in store.events_to_tag()] == [todo[1]["id"]]
+    assert len(list(store.events_to_tag(retag=True))) == 2
+    store.set_override(todo[0]["id"], "friction", "rocm")
+    with pytest.raises(StoreError, match="no event"):
+        store.set_override("nope", "friction")
+
+
+def test_unreachable_database_is_one_clear_error(tmp_path):
+    store = Store("postgresql+psycopg://postgres@127.0.0.1:1/none?connect_timeout=2")
+    with pytest.raises(StoreError, match="database .*127.0.0.1"):
+        store.ensure_current()
+
+
+def test_empty_database_asks_for_init_db(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'fresh.db'}")
+    with pytest.raises(StoreError, match="tracker init-db"):
+        store.ensure_current()
+    store.init_db()
+    store.ensure_current()
+
+
+def test_locked_sqlite_database_fails_cleanly(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "locked.db"
+    store = Store(f"sqlite:///{path}")
+    store.init_db()
+    blocker = sqlite3.connect(path, timeout=0)
+    blocker.execute("BEGIN EXCLUSIVE")
+    try:
+        store.engine.dispose()
+        quick = Store(f"sqlite:///{path}?timeout=0.1")
+        from sqlalchemy import event as sa_event
+        sa_event.listen(quick.engine, "connect",
+                        lambda c, _r: c.execute("PRAGMA busy_timeout=100"))
+        with pytest.raises(StoreError, match="locked"):
+            with quick.transaction() as conn:
+                quick.upsert_events(conn, [release("v2.9.0")])
+    finally:
+        blocker.rollback()
+        blocker.close()
+    assert list(store.iter_events()) == []
