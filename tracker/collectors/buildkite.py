@@ -1,0 +1,202 @@
+"""Buildkite builds of one pipeline and their jobs -> `ci_run` and `ci_job` events.
+
+Source keys: ``org``, ``pipeline``; optional ``api_url`` (default https://api.buildkite.com),
+``branch``, ``job_regimes`` (globs over the agent queue), ``per_page`` (default 100; builds carry
+all their jobs, so a pipeline with hundreds of jobs per build may want fewer), ``backfill_days``
+(default 30), ``pending_max_days`` (default 14). Token: TRACKER_BUILDKITE_TOKEN; without one the
+source is skipped (``SourceSkipped``) with a message saying so.
+
+Contract:
+- ``GET {api_url}/v2/organizations/{org}/pipelines/{pipeline}/builds?include_retried_jobs=true
+  &per_page=100[&branch=..][&created_from=<ctx.since>]``, newest first, Link pagination, first
+  page conditional. Without ``ctx.since`` the listing is read until a page reaches
+  ``backfill_days`` back. ``include_retried_jobs`` makes superseded attempts visible, so they can
+  be stored as not counted instead of silently disappearing.
+- Build -> ``ci_run`` ``build:<number>``: regime = the source's, state = build state, outcome by
+  tracker.ci.run_outcome. Builds still running are remembered in ``ctx.state["pending"]`` and
+  re-read by number (``GET .../builds/{number}``) on later collections until they finish.
+- Job -> ``ci_job`` ``job:<number>:<job uuid>``, only for command jobs (waiter, block and trigger
+  steps run nothing). A soft-failed job is failed; a job with ``retried`` / ``retried_in_job_id``
+  is superseded (outcome None, ``attrs.superseded``); its retry is a job of its own. Regime: the
+  first ``job_regimes`` glob matching the agent queue (``agent_query_rules`` "queue=...",
+  "default" when none), else the source's regime.
+- A build with no command jobs still counts as a run; it is logged.
+- ``parse(content, ctx)`` turns a saved builds listing (JSON list) or one build object into the
+  same events with no network (used by tests on the real vLLM builds).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import timedelta
+from typing import Any, Iterable, Iterator, Mapping
+
+from tracker import ci
+from tracker.collectors import CollectContext
+from tracker.errors import FatalHTTPError, SourceSkipped
+from tracker.progress import Progress
+from tracker.records import Event
+
+KIND = "buildkite"
+AUTH = "buildkite"
+REQUIRED_KEYS = {"org", "pipeline"}
+OPTIONAL_KEYS = {"api_url", "branch", "job_regimes", "per_page", "backfill_days",
+                 "pending_max_days"}
+
+DEFAULT_API = "https://api.buildkite.com"
+DEFAULT_BACKFILL_DAYS = 30
+DEFAULT_PENDING_MAX_DAYS = 14
+
+log = logging.getLogger("tracker.collect.buildkite")
+
+
+def collect(ctx: CollectContext) -> Iterator[Event]:
+    """Yield build and job events since ``ctx.since``, then of re-checked running builds."""
+    if not ctx.http.authenticated:
+        raise SourceSkipped("the Buildkite REST API needs a token even for public pipelines: "
+                            "set TRACKER_BUILDKITE_TOKEN (read_builds scope) to collect "
+                            f"{ctx.option('org')}/{ctx.option('pipeline')}")
+    url = _builds_url(ctx)
+    pending: dict[str, dict] = ctx.state.setdefault("pending", {})
+    params: dict[str, Any] = {"include_retried_jobs": "true",
+                              "per_page": int(ctx.option("per_page", 100))}
+    if ctx.option("branch"):
+        params["branch"] = ctx.option("branch")
+    bound = None
+    if ctx.since is not None:
+        params["created_from"] = ci.iso(ctx.since)
+    else:
+        bound = ctx.now - timedelta(days=float(ctx.option("backfill_days",
+                                                          DEFAULT_BACKFILL_DAYS)))
+    seen: set[str] = set()
+    with Progress(f"{ctx.spec.id}: builds", unit="build") as progress:
+        for page in ctx.http.get_pages(url, params):
+            if not isinstance(page, list):
+                ctx.skip(f"{url} page", f"expected a JSON list of builds, got "
+                         f"{type(page).__name__}")
+                break
+            for build in page:
+                seen.add(str(build.get("number")))
+                progress.update()
+                yield from build_events(build, ctx)
+            oldest = min((ci.parse_time(b.get("created_at")) for b in page
+                          if b.get("created_at")), default=None)
+            if not page or (bound is not None and oldest is not None and oldest < bound):
+                break
+        for number in sorted(set(pending) - seen, key=int):
+            yield from _recheck(ctx, url, number)
+    _prune(ctx, pending)
+
+
+def _builds_url(ctx: CollectContext) -> str:
+    api = ctx.option("api_url", DEFAULT_API).rstrip("/")
+    return f"{api}/v2/organizations/{ctx.option('org')}/pipelines/{ctx.option('pipeline')}/builds"
+
+
+def _recheck(ctx: CollectContext, url: str, number: str) -> Iterator[Event]:
+    try:
+        build = ctx.http.get_json(f"{url}/{number}", {"include_retried_jobs": "true"})
+    except FatalHTTPError as exc:
+        if "HTTP 404" not in str(exc):
+            raise
+        ctx.state["pending"].pop(number, None)
+        ctx.skip(f"build #{number}", "was running, now HTTP 404 (deleted upstream)")
+        return
+    if build is not None:  # None = 304: unchanged, still running
+        yield from build_events(build, ctx)
+
+
+def parse(content: bytes, ctx: CollectContext) -> Iterable[Event]:
+    """Events of a saved builds listing (JSON list of builds) or of one build object."""
+    data = json.loads(content)
+    builds = data if isinstance(data, list) else [data]
+    ctx.state.setdefault("pending", {})
+    return [e for build in builds for e in build_events(build, ctx)]
+
+
+def build_events(build: Mapping[str, Any], ctx: CollectContext) -> Iterator[Event]:
+    """The ci_run event of one build and a ci_job event per command job."""
+    number = build.get("number")
+    created = ci.parse_time(build.get("created_at"))
+    if number is None or created is None:
+        ctx.skip(f"build {build.get('id')}", "missing number or created_at")
+        return
+    pending = ctx.state.setdefault("pending", {})
+    state = build.get("state")
+    where = f"{ctx.spec.id} build #{number}"
+    finished = ci.parse_time(build.get("finished_at"))
+    started = ci.parse_time(build.get("started_at"))
+    jobs = [j for j in build.get("jobs") or () if isinstance(j, Mapping)]
+    commands = [j for j in jobs if ci.counts_as_job(j.get("type"))]
+    if ci.is_in_progress(state):
+        pending[str(number)] = {"created_at": build.get("created_at")}
+    else:
+        pending.pop(str(number), None)
+    if not commands:
+        log.warning("%s: build #%s (%s) has no command jobs: the run counts, with zero jobs",
+                    ctx.spec.id, number, state)
+    message = (build.get("message") or "").strip().splitlines()
+    pipeline = ctx.option("pipeline")
+    yield Event(
+        source_id=ctx.spec.id, project=ctx.spec.project, kind="ci_run",
+        external_id=f"build:{number}", occurred_at=finished or created,
+        title=f"{pipeline} #{number}" + (f": {message[0]}" if message else ""),
+        url=build.get("web_url") or "", regime=ctx.spec.regime, state=state,
+        outcome=ci.run_outcome(state, where=where), ended_at=finished,
+        updated_at=finished or started or created,
+        attrs={"pipeline": pipeline, "number": number, "build_id": build.get("id"),
+               "branch": build.get("branch"), "commit": build.get("commit"),
+               "source": build.get("source"), "message": message[0] if message else "",
+               "jobs": len(commands), "other_jobs": len(jobs) - len(commands),
+               "duration_s": ci.duration_seconds(started, finished)},
+    )
+    patterns = ci.validate_job_regimes(ctx.option("job_regimes"), ctx.spec.id)
+    for job in commands:
+        event = job_event(job, build, ctx, patterns)
+        if event is not None:
+            yield event
+
+
+def job_event(job: Mapping[str, Any], build: Mapping[str, Any], ctx: CollectContext,
+              patterns: list) -> Event | None:
+    """One command job -> ci_job Event (None, with a logged skip, when malformed)."""
+    number = build.get("number")
+    if not job.get("id"):
+        ctx.skip(f"job of build #{number}", "job without id")
+        return None
+    queue = ci.queue_of(job.get("agent_query_rules")) or "default"
+    superseded = bool(job.get("retried") or job.get("retried_in_job_id"))
+    soft_failed = bool(job.get("soft_failed"))
+    state = job.get("state")
+    started = ci.parse_time(job.get("started_at"))
+    finished = ci.parse_time(job.get("finished_at"))
+    occurred = (finished or started or ci.parse_time(job.get("created_at"))
+                or ci.parse_time(build.get("created_at")))
+    name = job.get("name") or job.get("step_key") or str(job["id"])
+    return Event(
+        source_id=ctx.spec.id, project=ctx.spec.project, kind="ci_job",
+        external_id=f"job:{number}:{job['id']}", occurred_at=occurred, title=name,
+        url=job.get("web_url") or "",
+        # Queue only, not the name: "... CPU offload" on a GPU queue is still a GPU job.
+        regime=ci.job_regime(queue, patterns, ctx.spec.regime), state=state,
+        outcome=ci.job_outcome(state, soft_failed=soft_failed, superseded=superseded,
+                               where=f"{ctx.spec.id} build #{number} job {job['id']}"),
+        ended_at=finished, updated_at=finished or started or occurred,
+        attrs={"name": name, "queue": queue, "soft_failed": soft_failed,
+               "retried": bool(job.get("retried")), "superseded": superseded,
+               "retried_in_job_id": job.get("retried_in_job_id"),
+               "retry_type": job.get("retry_type"), "retries_count": job.get("retries_count"),
+               "exit_status": job.get("exit_status"), "step_key": job.get("step_key"),
+               "build_number": number, "duration_s": ci.duration_seconds(started, finished)},
+    )
+
+
+def _prune(ctx: CollectContext, pending: dict) -> None:
+    max_age = timedelta(days=float(ctx.option("pending_max_days", DEFAULT_PENDING_MAX_DAYS)))
+    for number, info in list(pending.items()):
+        when = ci.parse_time(info.get("created_at"))
+        if when is not None and ctx.now - when > max_age:
+            del pending[number]
+            log.warning("%s: build #%s still running after %s; no longer re-checked",
+                        ctx.spec.id, number, max_age)

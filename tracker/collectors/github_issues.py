@@ -1,0 +1,148 @@
+"""GitHub issues of one repository -> `issue` events.
+
+Source keys: ``repo`` ("owner/name"); optional ``api_url`` (default https://api.github.com),
+``labels`` (list: issues carrying ANY of them), ``exclude_labels`` (list: drop issues carrying
+any of them, e.g. those another, regime-specific source already collects), ``include_pulls``
+(default false), ``body_chars`` (default 2000).
+
+Contract:
+- ``GET {api_url}/repos/{repo}/issues?state=all&sort=updated&direction=asc&per_page=100
+  [&since=<ctx.since>][&labels=<one label>]`` through ``ctx.http.get_pages`` (Link pagination,
+  conditional first page). Not the search API: its results stop at 1,000.
+- GitHub's ``labels=a,b`` means "a AND b", so "any of several labels" is one listing per label;
+  the listings are merged lazily by ``updated_at`` so events come out in ascending cursor order
+  (``ASCENDING = True``: after a rate limit the runner keeps what came before). An issue seen in
+  two listings is yielded once (again only if a later listing shows a newer ``updated_at``).
+- The issues endpoint also returns pull requests (they carry a ``pull_request`` key); they are
+  dropped unless ``include_pulls: true``.
+- Event: external id ``issue:<number>`` (``pull:<number>`` for pull requests), occurred_at =
+  created_at, updated_at, title, body = the first ``body_chars`` characters (a null body is ""),
+  labels, state (open / closed), ended_at = closed_at, url = html_url, regime = the source's
+  regime when sources.yaml sets one (regime-specific labels such as "module: rocm"), else None
+  so the tagger decides. attrs: number, comments, author, state_reason, pull.
+- A malformed item is skipped with ``ctx.skip`` naming it; the rest go on.
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+from datetime import datetime
+from typing import Any, Iterable, Iterator
+
+from tracker.ci import iso, parse_time
+from tracker.collectors import CollectContext
+from tracker.progress import Progress
+from tracker.records import Event
+
+KIND = "github_issues"
+AUTH = "github"
+ASCENDING = True
+REQUIRED_KEYS = {"repo"}
+OPTIONAL_KEYS = {"api_url", "labels", "exclude_labels", "include_pulls", "body_chars"}
+
+DEFAULT_API = "https://api.github.com"
+DEFAULT_BODY_CHARS = 2000
+
+log = logging.getLogger("tracker.collect.github_issues")
+
+
+def collect(ctx: CollectContext) -> Iterator[Event]:
+    """Yield the repository's issues updated since ``ctx.since``, oldest update first."""
+    repo = ctx.option("repo")
+    url = f"{ctx.option('api_url', DEFAULT_API).rstrip('/')}/repos/{repo}/issues"
+    labels = _as_list(ctx.option("labels"))
+    base: dict[str, Any] = {"state": "all", "sort": "updated", "direction": "asc",
+                            "per_page": 100}
+    if ctx.since is not None:
+        base["since"] = iso(ctx.since)
+    listings = [_listing(ctx, url, {**base, "labels": label}) for label in labels] \
+        if labels else [_listing(ctx, url, base)]
+    # heapq.merge pulls one page at a time from each listing, keeping the global order.
+    merged = heapq.merge(*listings, key=lambda pair: pair[0])
+    seen: dict[int, datetime] = {}
+    with Progress(f"{ctx.spec.id}: issues", unit="issue") as progress:
+        for updated, item in merged:
+            number = item.get("number")
+            if number in seen and seen[number] >= updated:
+                continue  # the same issue from another label's listing
+            seen[number] = updated
+            event = parse_item(item, ctx)
+            if event is not None:
+                progress.update()
+                yield event
+
+
+def _listing(ctx: CollectContext, url: str, params: dict) -> Iterator[tuple[datetime, dict]]:
+    """(updated_at, item) of one listing, in the order GitHub returns them (ascending)."""
+    for page in ctx.http.get_pages(url, params):
+        if not isinstance(page, list):
+            ctx.skip(f"{url} page", f"expected a JSON list of issues, got {type(page).__name__}")
+            return
+        for item in page:
+            updated = parse_time(item.get("updated_at")) if isinstance(item, dict) else None
+            if updated is None:
+                ctx.skip(f"issue {_number(item)}", "no parseable updated_at")
+                continue
+            yield updated, item
+
+
+def parse(content: bytes, ctx: CollectContext) -> Iterable[Event]:
+    """Events of one saved page of the issues listing (a JSON list), no network."""
+    import json
+
+    page = json.loads(content)
+    if not isinstance(page, list):
+        ctx.skip("document", "expected a JSON list of issues")
+        return []
+    events = (parse_item(item, ctx) for item in page if isinstance(item, dict))
+    return [e for e in events if e is not None]
+
+
+def parse_item(item: dict, ctx: CollectContext) -> Event | None:
+    """One issue (or pull request, when asked for) -> Event; None when dropped or malformed."""
+    number = item.get("number")
+    is_pull = "pull_request" in item
+    if is_pull and not ctx.option("include_pulls", False):
+        return None
+    labels = tuple(_label_names(item.get("labels")))
+    excluded = set(_as_list(ctx.option("exclude_labels")))
+    if excluded and excluded.intersection(labels):
+        return None
+    created = parse_time(item.get("created_at"))
+    if not isinstance(number, int) or created is None or not item.get("title"):
+        ctx.skip(f"issue {_number(item)}", "missing number, created_at or title")
+        return None
+    body_chars = int(ctx.option("body_chars", DEFAULT_BODY_CHARS))
+    body = item.get("body") or ""  # GitHub sends null for an empty description
+    user = item.get("user") or {}
+    return Event(
+        source_id=ctx.spec.id, project=ctx.spec.project, kind="issue",
+        external_id=f"{'pull' if is_pull else 'issue'}:{number}",
+        occurred_at=created, title=str(item["title"]).strip(), body=body[:body_chars],
+        url=item.get("html_url") or "", regime=ctx.spec.regime, labels=labels,
+        state=item.get("state"), ended_at=parse_time(item.get("closed_at")),
+        updated_at=parse_time(item.get("updated_at")) or created,
+        attrs={"number": number, "comments": item.get("comments"),
+               "author": user.get("login"), "state_reason": item.get("state_reason"),
+               "pull": is_pull},
+    )
+
+
+def _label_names(labels: Any) -> Iterator[str]:
+    for label in labels or ():
+        name = label.get("name") if isinstance(label, dict) else label
+        if name:
+            yield str(name)
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def _number(item: Any) -> str:
+    return f"#{item.get('number')}" if isinstance(item, dict) else repr(item)[:40]
