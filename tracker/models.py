@@ -6,8 +6,10 @@ the slow side of a backfill.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from sqlalchemy import (JSON, Boolean, Column, DateTime, Float, ForeignKey, Index, Integer,
-                        MetaData, String, Table, Text)
+                        MetaData, String, Table, Text, TypeDecorator)
 from sqlalchemy.dialects.postgresql import JSONB
 
 NAMING_CONVENTION = {
@@ -21,7 +23,31 @@ NAMING_CONVENTION = {
 metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 Json = JSON().with_variant(JSONB(), "postgresql")
-Timestamp = DateTime(timezone=True)
+
+
+class UTCDateTime(TypeDecorator):
+    """Timestamps are UTC everywhere: stored as UTC, read back timezone-aware (SQLite keeps
+    no offset, so naive values read from it are UTC by construction)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)
+
+    def process_result_value(self, value, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)
+
+
+Timestamp = UTCDateTime()
 
 events = Table(
     "events", metadata,

@@ -200,8 +200,7 @@ def cassette(source_id: str, replay: str | Path | None, record: str | Path | Non
         if not path.exists():
             raise ReplayMissing(f"no cassette {path} to replay: record one with "
                                 f"`tracker collect --source {source_id} --record {replay}`")
-        recorder = vcr.VCR(record_mode="none", match_on=("method", "uri"),
-                           allow_playback_repeats=True)
+        recorder = vcr.VCR(record_mode="none", match_on=("method", "uri"))
     else:
         path = Path(record) / f"{source_id}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -209,7 +208,8 @@ def cassette(source_id: str, replay: str | Path | None, record: str | Path | Non
                            filter_headers=["authorization", "cookie"],
                            before_record_response=_drop_response_cookies)
     try:
-        with recorder.use_cassette(str(path)):
+        # Replays may repeat a request (a look-back re-read): the same answer serves both.
+        with recorder.use_cassette(str(path), allow_playback_repeats=bool(replay)):
             yield
     except CannotOverwriteExistingCassetteException as exc:
         request = str(exc).splitlines()[0] if str(exc) else "a request"
