@@ -59,7 +59,9 @@ def parse_feed(content: bytes, ctx: CollectContext,
                headers: Mapping[str, str] | None = None) -> Iterator[Event]:
     """Events of one fetched feed document (see the module contract)."""
     where = ctx.option("url") or "feed"
-    feed = feedparser.parse(content, response_headers=dict(headers or {}))
+    # feedparser looks headers up by lower-case name; requests keeps the server's spelling.
+    lowered = {str(k).lower(): v for k, v in (headers or {}).items()}
+    feed = feedparser.parse(content, response_headers=lowered)
     if not feed.entries and (feed.bozo or not feed.get("version")):
         reason = feed.get("bozo_exception") or "no RSS or Atom feed recognised"
         raise FatalHTTPError(f"{ctx.spec.id}: {where}: not a feed: {reason}")
