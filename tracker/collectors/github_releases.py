@@ -155,14 +155,21 @@ def release_events(release: dict, ctx: CollectContext) -> list[Event]:
     return events
 
 
+def load_json(content: bytes, ctx: CollectContext, what: str, expect: type = list) -> Any:
+    """Parse a local JSON document for ``parse``; FatalHTTPError naming the source when it is not
+    JSON or not of the `expect`-ed top-level type."""
+    try:
+        document = json.loads(content)
+    except ValueError as exc:
+        raise FatalHTTPError(f"{ctx.spec.id}: {what} is not JSON: {exc}") from None
+    if not isinstance(document, expect):
+        raise FatalHTTPError(f"{ctx.spec.id}: {what} is not a JSON {expect.__name__}")
+    return document
+
+
 def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
     """Events of one page of the releases API (a JSON array of release objects)."""
-    try:
-        page = json.loads(content)
-    except ValueError as exc:
-        raise FatalHTTPError(f"{ctx.spec.id}: releases page is not JSON: {exc}") from None
-    if not isinstance(page, list):
-        raise FatalHTTPError(f"{ctx.spec.id}: releases page is not a JSON array")
+    page = load_json(content, ctx, "releases page")
     include_pre = bool(ctx.option("include_prereleases", True))
     for release in page:
         if not include_pre and release.get("prerelease"):

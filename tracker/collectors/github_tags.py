@@ -22,13 +22,12 @@ Contract:
 from __future__ import annotations
 
 import fnmatch
-import json
 import logging
 import re
 from typing import Any, Iterator
 
 from tracker.collectors import CollectContext
-from tracker.collectors.github_releases import DEFAULT_API, parse_time
+from tracker.collectors.github_releases import DEFAULT_API, load_json, parse_time
 from tracker.errors import FatalHTTPError
 from tracker.records import Event
 from tracker.versions import parse_version
@@ -78,12 +77,7 @@ def tag_event(name: str, date_text: str | None, sha: str, ctx: CollectContext) -
 def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
     """Events of a local JSON array of tags: each item needs ``name`` and a date, either the
     tags API shape enriched with ``commit.date`` or a git-data commit's ``committer.date``."""
-    try:
-        items = json.loads(content)
-    except ValueError as exc:
-        raise FatalHTTPError(f"{ctx.spec.id}: tags file is not JSON: {exc}") from None
-    if not isinstance(items, list):
-        raise FatalHTTPError(f"{ctx.spec.id}: tags file is not a JSON array")
+    items = load_json(content, ctx, "tags file")
     matches = tag_matcher(ctx.option("tag_pattern"))
     for item in items:
         name = str(item.get("name") or "")

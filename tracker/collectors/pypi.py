@@ -16,12 +16,11 @@ Contract:
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any, Iterator
 
 from tracker.collectors import CollectContext
-from tracker.collectors.github_releases import parse_time
+from tracker.collectors.github_releases import load_json, parse_time
 from tracker.errors import FatalHTTPError
 from tracker.records import Event
 from tracker.versions import parse_version
@@ -75,11 +74,7 @@ def version_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
 
 def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
     """Events of a local PyPI JSON file."""
-    try:
-        document = json.loads(content)
-    except ValueError as exc:
-        raise FatalHTTPError(f"{ctx.spec.id}: PyPI document is not JSON: {exc}") from None
-    return version_events(document, ctx)
+    return version_events(load_json(content, ctx, "PyPI document", dict), ctx)
 
 
 def collect(ctx: CollectContext) -> Iterator[Event]:
