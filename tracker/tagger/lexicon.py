@@ -30,33 +30,35 @@ ALL_REGIMES = REGIMES + ("none",)
 # are disjoint. Sources: TAGGING.md "Regime" plus plainly vendor-specific names seen in the field.
 _STRONG = {
     "rocm": r"""
-        rocm\S* | hip | hip[a-z_]\w* | rccl | miopen\w* | migraphx | mivisionx | aiter
+        rocm\S* | hip | hip[a-z_]\S* | \w+_hip\w* | rccl\w* | miopen\S* | ck_\w+ | amdsmi\w* | amd_\w+ | navi\d+ | migraphx | mivisionx | aiter
         | roc(blas|fft|sparse|solver|rand|prim|thrust|prof\w*|tracer|minfo|wmma|decode|jpeg|shmem|mlir|al|m)\w*
-        | amdgpu\w* | amd_?smi | amd-smi | gfx\d{3,4}[a-z]? | mi(50|60|100|\d{3}[a-z]*)(_\w+)? | mi\d{3}[a-z]*-?\w*
+        | amdgpu\w* | amd_?smi | amd-smi | gfx\d{2,4}[a-z0-9]* | (\d+x)?mi(50|60|100|\d{3}[a-z]*)(_\w+)? | mi\d{3}[a-z]*-?\w*
         | instinct | radeon | cdna\d? | rdna\d? | therock | composable_kernel | rocm_\w+ | \w+_rocm | \w+-rocm
         | hipify\w* | hipblaslt | aotriton | rocshmem | rocr | rocprofv\d
     """,
     "cuda": r"""
-        cuda\S* | \S+\.cuda | \w+_cuda | cudnn\w* | cublas\w* | cufft | curand | cusolver | cusparse\w*
+        cuda\S* | \S+\.cuda | \w+_cuda | \S*cudnn\S* | \S*cublas\S* | libcu\w+ | cufft | curand | cusolver | cusparse\w*
         | cupti | nccl\w* | nvcc | nvshmem | nvlink | nvjitlink | nvrtc | nvidia\w* | cutlass\w* | ptxas | ptx
-        | sm_?\d{2,3}[a-z]? | hopper | ampere | blackwell | h100s? | h200s? | h800s? | h20 | a100s? | a10g | a800
-        | b200s? | b100 | gb200 | gb300 | gh200 | b300 | l40s? | v100s? | t4 | rtx\d* | cu1\d{2} | tensorrt\w* | trt-?llm
-        | flashinfer | cudagraphs? | nvfp4 | nvml | dgx\w* | jetson | rubin
+        | sm_?\d{2,3}[a-z]? | (\d+x)?(h100|h200|h800|a100|b200|gb200|gh200|b300)s? | hopper | ampere | blackwell | h100s? | h200s? | h800s? | h20 | a100s? | a10g | a800
+        | b200s? | b100 | gb200 | gb300 | gh200 | b300 | l40s? | v100s? | t4 | rtx\d* | cu1\d{2}
+        | cudagraphs? | nvfp4 | nvml | dgx\w* | jetson | rubin
     """,
     "xla": r"""
         tpus? | tpu\S* | \S+tpu | \S+-tpu | libtpu\S* | trillium | ironwood | v5e(-\d+)? | v5p(-\d+)? | v6e(-\d+)?
         | v5litepod\S* | v4-\d+ | v7x | torch_xla\S* | torchxla\w* | torch-xla\S* | ptxla | pytorch/xla | xla_\w*tpu\w*
     """,
     "neuron": r"""
-        neuron\S* | \S+neuronx?\S* | neuroncores? | neff | nki | nxdi? | trn[123]n?\S* | inf[12]\S* | trainium\d*
-        | inferentia\d* | libneuronxla
+        neuron\S* | \S+neuronx?\S* | neuroncores? | neffs? | nki | nxdi? | trn[123]n?\S* | inf[12]\S* | trainium\d*
+        | inferentia\d* | libneuronxla | nki\.\S+
     """,
 }
 _WEAK = {
     # "XLA" alone is PyTorch/XLA in PyTorch and transformers texts, but generic compiler talk elsewhere.
-    "xla": r"xla | pallas | spmd | mosaic_tpu",
+    "xla": r"xla | spmd",
     "rocm": r"amd",
 }
+# Case-sensitive cues: upper-case "CK" is Composable Kernel, "ck" is anything.
+_CASED = {"CK": "rocm", "HIP": "rocm", "NKI": "neuron"}
 _STRONG_RE = {r: re.compile(rf"(?:{p})", re.I | re.X) for r, p in _STRONG.items()}
 _WEAK_RE = {r: re.compile(rf"(?:{p})", re.I | re.X) for r, p in _WEAK.items()}
 
@@ -81,6 +83,8 @@ def token_regime(text: str) -> tuple[str, bool] | None:
     """Return ``(regime, strong)`` when the token string names a platform, else None."""
     if _NOT_CUES.fullmatch(text):
         return None
+    if text in _CASED:
+        return _CASED[text], True
     for regime, rx in _STRONG_RE.items():
         if rx.fullmatch(text):
             return regime, True

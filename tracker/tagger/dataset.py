@@ -1,0 +1,202 @@
+"""Training and dev data for the tagger, read in place at training time.
+
+Three sources, each a list of :class:`Example` (``text``, ``label``, ``regime``, ``source``,
+``kind``, optional ``section``):
+
+1. ``field``: the labelled texts in ``$TRACKER_TRAINING`` (default ``../shared/training``,
+   ``tagger_train_*.jsonl``). Never copied into the repository.
+2. ``weak``: release-note items from ``$TRACKER_CORPUS`` (default ``../shared/corpus``) labelled by
+   the heading they sit under (ROCm RELEASE.md "Known issues"/"Resolved issues"/"Optimizations"/
+   "Removals", JAX CHANGELOG "Bug fixes"/"Deprecations", Neuron rst "Known Issues"/"Bug Fixes"/
+   "Improvements"/"Breaking Changes"). Headings whose items are mixed ("Changes", "New features")
+   give no label. Each weak item carries its section, so the classifier learns the
+   ``zzsection_*`` pseudo-tokens; half of them (chosen by hash) are also given without it so the
+   words themselves are learned too.
+3. ``own``: ``tracker/tagger/data/*.jsonl``, examples written and labelled for this project by
+   TAGGING.md (``kind`` = ``field`` or ``generic``: GitHub issues of unrelated projects).
+
+Dev split: an item is dev when ``crc32(source) % 5 == 0`` (20 %, deterministic, independent of
+file order). Weak items whose text equals a dev text are dropped so dev stays unseen.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import zlib
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+OWN_DATA = Path(__file__).resolve().parent / "data"
+DEV_MODULO = 5
+
+WEAK_SECTION_LABELS = {"known": "friction", "fixes": "friction", "perf": "optimization",
+                       "deprecations": "neutral", "docs": "neutral"}
+# Neuron's "Improvements" items are mostly new capabilities (optimization); other feature-like
+# headings ("What's New", "Added", "New features") mix support notes, docs and APIs: no label.
+WEAK_EXACT_HEADINGS = {"improvements": "optimization"}
+WEAK_CAP_PER_LABEL = 250
+
+
+@dataclass(frozen=True)
+class Example:
+    """One labelled text; ``section`` is the release-note heading if known."""
+
+    text: str
+    label: str
+    regime: str
+    source: str
+    kind: str  # field | weak | generic
+    section: str | None = None
+
+    @property
+    def is_dev(self) -> bool:
+        return zlib.crc32(self.source.encode()) % DEV_MODULO == 0
+
+    def item(self) -> dict:
+        """The dict the tagger takes."""
+        return {"text": self.text, "section": self.section} if self.section else {"text": self.text}
+
+
+def training_dir() -> Path:
+    return Path(os.environ.get("TRACKER_TRAINING", REPO.parent / "shared" / "training"))
+
+
+def corpus_dir() -> Path:
+    return Path(os.environ.get("TRACKER_CORPUS", REPO.parent / "shared" / "corpus"))
+
+
+def _read_jsonl(path: Path, kind: str) -> list[Example]:
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        out.append(Example(row["text"], row["label"], row.get("regime", "none"),
+                           row.get("source") or f"{path.name}:{n}", row.get("kind", kind), row.get("section")))
+    return out
+
+
+def load_field() -> list[Example]:
+    """The shared labelled texts ([] when the folder is absent)."""
+    d = training_dir()
+    return [ex for p in sorted(d.glob("tagger_train_*.jsonl")) for ex in _read_jsonl(p, "field")] if d.is_dir() else []
+
+
+def load_own() -> list[Example]:
+    """Our own labelled examples under ``tracker/tagger/data``."""
+    return [ex for p in sorted(OWN_DATA.glob("*.jsonl")) for ex in _read_jsonl(p, "field")]
+
+
+# --- weak labels from release-note headings ---------------------------------------------------
+
+_MD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_RST_UNDERLINE = re.compile(r"^([=\-~^\"'`*+#])\1{2,}\s*$")
+_BULLET = re.compile(r"^(\s*)[-*+]\s+(.*)$")
+_SECTION_BULLET = re.compile(r"^\*\s+([A-Z][A-Za-z' ]{2,30}):?\s*$")  # JAX "* Bug fixes:"
+
+
+def section_items(text: str) -> list[tuple[str, str, int]]:
+    """``(heading, item text, line number)`` for every bullet item of a Markdown/RST notes file.
+
+    Wrapped continuation lines are joined; nested bullets are separate items under the same heading.
+    """
+    lines = text.splitlines()
+    items: list[tuple[str, str, int]] = []
+    heading = ""
+    cur: list[str] = []
+    cur_line = 0
+    cur_indent = 0
+
+    def flush():
+        nonlocal cur
+        if cur:
+            items.append((heading, " ".join(cur), cur_line))
+        cur = []
+
+    for i, line in enumerate(lines):
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        m = _MD_HEADING.match(line)
+        if m or (line.strip() and _RST_UNDERLINE.match(nxt) and not _BULLET.match(line)):
+            flush()
+            heading = (m.group(2) if m else line).strip("* ")
+            continue
+        if _RST_UNDERLINE.match(line):
+            continue
+        sb = _SECTION_BULLET.match(line)
+        if sb:
+            flush()
+            heading = sb.group(1)
+            continue
+        b = _BULLET.match(line)
+        if b:
+            flush()
+            cur, cur_line, cur_indent = [b.group(2).strip()], i + 1, len(b.group(1))
+        elif cur and line.strip() and (len(line) - len(line.lstrip())) > cur_indent:
+            cur.append(line.strip())
+        else:
+            flush()
+    flush()
+    return items
+
+
+def load_weak(exclude_texts: set[str] = frozenset()) -> list[Example]:
+    """Heading-labelled release-note items from the corpus (deduplicated by text)."""
+    from tracker.tagger.features import canonical_section
+
+    root = corpus_dir()
+    if not root.is_dir():
+        return []
+    files = sorted(root.glob("rocm/ROCm@*/RELEASE.md")) + [root / "jax" / "CHANGELOG.md"]
+    files += sorted((root / "aws-neuron-sdk" / "release-notes").rglob("*.rst"))
+    seen = set(exclude_texts)
+    out = []
+    for path in files:
+        if not path.is_file():
+            continue
+        rel = path.relative_to(root).as_posix()
+        for heading, text, line in section_items(path.read_text(encoding="utf-8", errors="replace")):
+            sec = canonical_section(heading)
+            label = WEAK_EXACT_HEADINGS.get(heading.strip().lower()) or \
+                WEAK_SECTION_LABELS.get((sec or "").removeprefix("zzsection_"))
+            key = _key(text)
+            if not label or len(text) < 25 or key in seen:
+                continue
+            seen.add(key)
+            src = f"corpus/{rel}:{line}"
+            with_section = zlib.crc32(src.encode()) % 2 == 0
+            out.append(Example(text, label, "none", src, "weak", heading if with_section else None))
+    # Cap each label (JAX deprecations alone would outnumber the real data); keep a
+    # deterministic, file-order-independent sample.
+    out.sort(key=lambda e: zlib.crc32(e.source.encode()))
+    kept, count = [], {}
+    for e in out:
+        if count.get(e.label, 0) < WEAK_CAP_PER_LABEL:
+            count[e.label] = count.get(e.label, 0) + 1
+            kept.append(e)
+    return kept
+
+
+def _key(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+def split(examples: list[Example]) -> tuple[list[Example], list[Example]]:
+    """(train, dev) by the deterministic hash of ``source``."""
+    train = [e for e in examples if not e.is_dev]
+    dev = [e for e in examples if e.is_dev]
+    return train, dev
+
+
+def load_all() -> tuple[list[Example], list[Example]]:
+    """(train, dev) over field + own + weak data; weak items never go to dev."""
+    field_train, field_dev = split(load_field() + load_own())
+    dev_keys = {_key(e.text) for e in field_dev}
+    weak = [e for e in load_weak(dev_keys)]
+    return field_train + weak, field_dev
+
+
+def with_section(ex: Example, section: str | None) -> Example:
+    return replace(ex, section=section)

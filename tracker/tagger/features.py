@@ -1,0 +1,171 @@
+"""From an input item to the text the pipeline sees, plus the label prior.
+
+Input items are dicts with ``text`` or ``title`` + ``body`` (joined by a blank line), optional
+``labels`` (GitHub labels) and ``section`` (the release-note heading the item sat under).
+
+Bounded work on any input (documented contract):
+  - the raw text is cut to ``MAX_RAW_CHARS`` (200,000) before any cleaning, and the cleaned text
+    to ``MAX_CHARS`` (2,000 characters: the title and the start of the body, which is what the
+    rules in TAGGING.md judge). A 1 MB body therefore costs the same as a 2 KB one, and a
+    platform or version named only after the first 2,000 characters is not seen;
+  - bytes are decoded as UTF-8 with replacement; control characters are dropped; a text that is
+    mostly undecodable or has no letters is treated as empty ("nothing to go on").
+Markup is reduced, not parsed (speed): Markdown links/images keep their text, HTML tags and
+comments go, RST roles keep their text, code fences keep their contents (stack traces are
+evidence of friction), runs of blank lines collapse.
+
+The release-note section becomes a pseudo-token at the start of the text (``zzsection_known``,
+``zzsection_fixes``, ...), which the trained classifier has weights for. GitHub labels map to a
+class prior that multiplies the classifier's probabilities (:func:`label_prior`) and to a regime
+hint used only when the text names no platform.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+MAX_RAW_CHARS = 200_000
+MAX_CHARS = 2_000
+CLASSES = ("friction", "optimization", "neutral")
+
+# Section heading keyword -> pseudo-token; first match wins (order matters: "known issues" before "issues").
+_SECTIONS = (
+    ("known", ("known issue", "known limitation", "limitation", "known bug")),
+    ("fixes", ("resolved issue", "bug fix", "bugfix", "fixed", "fixes", "bugs", "resolved")),
+    ("perf", ("optimization", "optimisation", "performance")),
+    ("deprecations", ("deprecat", "removal", "removed", "breaking", "deletion", "end of support", "upcoming change")),
+    ("docs", ("documentation", "docs")),
+    ("features", ("new feature", "feature", "improvement", "enhancement", "highlight", "what's new", "added")),
+    ("changes", ("change", "update", "notable")),
+)
+
+# GitHub label keyword -> (friction, optimization, neutral) prior; first match wins.
+_LABELS = (
+    (("regression",), (0.92, 0.03, 0.05)),
+    (("flaky", "ci failure", "test failure", "disabled", "crash", "hang", "broken", "oom"), (0.90, 0.03, 0.07)),
+    (("bug", "defect", "error", "incorrect", "type: fix", "kind/fix"), (0.88, 0.04, 0.08)),
+    (("performance", "perf"), (0.45, 0.45, 0.10)),
+    (("feature", "enhancement", "rfc", "proposal", "new model", "improvement", "request"), (0.08, 0.80, 0.12)),
+    (("question", "usage", "how to", "how-to", "support", "help"), (0.20, 0.05, 0.75)),
+    (("doc",), (0.05, 0.05, 0.90)),
+    (("refactor", "cleanup", "chore", "dependencies", "deprecat", "release"), (0.08, 0.07, 0.85)),
+)
+_IGNORED_LABELS = ("help wanted", "good first issue", "triage", "stale", "wontfix", "duplicate", "invalid")
+_LABEL_REGIMES = (("rocm", "rocm"), ("amd", "rocm"), ("tpu", "xla"), ("xla", "xla"), ("neuron", "neuron"),
+                  ("trainium", "neuron"), ("inferentia", "neuron"), ("cuda", "cuda"), ("nvidia", "cuda"))
+
+_MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_HTML = re.compile(r"<!--.*?-->|</?[a-zA-Z][^>\n]{0,200}>", re.S)
+_RST_ROLE = re.compile(r":[a-z:]+:`([^`<]*)(?:<[^>]*>)?`")
+_RST_LINK = re.compile(r"`([^`<]+?)\s*<[^>]+>`_+")
+_BLANKS = re.compile(r"\n\s*\n+")
+_SPACES = re.compile(r"[ \t\f\v\r]+")
+_DECOR = re.compile(r"^[=\-~^\"'*#+`]{3,}\s*$", re.M)  # RST underlines, horizontal rules
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What the pipeline needs for one item: the model text and the side signals."""
+
+    text: str               # cleaned, truncated, with the section pseudo-token (may be "")
+    empty: bool             # nothing to go on
+    prior: tuple[float, float, float] | None  # from labels, in CLASSES order
+    label_regime: str | None
+
+
+def canonical_section(section: str | None) -> str | None:
+    """Pseudo-token for a release-note heading, e.g. "Known Issues" -> "zzsection_known"."""
+    if not section:
+        return None
+    low = str(section).lower()
+    for name, keys in _SECTIONS:
+        if any(k in low for k in keys):
+            return f"zzsection_{name}"
+    return "zzsection_other"
+
+
+def label_prior(labels) -> tuple[tuple[float, float, float] | None, str | None]:
+    """Class prior and regime hint from GitHub labels (None, None when no label is informative).
+
+    Several informative labels multiply (a "bug" + "performance" issue leans to friction).
+    """
+    if not labels:
+        return None, None
+    prior = None
+    regime = None
+    for raw in labels:
+        low = str(raw).lower()
+        if any(k in low for k in _IGNORED_LABELS):
+            continue
+        for key, reg in _LABEL_REGIMES:
+            if re.search(rf"\b{key}\b", low):
+                regime = regime or reg
+        for keys, p in _LABELS:
+            if any(k in low for k in keys):
+                prior = p if prior is None else tuple(a * b for a, b in zip(prior, p))
+                break
+    if prior is not None:
+        s = sum(prior)
+        prior = tuple(x / s for x in prior)
+    return prior, regime
+
+
+def _to_str(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value[:MAX_RAW_CHARS]).decode("utf-8", errors="replace")
+    return str(value)[:MAX_RAW_CHARS]
+
+
+def clean(raw: str) -> str:
+    """Reduce markup and control characters; cut to ``MAX_CHARS`` (see module docstring)."""
+    s = raw[: MAX_CHARS * 4]
+    s = _HTML.sub(" ", s)
+    s = _MD_IMAGE.sub(r"\1", s)
+    s = _MD_LINK.sub(r"\1", s)
+    s = _RST_LINK.sub(r"\1", s)
+    s = _RST_ROLE.sub(r"\1", s)
+    s = _DECOR.sub("", s)
+    s = s.replace("```", " ").replace("**", "").replace("``", "")
+    s = "".join(ch if ch in "\n\t" or unicodedata.category(ch)[0] != "C" else " " for ch in s)
+    s = _SPACES.sub(" ", s)
+    s = _BLANKS.sub("\n", s).strip()
+    return s[:MAX_CHARS]
+
+
+def _mostly_garbage(s: str) -> bool:
+    if not s:
+        return True
+    letters = sum(ch.isalpha() for ch in s)
+    bad = s.count("\ufffd")
+    return letters < 2 or bad > len(s) * 0.2 or letters < len(s) * 0.2
+
+
+def item_text(item: dict) -> str:
+    """The raw text of an item: ``text``, else ``title`` and ``body`` joined by a blank line."""
+    text = item.get("text")
+    if text is not None:
+        return _to_str(text)
+    title, body = _to_str(item.get("title")), _to_str(item.get("body"))
+    return f"{title}\n\n{body}" if body else title
+
+
+def prepare(item: dict) -> Prepared:
+    """Clean one item (never raises on odd values; see module docstring for the bounds)."""
+    text = clean(item_text(item))
+    empty = _mostly_garbage(text)
+    if empty:
+        text = ""
+    labels = item.get("labels")
+    if isinstance(labels, str):
+        labels = [labels]
+    prior, label_regime = label_prior(labels if isinstance(labels, (list, tuple)) else None)
+    section = canonical_section(_to_str(item.get("section"))[:200])
+    if section:
+        # The pseudo-token goes on the title line (titles are short; the title is what decides).
+        text = f"{section} {text}"
+    return Prepared(text=text, empty=empty, prior=prior, label_regime=label_regime)

@@ -1,0 +1,151 @@
+"""The spaCy pipeline and the public tagger object.
+
+Pipeline (``spacy.blank("en")``, no pretrained weights):
+  tokenizer -> ``tracker_rules`` (Matcher: regime cues, regime decision, version mentions)
+            -> ``textcat`` (exclusive friction | optimization | neutral, bag of uni+bigrams over
+               token NORMs, architecture ``tracker.TextCatBOWNorm.v1`` below).
+
+The classifier reads NORM rather than ORTH so it sees lower-cased words with platforms, versions,
+numbers, URLs and test names folded into a handful of shared tokens (see ``lexicon.py``): the
+same defect words count whichever platform they happen on.
+
+Combination (``Tagger.tag_many``):
+  class   = argmax of classifier probabilities x label prior (GitHub labels, ``features.py``);
+            the release-note section is already a feature the classifier was trained on;
+  regime  = the rule decision; if the text names no platform, a platform label ("rocm",
+            "module: tpu") is used;
+  nothing to go on (empty, binary, no letters) -> neutral, regime none, score 0.0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Iterable, Optional
+
+import spacy
+from spacy.attrs import NORM
+from spacy.language import Language
+from spacy.ml.extract_ngrams import extract_ngrams
+from spacy.ml.models.textcat import resize_and_set_ref, resize_linear_weighted
+from spacy.util import registry
+from thinc.api import Logistic, Model, SparseLinear_v2, chain, resizable, softmax_activation
+
+from tracker.tagger import rules  # noqa: F401  (registers the "tracker_rules" factory)
+from tracker.tagger.features import CLASSES, prepare
+from tracker.tagger.lexicon import install_norms
+
+MODEL_DIR = Path(__file__).resolve().parent / "model"
+TAGGER_VERSION = "1.0.0"
+BATCH_SIZE = 512
+_NEG_VALUE = -5000.0
+
+
+@registry.architectures("tracker.TextCatBOWNorm.v1")
+def build_bow_norm(exclusive_classes: bool, ngram_size: int, length: int = 2**17,
+                   nO: Optional[int] = None) -> Model:
+    """spaCy's TextCatBOW.v3 with n-grams over NORM instead of ORTH (same sparse linear layer)."""
+    length = 2 ** (length - 1).bit_length()
+    sparse = SparseLinear_v2(nO=nO, length=length)
+    fill = {"b": _NEG_VALUE, "W": 0}
+    resizable_layer = resizable(sparse, resize_layer=partial(resize_linear_weighted, fill_defaults=fill))
+    model = chain(extract_ngrams(ngram_size, attr=NORM), resizable_layer)
+    out = softmax_activation() if exclusive_classes else Logistic()
+    model = chain(model, out)
+    if nO is not None:
+        model.set_dim("nO", nO)
+    model.set_ref("output_layer", sparse)
+    model.attrs["multi_label"] = not exclusive_classes
+    model.attrs["resize_output"] = partial(resize_and_set_ref, resizable_layer=resizable_layer)
+    return model
+
+
+TEXTCAT_CONFIG = {
+    "threshold": 0.0,
+    "model": {"@architectures": "tracker.TextCatBOWNorm.v1", "exclusive_classes": True,
+              "ngram_size": 2, "length": 2**17},
+}
+
+
+# Extra infixes: split "GPUs)(H100", "[Hopper][Warp", "jax[cuda12_pip]", "dynamo+XLA", "XLA:GPU",
+# "torch==2.9.1" into their parts so each platform / framework name is its own token.
+EXTRA_INFIXES = [r"[\[\](){}+=|<>;:]"]
+
+
+def build_nlp() -> Language:
+    """A fresh, untrained pipeline (used by training)."""
+    nlp = spacy.blank("en")
+    infixes = list(nlp.Defaults.infixes) + EXTRA_INFIXES
+    nlp.tokenizer.infix_finditer = spacy.util.compile_infix_regex(infixes).finditer
+    install_norms(nlp)
+    nlp.add_pipe("tracker_rules")
+    textcat = nlp.add_pipe("textcat", config=TEXTCAT_CONFIG)
+    for label in CLASSES:
+        textcat.add_label(label)
+    return nlp
+
+
+@dataclass(frozen=True)
+class TagResult:
+    """One tagged text. ``score`` is the probability of ``tag`` (0.0 when nothing to go on)."""
+
+    tag: str
+    score: float
+    regime: str
+    mentions: list = field(default_factory=list)
+    version: str = TAGGER_VERSION
+
+
+class Tagger:
+    """Wraps a loaded pipeline; thread-compatible for reading, not for concurrent training."""
+
+    def __init__(self, nlp: Language, version: str = TAGGER_VERSION):
+        self.nlp = nlp
+        self.version = version
+
+    def tag_many(self, items: Iterable[dict], batch_size: int = BATCH_SIZE) -> list[TagResult]:
+        """Tag items (dicts with ``text`` or ``title``/``body``, optional ``labels``, ``section``).
+
+        Never raises on odd content; see ``features.py`` for truncation and cleaning bounds.
+        """
+        prepared = [prepare(item if isinstance(item, dict) else {"text": item}) for item in items]
+        docs = self.nlp.pipe((p.text for p in prepared), batch_size=batch_size)
+        return [self._result(p, doc) for p, doc in zip(prepared, docs)]
+
+    def tag(self, item: dict | str) -> TagResult:
+        """Tag one item (convenience over :meth:`tag_many`)."""
+        return self.tag_many([item])[0]
+
+    def _result(self, p, doc) -> TagResult:
+        regime = doc._.regime
+        if regime == "none" and p.label_regime:
+            regime = p.label_regime
+        mentions = list(doc._.mentions or [])
+        if p.empty:
+            return TagResult("neutral", 0.0, regime, mentions, self.version)
+        probs = [doc.cats.get(c, 0.0) for c in CLASSES]
+        if p.prior is not None:
+            probs = [a * b for a, b in zip(probs, p.prior)]
+        total = sum(probs) or 1.0
+        best = max(range(len(CLASSES)), key=lambda i: probs[i])
+        return TagResult(CLASSES[best], round(probs[best] / total, 4), regime, mentions, self.version)
+
+
+_CACHE: dict[str, Tagger] = {}
+
+
+def load_tagger(path: str | Path | None = None) -> Tagger:
+    """Load the shipped model (or one at ``path``); cached per path within a process."""
+    model_dir = Path(path) if path else MODEL_DIR
+    key = str(model_dir)
+    if key not in _CACHE:
+        if not (model_dir / "config.cfg").exists():
+            from tracker.errors import TrackerError
+
+            raise TrackerError(f"no trained tagger model at {model_dir}; run `tracker tagger train`")
+        nlp = spacy.load(model_dir)
+        install_norms(nlp)
+        version = nlp.meta.get("version") or TAGGER_VERSION
+        _CACHE[key] = Tagger(nlp, version)
+    return _CACHE[key]
