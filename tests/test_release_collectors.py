@@ -18,7 +18,8 @@ import pytest
 import yaml
 from werkzeug import Response
 
-from tracker.collectors import CollectContext, atom_feed, github_releases, github_tags, pypi
+from tracker.collectors import (CollectContext, atom_feed, docker_tags, github_releases,
+                                github_tags, pypi)
 from tracker.config import SourceSpec
 from tracker.errors import FatalHTTPError
 from tracker.http import HttpClient
@@ -26,7 +27,7 @@ from tracker.http import HttpClient
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("TRACKER_CORPUS", REPO.parent / "shared" / "corpus"))
 NOW = datetime(2026, 2, 1, 12, 0, tzinfo=timezone.utc)
-MY_KINDS = {"github_releases", "github_tags", "atom_feed", "pypi"}
+MY_KINDS = {"github_releases", "github_tags", "atom_feed", "pypi", "docker_tags"}
 
 
 def make_ctx(kind="github_releases", http=None, since=None, state=None, now=NOW, **options):
@@ -523,7 +524,7 @@ def replay(spec: SourceSpec):
 
 def test_every_release_source_has_a_hand_written_cassette():
     specs = my_sources()
-    assert len(specs) >= 17
+    assert len(specs) >= 18
     for spec in specs:
         path = REPO / "cassettes" / f"{spec.id}.yaml"
         assert path.exists(), path
@@ -555,5 +556,51 @@ def test_cassette_facts():
     events, _ = replay(specs["pypi-vllm"])
     assert {e.version: e.occurred_at.isoformat() for e in events}["0.14.0"] == (
         "2026-01-20T09:20:31+00:00")
+    events, _ = replay(specs["vllm-rocm-docker"])
+    assert {e.version: e.occurred_at.date().isoformat() for e in events}["0.10.2"] == "2025-10-06"
     events, _ = replay(specs["vllm-releases-atom"])
     assert sorted(e.version for e in events) == ["0.13.0", "0.14.0", "0.14.1", "0.15.0"]
+
+
+# --- docker_tags ---------------------------------------------------------------------------
+
+def hub_tag(name, pushed="2025-10-07T08:00:00.000000Z"):
+    return {"name": name, "last_updated": pushed, "tag_last_pushed": pushed}
+
+
+def test_docker_tags_read_versions_and_build_date_from_names():
+    page = {"count": 4, "next": None, "results": [
+        hub_tag("rocm7.0.0_vllm_0.10.2_20251006"), hub_tag("latest"),
+        hub_tag("rocm6.4.1_vllm_0.9.1_20250715", "2025-07-16T01:00:00Z"),
+        hub_tag("rocm6.4.1_vllm_0.10.1.1_20250821")]}
+    ctx = make_ctx("docker_tags", repository="rocm/vllm")
+    events = list(docker_tags.parse(json.dumps(page).encode(), ctx))
+    assert [(e.version, e.attrs["rocm"], e.occurred_at.date().isoformat()) for e in events] == [
+        ("0.10.2", "7.0.0", "2025-10-06"), ("0.9.1", "6.4.1", "2025-07-15"),
+        ("0.10.1.1", "6.4.1", "2025-08-21")]
+    assert events[1].attrs["pushed_at"] == "2025-07-16T01:00:00+00:00"
+    assert events[0].attrs["date_source"] == "name"
+    assert events[0].url == "https://hub.docker.com/r/rocm/vllm/tags?name=rocm7.0.0_vllm_0.10.2_20251006"
+    assert ctx.skipped == 0  # "latest" is not evidence, passed over silently
+
+
+def test_docker_tags_follow_next_in_the_body(httpserver):
+    second = httpserver.url_for("/v2/repositories/rocm/vllm/tags") + "?page=2&page_size=100"
+    httpserver.expect_request("/v2/repositories/rocm/vllm/tags", query_string="page_size=100"
+                              ).respond_with_json({"next": second, "results": [
+                                  hub_tag("rocm7.0.0_vllm_0.11.1_20251103")]})
+    httpserver.expect_request("/v2/repositories/rocm/vllm/tags",
+                              query_string="page=2&page_size=100").respond_with_json(
+        {"next": None, "results": [hub_tag("rocm6.4.1_vllm_0.10.0_20250812")]})
+    ctx = make_ctx("docker_tags", http=http(), repository="rocm/vllm",
+                   url=httpserver.url_for("/v2/repositories/{repository}/tags") + "?page_size=100")
+    assert [e.version for e in docker_tags.collect(ctx)] == ["0.11.1", "0.10.0"]
+    assert len(httpserver.log) == 2
+
+
+def test_docker_tags_custom_pattern_and_bad_version():
+    page = {"results": [hub_tag("vllm-v0.10.x-2025"), hub_tag("vllm-v0.11.0-2025")]}
+    ctx = make_ctx("docker_tags", repository="x/y", name_pattern=r"^vllm-v(?P<version>[^-]+)-")
+    events = list(docker_tags.parse(json.dumps(page).encode(), ctx))
+    assert [(e.version, e.attrs["date_source"]) for e in events] == [("0.11.0", "tag_last_pushed")]
+    assert ctx.skipped == 1 and "vllm-v0.10.x-2025" in ctx.warnings[0]
