@@ -15,6 +15,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Iterator
 
 from tracker.versions import parse_version
@@ -54,6 +55,9 @@ class Section:
     line: int | None = None
     blocks: list[Block] = field(default_factory=list)
     children: list["Section"] = field(default_factory=list)
+    # (line, message) of markup errors the parser recovered from (a malformed table ...);
+    # only filled on the root. Callers report each with ctx.skip.
+    problems: list[tuple[int | None, str]] = field(default_factory=list)
 
     def walk(self) -> Iterator["Section"]:
         """This section and every section below it, in document order."""
@@ -388,9 +392,16 @@ def rst_doctree(text: str):
 
 def rst_tree(text: str) -> Section:
     """Parse reStructuredText into a Section tree rooted at a level-0 section."""
+    from docutils import nodes
+
     top = Section("", 0, 1)
     flat: list[Section] = []
-    _rst_blocks(rst_doctree(text), top, flat, 0)
+    document = rst_doctree(text)
+    _rst_blocks(document, top, flat, 0)
+    for message in document.findall(nodes.system_message):
+        if message["level"] >= 3:  # ERROR or SEVERE: content was lost, say so
+            first = message.children[0].astext() if message.children else message.astext()
+            top.problems.append((message.get("line"), first.split("\n")[0]))
     return _nest(top, flat)
 
 
@@ -511,6 +522,38 @@ def find_date(text: str | None) -> datetime | None:
         if best is None or match.start() < best[0]:
             best = (match.start(), value)
     return best[1] if best else None
+
+
+# --------------------------------------------------------------------------------- history
+
+
+def history_dates(text: str, fmt: str) -> dict[str, datetime]:
+    """Version -> release date from a release-history table (ROCm ``versions.md`` or the RST
+    list-table of ``versions.rst``): the first cell holding a version, the first holding a date.
+    """
+    dates: dict[str, datetime] = {}
+    for section in tree_for(text, fmt).walk():
+        for block in section.blocks:
+            for row in block.rows[block.header_rows:] if block.kind == "table" else []:
+                version = next((parse_version(c) for c in row if parse_version(c)), None)
+                date = next((find_date(c) for c in row if find_date(c)), None)
+                if version and date:
+                    dates.setdefault(version.version, date)
+    return dates
+
+
+def load_history(ctx) -> dict[str, datetime]:
+    """The release history named by ``history_url``: fetched through ``ctx.http`` when there is
+    a client, read from disk when it is a local path (``tracker parse``), else empty."""
+    url = ctx.option("history_url")
+    if not url:
+        return {}
+    fmt = format_of(url)
+    if ctx.http is not None:
+        response = ctx.http.get(url, conditional=False)  # needed whole whenever the doc changed
+        return history_dates(response.text, fmt) if response is not None else {}
+    path = Path(url)
+    return history_dates(path.read_text(encoding="utf-8"), fmt) if path.exists() else {}
 
 
 # -------------------------------------------------------------------------------------- versions

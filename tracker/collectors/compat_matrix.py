@@ -29,9 +29,8 @@ from datetime import datetime
 from typing import Iterator
 
 from tracker.collectors import CollectContext
-from tracker.collectors._docs import (Block, format_of, framework_of, mentions, note_attrs,
-                                      rst_tree, versions_in)
-from tracker.collectors.release_notes import load_history
+from tracker.collectors._docs import (format_of, framework_of, load_history, mentions,
+                                      note_attrs, rst_tree, versions_in)
 from tracker.records import Event
 from tracker.versions import parse_version
 
@@ -52,8 +51,11 @@ def _cell_text(cell: str) -> str:
     return " ".join(text.split())
 
 
-def _tables_rst(text: str) -> Iterator[tuple[list[list[str]], int | None]]:
-    for section in rst_tree(text).walk():
+def _tables_rst(text: str, ctx: CollectContext) -> Iterator[tuple[list[list[str]], int | None]]:
+    root = rst_tree(text)
+    for line, problem in root.problems:
+        ctx.skip(f"line {line}", f"rst markup error, content there not read: {problem}")
+    for section in root.walk():
         for block in section.blocks:
             if block.kind == "table":
                 yield block.rows, block.line
@@ -65,12 +67,13 @@ def _tables_csv(text: str) -> Iterator[tuple[list[list[str]], int | None]]:
 
 
 def _header_versions(header: list[str]) -> list[str | None] | None:
-    """Vendor versions of a matrix header (None for the label column), or None if the table
-    is not a matrix (e.g. the OS/kernel table)."""
-    versions = [parse_version(cell.strip()) for cell in header[1:]]
-    if not versions or not all(versions):
+    """Vendor versions of a matrix header (None for the label column and for empty padding
+    cells), or None if the table is not a matrix (e.g. the OS/kernel table)."""
+    cells = [cell.strip() for cell in header[1:]]
+    versions = [parse_version(cell) if cell else None for cell in cells]
+    if not any(versions) or any(cell and v is None for cell, v in zip(cells, versions)):
         return None
-    return [None] + [v.version for v in versions]
+    return [None] + [v.version if v else None for v in versions]
 
 
 def parse(content: bytes, ctx: CollectContext,
@@ -88,7 +91,7 @@ def parse(content: bytes, ctx: CollectContext,
     product = str(ctx.spec.project).replace("-", " ")
     product = "ROCm" if product.lower() == "rocm" else product
     try:
-        tables = list(_tables_csv(text) if fmt == "csv" else _tables_rst(text))
+        tables = list(_tables_csv(text) if fmt == "csv" else _tables_rst(text, ctx))
     except Exception as exc:  # a malformed document must cost one skip, not the source
         ctx.skip("document", f"could not parse as {fmt}: {exc}")
         return
@@ -105,12 +108,16 @@ def parse(content: bytes, ctx: CollectContext,
             framework = framework_of(label) if len(label.split()) <= 3 else None
             if framework not in wanted:
                 continue
-            if len(row) != len(columns):
+            stray = any(cell.strip() for column, cell in zip(columns[1:], row[1:])
+                        if column is None)
+            if len(row) > len(columns) or stray:
+                # cells beyond the version columns: the row no longer lines up, so no cell
+                # of it can be trusted to belong to the release above it
                 ctx.skip(f"table line {table_line} row {index} ({label})",
-                         f"{len(row)} cells for {len(columns)} columns")
+                         f"{len(row) - 1} cells for {sum(map(bool, columns))} release columns")
                 continue
             for vendor, cell in zip(columns[1:], row[1:]):
-                supported = versions_in(cell)
+                supported = versions_in(cell) if vendor else []
                 key = f"{vendor}:{framework}"
                 if not supported or key in seen:
                     continue

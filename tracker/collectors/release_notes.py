@@ -34,13 +34,12 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Iterable, Iterator
 
 from tracker.collectors import CollectContext
 from tracker.collectors._docs import (Block, IdMaker, Section, find_date, format_of,
-                                      framework_of, mentions, note_attrs, short_title, text_key,
-                                      tree_for, versions_in)
+                                      framework_of, load_history, mentions, note_attrs,
+                                      short_title, text_key, tree_for, versions_in)
 from tracker.records import Event
 from tracker.versions import parse_version
 
@@ -88,38 +87,6 @@ def release_pattern(products: Iterable[str]) -> re.Pattern:
     names = "|".join(re.escape(p) for p in products)
     return re.compile(rf"\b(?:{names})(?:\s+SDK)?\s+v?(\d+\.\d+\.\d+(?:\.\d+)?)"
                       rf"(?:\s+(beta|alpha|rc\s*\d*)\b)?", re.I)
-
-
-# ----------------------------------------------------------------------------------- history
-
-
-def history_dates(text: str, fmt: str) -> dict[str, datetime]:
-    """Version -> release date from a release-history table (ROCm ``versions.md`` or the RST
-    list-table of ``versions.rst``): the first cell holding a version, the first holding a date.
-    """
-    dates: dict[str, datetime] = {}
-    for section in tree_for(text, fmt).walk():
-        for block in section.blocks:
-            for row in block.rows[block.header_rows:] if block.kind == "table" else []:
-                version = next((parse_version(c) for c in row if parse_version(c)), None)
-                date = next((find_date(c) for c in row if find_date(c)), None)
-                if version and date:
-                    dates.setdefault(version.version, date)
-    return dates
-
-
-def load_history(ctx: CollectContext) -> dict[str, datetime]:
-    """The release history named by ``history_url``: fetched through ``ctx.http`` when there is
-    a client, read from disk when it is a local path (``tracker parse``), else empty."""
-    url = ctx.option("history_url")
-    if not url:
-        return {}
-    fmt = format_of(url)
-    if ctx.http is not None:
-        response = ctx.http.get(url, conditional=False)  # needed whole whenever the doc changed
-        return history_dates(response.text, fmt) if response is not None else {}
-    path = Path(url)
-    return history_dates(path.read_text(encoding="utf-8"), fmt) if path.exists() else {}
 
 
 def option_date(ctx: CollectContext) -> datetime | None:
@@ -257,6 +224,8 @@ def parse(content: bytes, ctx: CollectContext, history: dict | None = None) -> I
     except Exception as exc:  # a parser bug on odd input must not take the source down
         ctx.skip("document", f"could not parse as {fmt}: {exc}")
         return
+    for line, problem in root.problems:
+        ctx.skip(f"line {line}", f"{fmt} markup error, content there not read: {problem}")
     products = ctx.option("product") or DEFAULT_PRODUCTS
     products = [products] if isinstance(products, str) else products
     forced = ctx.option("version")
