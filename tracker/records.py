@@ -50,6 +50,7 @@ class Event:
     ended_at: datetime | None = None
     updated_at: datetime | None = None
     attrs: Mapping[str, Any] = field(default_factory=dict)
+    id: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in EVENT_KINDS:
@@ -60,10 +61,7 @@ class Event:
             if value is not None:
                 object.__setattr__(self, name, utc(value))
         object.__setattr__(self, "labels", tuple(self.labels))
-
-    @property
-    def id(self) -> str:
-        return event_id(self.source_id, self.external_id)
+        object.__setattr__(self, "id", event_id(self.source_id, self.external_id))
 
     @property
     def cursor_time(self) -> datetime:

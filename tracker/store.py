@@ -54,8 +54,11 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+_ENCODE = json.JSONEncoder(default=_json_default, ensure_ascii=False).encode
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, default=_json_default, ensure_ascii=False)
+    return _ENCODE(value)
 
 
 @dataclass
@@ -137,10 +140,11 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """One transaction: committed on success, rolled back on any exception."""
+        driver_error = self.engine.dialect.loaded_dbapi.OperationalError
         try:
             with self.engine.begin() as conn:
                 yield conn
-        except OperationalError as exc:
+        except (OperationalError, driver_error) as exc:
             raise StoreError(f"database {self.safe_url}: {_first_line(exc)} "
                              "(nothing was written)") from None
 
@@ -166,17 +170,60 @@ class Store:
             return 0, 0
         sources = sorted({row["source_id"] for row in rows.values()})
         before = self._count_for(conn, sources)
-        insert = self._insert()
-        stmt = insert(events)
-        stmt = stmt.on_conflict_do_update(
+        values = list(rows.values())
+        if self.dialect == "postgresql":
+            self._copy_upsert(conn, values)
+        else:
+            self._executemany_upsert(conn, values)
+        return len(values), self._count_for(conn, sources) - before
+
+    def _upsert_statement(self):
+        stmt = self._insert()(events)
+        return stmt.on_conflict_do_update(
             index_elements=[events.c.id],
             set_={name: stmt.excluded[name] for name in EVENT_COLUMNS
-                  if name not in _KEEP_ON_UPSERT},
-        )
-        values = list(rows.values())
-        for start in range(0, len(values), 5000):
-            conn.execute(stmt, values[start:start + 5000])
-        return len(values), self._count_for(conn, sources) - before
+                  if name not in _KEEP_ON_UPSERT})
+
+    def _bind_processors(self) -> list:
+        dialect = self.engine.dialect
+        return [c.type.dialect_impl(dialect).bind_processor(dialect) for c in events.columns]
+
+    def _executemany_upsert(self, conn: Connection, values: list[dict]) -> None:
+        """SQLite: the compiled upsert through the driver's executemany (Core's per-row
+        parameter handling costs more than the insert itself), bind processors applied."""
+        compiled = self._upsert_statement().compile(dialect=self.engine.dialect)
+        order = [compiled.positiontup.index(name) for name in EVENT_COLUMNS] \
+            if compiled.positiontup else None
+        if order is None or len(compiled.positiontup) != len(EVENT_COLUMNS):
+            conn.execute(self._upsert_statement(), values)  # other dialects: plain Core
+            return
+        processors = self._bind_processors()
+        positions = sorted(range(len(EVENT_COLUMNS)), key=lambda i: order[i])
+        params = []
+        for row in values:
+            bound = [row[name] if proc is None else proc(row[name])
+                     for name, proc in zip(EVENT_COLUMNS, processors)]
+            params.append(tuple(bound[i] for i in positions))
+        conn.connection.driver_connection.executemany(str(compiled), params)
+
+    def _copy_upsert(self, conn: Connection, values: list[dict]) -> None:
+        """PostgreSQL: COPY into a temporary staging table, then one INSERT ... SELECT ...
+        ON CONFLICT. Several times faster than executemany; same transaction as the caller."""
+        columns = ", ".join(EVENT_COLUMNS)
+        updates = ", ".join(f"{name} = EXCLUDED.{name}" for name in EVENT_COLUMNS
+                            if name not in _KEEP_ON_UPSERT)
+        raw = conn.connection.driver_connection
+        with raw.cursor() as cursor:
+            cursor.execute("CREATE TEMP TABLE IF NOT EXISTS events_stage "
+                           "(LIKE events INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
+            cursor.execute("TRUNCATE events_stage")
+            with cursor.copy(f"COPY events_stage ({columns}) FROM STDIN") as copy:
+                for row in values:
+                    copy.write_row([_dumps(row[name]) if name in ("labels", "attrs")
+                                    else row[name] for name in EVENT_COLUMNS])
+            cursor.execute(f"INSERT INTO events ({columns}) SELECT {columns} FROM events_stage "
+                           f"ON CONFLICT (id) DO UPDATE SET {updates}")
+            cursor.execute("TRUNCATE events_stage")
 
     @staticmethod
     def _count_for(conn: Connection, sources: Sequence[str]) -> int:
