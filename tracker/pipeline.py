@@ -13,7 +13,11 @@ log = logging.getLogger("tracker.pipeline")
 
 def after_collect(config: Config, store: Store, out_dir: Path) -> list[str]:
     """Tag untagged events and write the report; return summary lines for the console."""
-    lines = [tag_store(store)]
+    try:
+        lines = [tag_store(store)]
+    except Exception as exc:  # the report still runs on the tags already stored
+        log.exception("tagging failed")
+        lines = [f"tag: FAILED ({type(exc).__name__}: {exc}); report uses the tags stored before"]
     from tracker.report import write_report
 
     lines.extend(write_report(config, store, out_dir))

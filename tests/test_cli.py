@@ -1,0 +1,125 @@
+"""The CLI end to end, in a subprocess-free CliRunner against real SQLite files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tracker.cli import cli
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TRACKER_DATABASE_URL", raising=False)
+    monkeypatch.setenv("TRACKER_SOURCES", str(REPO / "sources.yaml"))
+    runner = CliRunner()
+
+    def invoke(*args, input=None):
+        return runner.invoke(cli, list(args), input=input, catch_exceptions=False)
+    return invoke
+
+
+MANUAL = [
+    {"source_id": "analyst-notes", "project": "pytorch", "kind": "note",
+     "external_id": "rocm-2.9-blog", "occurred_at": "2025-11-20T00:00:00+00:00",
+     "title": "PyTorch 2.9 wheels for ROCm 7.0 announced", "regime": "rocm",
+     "url": "https://example.org/evidence", "labels": ["manual"], "attrs": {"who": "analyst"}},
+    {"source_id": "analyst-notes", "project": "jax", "kind": "release",
+     "external_id": "jax-0.8.1", "occurred_at": "2025-11-18T00:00:00Z", "title": "JAX 0.8.1"},
+]
+
+
+def test_default_db_is_tracker_db_in_the_working_directory(run, tmp_path):
+    result = run("init-db")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "tracker.db").exists()
+    assert "sqlite:///tracker.db" in result.output
+
+
+def test_import_export_round_trip_marks_manual_evidence(run, tmp_path):
+    run("init-db")
+    lines = "\n".join(json.dumps(m) for m in MANUAL) + "\n"
+    result = run("import-events", "-", input=lines)
+    assert result.exit_code == 0, result.output
+    assert "imported 2 events (2 new, 2 marked as manual evidence)" in result.output
+    again = run("import-events", "-", input=lines)
+    assert "(0 new" in again.output
+    exported = [json.loads(l) for l in run("export", "events").output.splitlines()]
+    assert [e["external_id"] for e in exported] == ["jax-0.8.1", "rocm-2.9-blog"]
+    assert exported[1]["attrs"] == {"who": "analyst"} and exported[1]["labels"] == ["manual"]
+    assert exported[1]["occurred_at"] == "2025-11-20T00:00:00+00:00"
+    imported = run("query", "SELECT count(*) AS n FROM events WHERE imported", "--format", "json")
+    assert json.loads(imported.output) == [{"n": 2}]
+    csv_out = run("export", "events", "--format", "csv", "--kind", "note").output.splitlines()
+    assert csv_out[0].startswith("source_id,project,kind") and len(csv_out) == 2
+
+
+def test_bad_import_line_writes_nothing(run):
+    run("init-db")
+    lines = json.dumps(MANUAL[0]) + "\n" + '{"source_id": "x", "kind": "release"}\n'
+    result = run("import-events", "-", input=lines)
+    assert result.exit_code == 1
+    assert "line 2: missing" in result.output
+    assert run("query", "SELECT count(*) FROM events", "--format", "csv").output.splitlines()[1] == "0"
+
+
+def test_query_refuses_writes_with_exit_1(run):
+    run("init-db")
+    result = run("query", "DELETE FROM events")
+    assert result.exit_code == 1 and "refused" in result.output
+
+
+def test_commands_need_init_db_first(run):
+    result = run("status")
+    assert result.exit_code == 1 and "tracker init-db" in result.output
+
+
+def test_config_error_exit_1_and_usage_error_exit_2(run, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("sources:\n  - {id: a, kind: nope, project: p}\n")
+    result = run("--sources", str(bad), "sources", "check")
+    assert result.exit_code == 1 and "unknown kind 'nope'" in result.output
+    assert run("collect", "--no-such-flag").exit_code == 2
+
+
+def test_sources_check_and_list_on_the_shipped_file(run):
+    result = run("sources", "check")
+    assert result.exit_code == 0 and "ok" in result.output
+    listing = run("sources", "list").output
+    assert "pytorch-releases" in listing and "github_releases" in listing
+
+
+def test_parse_prints_json_lines(run, tmp_path):
+    page = [{"tag_name": "v2.9.0", "name": "PyTorch 2.9.0 Release", "draft": False,
+             "prerelease": False, "published_at": "2025-10-15T17:01:12Z",
+             "html_url": "https://github.com/pytorch/pytorch/releases/tag/v2.9.0",
+             "body": "## Highlights\n\n- ROCm wheels for gfx950\n"}]
+    path = tmp_path / "page.json"
+    path.write_text(json.dumps(page))
+    result = run("parse", str(path), "--kind", "github_releases", "--project", "pytorch")
+    assert result.exit_code == 0, result.output
+    events = [json.loads(l) for l in result.output.splitlines() if l.startswith("{")]
+    assert events[0]["kind"] == "release" and events[0]["version"] == "2.9.0"
+    assert any(e["kind"] == "note" and "gfx950" in e["title"] for e in events)
+    assert run("parse", str(path), "--kind", "nope").exit_code == 2
+
+
+def test_nightly_replay_end_to_end_is_idempotent(run, tmp_path):
+    first = run("nightly", "--replay", str(REPO / "cassettes"))
+    assert "report" in first.output, first.output
+    assert " 0 failed" in first.output, first.output
+    count = run("query", "SELECT count(*) AS n FROM events", "--format", "json")
+    n = json.loads(count.output)[0]["n"]
+    assert n > 50
+    second = run("collect", "--replay", str(REPO / "cassettes"))
+    assert ", 0 new events" in second.output
+    assert json.loads(run("query", "SELECT count(*) AS n FROM events", "--format",
+                          "json").output)[0]["n"] == n
+    status = run("status").output
+    assert "pytorch-releases" in status and "ok" in status
