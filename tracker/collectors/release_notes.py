@@ -67,7 +67,8 @@ _SECTION_WORDS = (
     ("notable changes", "Changes"), ("updates", "Changes"),
 )
 _LEADING = re.compile(r"^(?:(?:rocm|neuron|aws|sdk|jax|component|v?\d+(?:\.\d+)+)\s+)+", re.I)
-_DATE_FIELD = re.compile(r"\b(date of release|release date|released on)\b", re.I)
+# A release's own date line: "Date of Release: 04/09/2026", "**Posted on**: April 09, 2026".
+_DATE_FIELD = re.compile(r"\b(date of release|release date|released on|posted on)\b", re.I)
 
 
 def canonical_section(title: str | None) -> str | None:
@@ -108,7 +109,9 @@ class _Note:
     def __init__(self, text, line, path, topic=None, title=None, found_mentions=None):
         self.text, self.line, self.path, self.topic = text, line, list(path), topic
         self.title = title or short_title(text)
-        labels = [topic] + list(reversed(path))
+        # the nearest section-like heading wins over a lead-in ("Upcoming changes" >
+        # "Deprecated HIP APIs:"); a lead-in labels items under topic headings ("Neuron Tools")
+        labels = list(reversed(path)) + [topic]
         self.section = next((canonical_section(x) for x in labels if canonical_section(x)), None)
         self.heading = path[-1] if path else None
         self.mentions = found_mentions or []
