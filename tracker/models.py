@@ -145,3 +145,21 @@ locks = Table(
     Column("acquired_at", Timestamp, nullable=False),
     Column("expires_at", Timestamp, nullable=False),
 )
+
+lag_samples = Table(
+    "lag_samples", metadata,
+    Column("project", String(100), primary_key=True),
+    Column("series", String(50), primary_key=True),
+    Column("regime", String(32), primary_key=True),
+    Column("definition", String(100), primary_key=True),
+    Column("is_primary", Boolean, nullable=False),
+    Column("day0", Timestamp, nullable=False),
+    Column("day0_url", Text, nullable=False),
+    Column("available", Timestamp),
+    Column("lag_days", Integer, nullable=False, comment="open rows: as_of - day0 (censored)"),
+    Column("status", String(16), nullable=False, comment="covered | open"),
+    Column("negative", Boolean, nullable=False, comment="available before day 0: check it"),
+    Column("evidence_url", Text, nullable=False),
+    Column("as_of", Timestamp, nullable=False),
+    comment="day-0 coverage lag per artifact, regime and definition; rewritten by each report",
+)

@@ -1,8 +1,130 @@
-"""Report writer (placeholder until the metrics stage lands)."""
+"""The report: lag, CI pass-rate and friction series as CSV / JSON, PNG charts and one HTML page.
 
+Everything collected is untrusted: the HTML is rendered by Jinja2 with autoescape on. Every lag
+row carries the URL of its evidence, and every rate sits beside its counts.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from tracker.config import Config
+from tracker.metrics import (LAG_CSV_COLUMNS, LagSample, LagSummary, NoteFact, ReleaseFact,
+                             lag_samples, parse_coverage, summarize)
+from tracker.store import Store
+
+log = logging.getLogger("tracker.report")
 
 
-def write_report(config, store, out_dir: Path) -> list[str]:
+def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact], list[NoteFact]]:
+    """Release facts and note mentions (structured ones from the parsers plus the tagger's)."""
+    releases, notes = [], []
+    for row in store.coverage_events(projects):
+        attrs = row["attrs"] or {}
+        if row["kind"] == "release":
+            if row["version"]:
+                releases.append(ReleaseFact(row["project"], row["version"], row["occurred_at"],
+                                            row["url"], bool(attrs.get("prerelease"))))
+            continue
+        found = {(m.get("framework"), m.get("version"), m.get("status"))
+                 for m in list(attrs.get("mentions") or []) + list(row["mentions"] or [])
+                 if isinstance(m, dict) and m.get("framework") and m.get("version")}
+        if found:
+            notes.append(NoteFact(row["project"], row["occurred_at"], row["url"],
+                                  tuple(sorted(found, key=str))))
+    return releases, notes
+
+
+def compute_lag(config: Config, store: Store, as_of: datetime) -> list[LagSample]:
+    """Lag samples for every coverage rule of sources.yaml, from what the store holds."""
+    reference = next((r.id for r in config.regimes if r.reference), "cuda")
+    rules = parse_coverage(config.coverage, str(config.path), reference)
+    projects = {r.project for r in rules} | {e.project for r in rules for e in r.evidence}
+    releases, notes = load_facts(store, projects)
+    return lag_samples(rules, releases, notes, as_of)
+
+
+def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[dict]:
+    return [{"project": s.project, "series": s.series, "regime": s.regime,
+             "definition": s.definition, "is_primary": s.primary, "day0": s.day0,
+             "day0_url": s.day0_url, "available": s.available, "lag_days": s.lag_days,
+             "status": s.status, "negative": s.negative, "evidence_url": s.evidence_url,
+             "as_of": as_of} for s in samples]
+
+
+def write_lag_csv(samples: Sequence[LagSample], stream) -> None:
+    """The `tracker lag` CSV (DESIGN.md section 3)."""
+    writer = csv.DictWriter(stream, fieldnames=LAG_CSV_COLUMNS)
+    writer.writeheader()
+    for sample in samples:
+        writer.writerow(sample.csv_row())
+
+
+def _write_csv(path: Path, rows: Sequence[dict], columns: Sequence[str]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _summary_row(s: LagSummary) -> dict[str, Any]:
+    row = {"project": s.project, "regime": s.regime, "definition": s.definition,
+           "primary": str(s.primary).lower(), "period": s.period, "artifacts": s.artifacts,
+           "covered": s.covered, "open": s.open,
+           "km_median_days": "" if s.km_median_days is None else s.km_median_days}
+    for days, (hits, base) in s.within.items():
+        row[f"within_{days}d"] = f"{hits}/{base}"
+    return row
+
+
+def write_report(config: Config, store: Store, out_dir: Path,
+                 as_of: datetime | None = None) -> list[str]:
+    """Write lag / pass-rate / friction CSVs, summary.json, PNG charts and index.html into
+    `out_dir`; refresh the lag_samples table. Returns console lines."""
+    as_of = as_of or datetime.now(timezone.utc)
     out_dir.mkdir(parents=True, exist_ok=True)
-    return [f"report: {out_dir}/ (metrics stage not built yet)"]
+    samples = compute_lag(config, store, as_of)
+    store.replace_lag_samples(lag_rows_for_store(samples, as_of))
+    summaries = summarize(samples, as_of)
+    pass_rates = store.view_rows("v_ci_pass_rate_weekly")
+    friction = store.view_rows("v_friction_weekly")
+
+    with (out_dir / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
+        write_lag_csv(samples, handle)
+    summary_rows = [_summary_row(s) for s in summaries]
+    _write_csv(out_dir / "lag_summary.csv", summary_rows,
+               list(summary_rows[0]) if summary_rows else ["project"])
+    _write_csv(out_dir / "ci_pass_rate_weekly.csv", pass_rates,
+               ["project", "regime", "week", "runs_passed", "runs_failed", "jobs_passed",
+                "jobs_failed", "run_pass_rate", "job_pass_rate"])
+    _write_csv(out_dir / "friction_weekly.csv", friction,
+               ["regime", "week", "friction", "optimization", "neutral", "friction_ratio"])
+    headline = [s for s in summaries if s.period == "all" and s.primary]
+    (out_dir / "summary.json").write_text(json.dumps({
+        "as_of": as_of.isoformat(),
+        "lag_primary": [_summary_row(s) for s in headline],
+        "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
+        "ci_pass_rate_weekly": pass_rates, "friction_weekly": friction,
+    }, indent=1, default=str), encoding="utf-8")
+
+    from tracker import charts
+
+    images = charts.draw_all(out_dir, samples, as_of, pass_rates, friction)
+    env = Environment(loader=PackageLoader("tracker", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True))
+    html = env.get_template("report.html.j2").render(
+        as_of=as_of, headline=headline, summaries=[s for s in summaries if s.period == "all"],
+        samples=samples, pass_rates=pass_rates[-60:], friction=friction[-60:], images=images,
+        negative=[s for s in samples if s.negative])
+    (out_dir / "index.html").write_text(html, encoding="utf-8")
+    covered = sum(s.status == "covered" for s in samples)
+    return [f"report: {out_dir / 'index.html'} ({len(samples)} lag samples: {covered} covered, "
+            f"{len(samples) - covered} open; {len(pass_rates)} CI weeks; "
+            f"{len(friction)} friction weeks; CSV and PNG beside it)"]

@@ -23,7 +23,8 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from tracker.errors import StoreError
-from tracker.models import events, http_cache, locks, runs, source_state, tag_overrides, tags
+from tracker.models import (events, http_cache, lag_samples, locks, runs, source_state,
+                            tag_overrides, tags)
 from tracker.records import Event
 
 MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
@@ -373,6 +374,33 @@ class Store:
             conn.execute(stmt.on_conflict_do_update(
                 index_elements=[tag_overrides.c.event_id],
                 set_={"tag": tag, "regime": regime, "set_at": now_utc()}))
+
+    # -- metrics inputs and outputs --------------------------------------------------------
+    def coverage_events(self, projects: Iterable[str]) -> Iterator[dict]:
+        """Releases and notes of `projects` with the tagger's mentions (if tagged): the facts
+        the lag metric reads. Keys: project, kind, version, occurred_at, url, attrs, mentions."""
+        query = (select(events.c.project, events.c.kind, events.c.version, events.c.occurred_at,
+                        events.c.url, events.c.attrs, tags.c.mentions)
+                 .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
+                 .where(events.c.project.in_(sorted(set(projects))),
+                        events.c.kind.in_(("release", "note"))))
+        with self._connect() as conn:
+            for row in conn.execution_options(yield_per=5000).execute(query).mappings():
+                yield dict(row)
+
+    def replace_lag_samples(self, rows: list[dict]) -> None:
+        """Swap in the lag samples of one report run (one transaction: readers see old or new)."""
+        with self.transaction() as conn:
+            conn.execute(lag_samples.delete())
+            if rows:
+                conn.execute(lag_samples.insert(), rows)
+
+    def view_rows(self, view: str) -> list[dict]:
+        """All rows of one of the documented SQL views."""
+        if view not in ("v_ci_pass_rate_weekly", "v_friction_weekly", "v_lag_series"):
+            raise ValueError(f"not a documented view: {view}")
+        with self._connect() as conn:
+            return [dict(r) for r in conn.exec_driver_sql(f"SELECT * FROM {view}").mappings()]
 
     # -- analysts --------------------------------------------------------------------------
     def read_only_query(self, sql: str) -> tuple[list[str], list[tuple]]:

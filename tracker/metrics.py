@@ -1,0 +1,301 @@
+"""Pure metric functions: day-0 coverage lag with censoring (DESIGN.md section 3) and its
+summaries. No database, no I/O: the report feeds facts in and gets samples out.
+
+Definitions are never collapsed: every LagSample names its regime *and* definition, and keeps the
+URL of the evidence it rests on, so any number in a report can be traced.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Iterable, Mapping, Sequence
+
+from tracker.errors import ConfigError
+from tracker.versions import parse_version, series as series_of
+
+REFERENCE_DEFINITION = "upstream_release"
+# Framework names as mentions spell them -> project ids the coverage rules use.
+FRAMEWORK_PROJECTS = {"torch": "pytorch", "pytorch": "pytorch", "jax": "jax", "jaxlib": "jax",
+                      "vllm": "vllm", "tensorflow": "tensorflow", "triton": "triton"}
+_MIN_COMPONENTS = {"major": 1, "minor": 2, "release": 3}
+
+
+@dataclass(frozen=True)
+class EvidenceRule:
+    """One named definition of "usable on this regime" (a coverage rule entry)."""
+
+    regime: str
+    definition: str
+    primary: bool
+    project: str
+    kind: str  # release | note
+    mentions: str | None = None  # for notes: the framework the note must name as supported
+    version_map: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CoverageRule:
+    """Coverage of one upstream project's release series on each regime."""
+
+    project: str
+    granularity: str  # minor | release
+    evidence: tuple[EvidenceRule, ...]
+    reference_regime: str = "cuda"
+
+
+@dataclass(frozen=True)
+class ReleaseFact:
+    project: str
+    version: str
+    occurred_at: datetime
+    url: str
+    prerelease: bool = False
+
+
+@dataclass(frozen=True)
+class NoteFact:
+    """A vendor note with the framework versions it names and their status."""
+
+    project: str
+    occurred_at: datetime
+    url: str
+    mentions: tuple[tuple[str, str, str], ...]  # (framework project, version, status)
+
+
+@dataclass(frozen=True)
+class LagSample:
+    """One artifact on one regime under one definition: a row of `tracker lag`."""
+
+    project: str
+    series: str
+    regime: str
+    definition: str
+    primary: bool
+    day0: datetime
+    day0_url: str
+    available: datetime | None
+    lag_days: int
+    status: str  # covered | open
+    evidence_url: str
+    negative: bool = False
+
+    def csv_row(self) -> dict[str, Any]:
+        return {"project": self.project, "series": self.series, "regime": self.regime,
+                "definition": self.definition, "primary": str(self.primary).lower(),
+                "day0": self.day0.date().isoformat(),
+                "available": self.available.date().isoformat() if self.available else "",
+                "lag_days": self.lag_days, "status": self.status,
+                "evidence_url": self.evidence_url}
+
+
+LAG_CSV_COLUMNS = ["project", "series", "regime", "definition", "primary", "day0", "available",
+                   "lag_days", "status", "evidence_url"]
+
+
+def parse_coverage(raw_rules: Sequence[Mapping[str, Any]], where: str = "sources.yaml",
+                   reference_regime: str = "cuda") -> list[CoverageRule]:
+    """Validate the `coverage:` list of sources.yaml into CoverageRules (ConfigError naming
+    the rule and key on any problem)."""
+    rules = []
+    for index, raw in enumerate(raw_rules):
+        name = f"coverage[{index}]"
+        if not isinstance(raw, Mapping) or "project" not in raw or "regimes" not in raw:
+            raise ConfigError(f"{where}: {name}: needs 'project' and 'regimes'")
+        name = f"coverage rule for {raw['project']!r}"
+        unknown = set(raw) - {"project", "series", "regimes"}
+        if unknown:
+            raise ConfigError(f"{where}: {name}: unknown key {sorted(unknown)[0]!r}")
+        granularity = raw.get("series", "minor")
+        if granularity not in _MIN_COMPONENTS:
+            raise ConfigError(f"{where}: {name}: key 'series' must be one of "
+                              f"{', '.join(_MIN_COMPONENTS)}")
+        evidence = []
+        for regime, definitions in (raw["regimes"] or {}).items():
+            for entry in definitions or []:
+                evidence.append(_evidence_rule(where, name, regime, entry))
+            primaries = [e for e in evidence if e.regime == regime and e.primary]
+            if len(primaries) != 1:
+                raise ConfigError(f"{where}: {name}: regime {regime!r} needs exactly one "
+                                  f"definition marked primary: true (found {len(primaries)})")
+        rules.append(CoverageRule(str(raw["project"]), granularity, tuple(evidence),
+                                  reference_regime))
+    return rules
+
+
+def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRule:
+    allowed = {"definition", "primary", "evidence", "version_map"}
+    if not isinstance(entry, Mapping) or "definition" not in entry or "evidence" not in entry:
+        raise ConfigError(f"{where}: {name}: regime {regime!r}: each entry needs 'definition' "
+                          "and 'evidence'")
+    unknown = set(entry) - allowed
+    if unknown:
+        raise ConfigError(f"{where}: {name}: regime {regime!r}: unknown key {sorted(unknown)[0]!r}")
+    evidence = entry["evidence"]
+    if not isinstance(evidence, Mapping) or evidence.get("kind") not in ("release", "note") \
+            or not evidence.get("project"):
+        raise ConfigError(f"{where}: {name}: definition {entry['definition']!r}: evidence needs "
+                          "'project' and 'kind' (release or note)")
+    unknown = set(evidence) - {"project", "kind", "mentions"}
+    if unknown:
+        raise ConfigError(f"{where}: {name}: definition {entry['definition']!r}: evidence has "
+                          f"unknown key {sorted(unknown)[0]!r}")
+    if evidence["kind"] == "note" and not evidence.get("mentions"):
+        raise ConfigError(f"{where}: {name}: definition {entry['definition']!r}: note evidence "
+                          "needs 'mentions: <framework>'")
+    return EvidenceRule(regime, str(entry["definition"]), bool(entry.get("primary", False)),
+                        str(evidence["project"]), evidence["kind"], evidence.get("mentions"),
+                        {str(k): str(v) for k, v in (entry.get("version_map") or {}).items()})
+
+
+def artifact_series(version: str, granularity: str) -> str | None:
+    """The series a version belongs to, or None when the version is too coarse to say
+    (a mention of "JAX 0.4" names no single JAX release)."""
+    parsed = parse_version(version)
+    if parsed is None or len(parsed.parsed.release) < _MIN_COMPONENTS[granularity]:
+        return None
+    return series_of(parsed.version, granularity)
+
+
+def day0_by_series(rule: CoverageRule, releases: Iterable[ReleaseFact]
+                   ) -> dict[str, tuple[datetime, str]]:
+    """Publish date (and URL) of each series' first final release of the rule's project."""
+    first: dict[str, tuple[datetime, str]] = {}
+    for fact in releases:
+        if fact.project != rule.project or fact.prerelease:
+            continue
+        key = artifact_series(fact.version, rule.granularity)
+        if key and (key not in first or fact.occurred_at < first[key][0]):
+            first[key] = (fact.occurred_at, fact.url)
+    return first
+
+
+def evidence_by_series(rule: CoverageRule, evidence: EvidenceRule,
+                       releases: Iterable[ReleaseFact], notes: Iterable[NoteFact]
+                       ) -> dict[str, tuple[datetime, str]]:
+    """Earliest dated evidence per series under one definition (the earliest wins and keeps
+    its provenance; later contradicting evidence changes nothing here)."""
+    found: dict[str, tuple[datetime, str]] = {}
+
+    def offer(version: str, when: datetime, url: str) -> None:
+        version = evidence.version_map.get(version, version)
+        key = artifact_series(version, rule.granularity)
+        if key and (key not in found or when < found[key][0]):
+            found[key] = (when, url)
+
+    if evidence.kind == "release":
+        for fact in releases:
+            if fact.project == evidence.project and not fact.prerelease:
+                offer(fact.version, fact.occurred_at, fact.url)
+    else:
+        wanted = FRAMEWORK_PROJECTS.get(evidence.mentions or "", evidence.mentions)
+        for note in notes:
+            if note.project != evidence.project:
+                continue
+            for framework, version, status in note.mentions:
+                if status == "supported" and FRAMEWORK_PROJECTS.get(framework, framework) == wanted:
+                    offer(version, note.occurred_at, note.url)
+    return found
+
+
+def lag_samples(rules: Sequence[CoverageRule], releases: Sequence[ReleaseFact],
+                notes: Sequence[NoteFact], as_of: datetime) -> list[LagSample]:
+    """Every (artifact, regime, definition) with its lag; open artifacts are kept, right-censored
+    at `as_of` (lag = as_of - day0). Artifacts whose day 0 is after `as_of` are left out."""
+    samples = []
+    for rule in rules:
+        day0s = day0_by_series(rule, releases)
+        for key, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
+            if day0 > as_of:
+                continue
+            samples.append(LagSample(rule.project, key, rule.reference_regime,
+                                     REFERENCE_DEFINITION, True, day0, day0_url, day0, 0,
+                                     "covered", day0_url))
+        for evidence in rule.evidence:
+            available = evidence_by_series(rule, evidence, releases, notes)
+            for key, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
+                if day0 > as_of:
+                    continue
+                hit = available.get(key)
+                if hit and hit[0] <= as_of:
+                    lag = (hit[0].date() - day0.date()).days
+                    samples.append(LagSample(rule.project, key, evidence.regime,
+                                             evidence.definition, evidence.primary, day0,
+                                             day0_url, hit[0], lag, "covered", hit[1], lag < 0))
+                else:
+                    samples.append(LagSample(rule.project, key, evidence.regime,
+                                             evidence.definition, evidence.primary, day0,
+                                             day0_url, None, (as_of.date() - day0.date()).days,
+                                             "open", ""))
+    return samples
+
+
+def kaplan_meier_median(durations: Iterable[tuple[float, bool]]) -> float | None:
+    """Median of a right-censored sample: (duration, observed) pairs; observed=False means
+    still open at that duration. None when the survival curve never reaches 0.5 (more than
+    half are still open past the longest observed lag)."""
+    data = sorted(durations, key=lambda d: (d[0], not d[1]))
+    at_risk = len(data)
+    survival = 1.0
+    index = 0
+    while index < len(data):
+        time = data[index][0]
+        events = censored = 0
+        while index < len(data) and data[index][0] == time:
+            if data[index][1]:
+                events += 1
+            else:
+                censored += 1
+            index += 1
+        if events:
+            survival *= 1 - events / at_risk
+            if survival <= 0.5:
+                return time
+        at_risk -= events + censored
+    return None
+
+
+def quarter(when: datetime) -> str:
+    return f"{when.year}-Q{(when.month - 1) // 3 + 1}"
+
+
+@dataclass(frozen=True)
+class LagSummary:
+    """Per regime and definition (and quarter of day 0, or "all")."""
+
+    project: str
+    regime: str
+    definition: str
+    primary: bool
+    period: str
+    artifacts: int
+    covered: int
+    open: int
+    km_median_days: float | None
+    within: Mapping[int, tuple[int, int]]  # N -> (covered within N days, artifacts old enough)
+
+
+def summarize(samples: Sequence[LagSample], as_of: datetime, by_quarter: bool = True
+              ) -> list[LagSummary]:
+    """KM median lag and shares covered within 7 / 30 / 90 days, per (project, regime,
+    definition) overall and per quarter of day 0. The share within N days counts only
+    artifacts at least N days old, so young open artifacts do not read as failures."""
+    groups: dict[tuple, list[LagSample]] = defaultdict(list)
+    for s in samples:
+        groups[(s.project, s.regime, s.definition, s.primary, "all")].append(s)
+        if by_quarter:
+            groups[(s.project, s.regime, s.definition, s.primary, quarter(s.day0))].append(s)
+    out = []
+    for (project, regime, definition, primary, period), group in sorted(groups.items()):
+        within = {}
+        for days in (7, 30, 90):
+            old_enough = [s for s in group if (as_of.date() - s.day0.date()).days >= days]
+            hits = sum(1 for s in old_enough if s.status == "covered" and s.lag_days <= days)
+            within[days] = (hits, len(old_enough))
+        out.append(LagSummary(project, regime, definition, primary, period, len(group),
+                              sum(s.status == "covered" for s in group),
+                              sum(s.status == "open" for s in group),
+                              kaplan_meier_median((max(s.lag_days, 0), s.status == "covered")
+                                                  for s in group), within))
+    return out
