@@ -120,7 +120,8 @@ def _md_text(node) -> str:
     if node.type == "html_block":
         return ""
     if node.type == "list_item":
-        return "- " + "\n  ".join(_md_text(c) for c in node.children if _md_text(c)).strip()
+        parts = [t for t in (_md_text(c) for c in node.children) if t]  # render each once
+        return "- " + "\n  ".join(parts).strip()
     if node.type == "table":
         return "\n".join(" | ".join(row) for row in _md_table_rows(node))
     texts = [t for t in (_md_text(c) for c in node.children or []) if t]
@@ -589,6 +590,14 @@ def mentions(framework: str, versions: list[str], status: str = "supported") -> 
 
 
 # ----------------------------------------------------------------------------------------- notes
+
+
+def is_lead_in(block: Block) -> bool:
+    """A bullet that only names a group for its nested bullets ("* Bug fixes", "* Breaking
+    changes:"): short, not a sentence, with a nested list."""
+    first = block.first.strip()
+    return bool(block.nested) and len(first.split()) <= 5 and not first.endswith(".")
+
 
 
 def slug(text: str) -> str:

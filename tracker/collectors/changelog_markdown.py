@@ -26,8 +26,8 @@ import re
 from typing import Iterator
 
 from tracker.collectors import CollectContext
-from tracker.collectors._docs import (IdMaker, Section, find_date, markdown_tree, note_attrs,
-                                      short_title, text_key)
+from tracker.collectors._docs import (IdMaker, Section, find_date, is_lead_in, markdown_tree,
+                                      note_attrs, short_title, text_key)
 from tracker.records import Event
 from tracker.versions import parse_version
 
@@ -54,8 +54,7 @@ def _items(section: Section, label: str | None) -> Iterator[tuple[str, int | Non
                 yield block.text, block.line, current
         elif block.kind == "item":
             first = block.first.strip()
-            lead_in = block.nested and len(first.split()) <= 5 and not first.endswith(".")
-            if block.nested and (lead_in or block.only_link):
+            if block.nested and (is_lead_in(block) or block.only_link):
                 name = None if block.only_link else first.rstrip(" :")
                 for child in block.nested:
                     yield child.text, child.line, name or current

@@ -38,8 +38,8 @@ from typing import Iterable, Iterator
 
 from tracker.collectors import CollectContext
 from tracker.collectors._docs import (Block, IdMaker, Section, find_date, format_of,
-                                      framework_of, load_history, mentions, note_attrs,
-                                      short_title, text_key, tree_for, versions_in)
+                                      framework_of, is_lead_in, load_history, mentions,
+                                      note_attrs, short_title, text_key, tree_for, versions_in)
 from tracker.records import Event
 from tracker.versions import parse_version
 
@@ -117,11 +117,6 @@ class _Note:
         self.mentions = found_mentions or []
 
 
-def _is_lead_in(block: Block) -> bool:
-    first = block.first.strip()
-    return bool(block.nested) and len(first.split()) <= 5 and not first.endswith(".")
-
-
 def _is_label(block: Block) -> bool:
     return bool(block.strong) and block.text.strip(" :") == block.strong.strip(" :")
 
@@ -171,7 +166,7 @@ def section_notes(section: Section, path: list[str], scope_root: bool) -> Iterat
             if block.kind == "table":
                 yield from _table_notes(block, path)
             elif block.kind == "item":
-                if _is_lead_in(block) or (block.only_link and block.nested):
+                if is_lead_in(block) or (block.only_link and block.nested):
                     lead = None if block.only_link else block.first.rstrip(" :")
                     for child in block.nested:
                         yield note(child.text, child.line, lead or topic)

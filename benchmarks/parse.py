@@ -1,0 +1,103 @@
+"""Parse every vendor document of ../shared/corpus with the parser that fits it; print MB/s.
+
+Usage: python benchmarks/parse.py [CORPUS]   (default: $TRACKER_CORPUS or ../shared/corpus)
+
+Which parser reads what:
+- jax/CHANGELOG.md                        -> changelog_markdown
+- */compatibility-matrix*.rst, *.csv      -> compat_matrix (with the ROCm release history)
+- */versions.md, */versions.rst           -> release history (version -> date)
+- every other .md / .rst document         -> release_notes (markdown / rst)
+Not documents, so not parsed here: vllm-ci/ (Buildkite JSON for the CI kinds), _derived/
+(tables compiled for tests), licences and SOURCES.md. No network; nothing is stored.
+The issue's target: the whole corpus in under 2 s on the 2-core box.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from tracker.collectors import CollectContext, changelog_markdown, compat_matrix, release_notes
+from tracker.collectors._docs import history_dates
+from tracker.config import SourceSpec
+
+HISTORY = "rocm/ROCm@develop-e396b48/docs/release/versions.md"
+
+
+def plan(corpus: Path) -> list[tuple[str, Path]]:
+    """(parser name, file) for each document of the corpus."""
+    jobs = []
+    for path in sorted(corpus.rglob("*")):
+        rel = path.relative_to(corpus).as_posix()
+        if not path.is_file() or rel.startswith(("vllm-ci/", "_derived/")) or \
+                path.name in ("SOURCES.md",) or path.name.startswith("LICENSE"):
+            continue
+        if path.suffix not in (".md", ".rst", ".csv"):
+            continue
+        if rel == "jax/CHANGELOG.md":
+            jobs.append(("changelog_markdown", path))
+        elif "compatibility-matrix" in path.name and path.suffix in (".rst", ".csv"):
+            jobs.append(("compat_matrix", path))
+        elif path.stem == "versions":
+            jobs.append(("history", path))
+        else:
+            jobs.append(("release_notes", path))
+    return jobs
+
+
+def run_one(name: str, path: Path, history: dict) -> tuple[int, int]:
+    """Parse one file; (events, skips)."""
+    data = path.read_bytes()
+    if name == "history":
+        return len(history_dates(data.decode(), "rst" if path.suffix == ".rst" else "markdown")), 0
+    module = {"changelog_markdown": changelog_markdown, "compat_matrix": compat_matrix,
+              "release_notes": release_notes}[name]
+    options = {"url": str(path)}
+    if name == "compat_matrix":
+        options["format"] = "csv" if path.suffix == ".csv" else "rst"
+    ctx = CollectContext(SourceSpec("bench", module.KIND, "bench", options=options))
+    if name == "changelog_markdown":
+        events = list(module.parse(data, ctx))
+    else:
+        events = list(module.parse(data, ctx, history=history))
+    return len(events), ctx.skipped
+
+
+def main(argv: list[str]) -> int:
+    corpus = Path(argv[1] if len(argv) > 1 else os.environ.get(
+        "TRACKER_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+    if not corpus.is_dir():
+        print(f"corpus {corpus} not found (pass its path or set TRACKER_CORPUS)")
+        return 2
+    jobs = plan(corpus)
+    start = time.perf_counter()
+    history = history_dates((corpus / HISTORY).read_text(encoding="utf-8"), "markdown") \
+        if (corpus / HISTORY).exists() else {}
+    totals: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0, 0])
+    for name, path in jobs:
+        t0 = time.perf_counter()
+        events, skips = run_one(name, path, history)
+        row = totals[name]
+        row[0] += path.stat().st_size
+        row[1] += time.perf_counter() - t0
+        row[2] += 1
+        row[3] += events
+        row[4] += skips
+    elapsed = time.perf_counter() - start
+    print(f"{'parser':<20}{'files':>6}{'MB':>8}{'seconds':>9}{'MB/s':>8}{'events':>8}{'skips':>7}")
+    for name, (size, secs, files, events, skips) in sorted(totals.items()):
+        print(f"{name:<20}{files:>6}{size / 1e6:>8.3f}{secs:>9.3f}{size / 1e6 / secs:>8.2f}"
+              f"{events:>8}{skips:>7}")
+    size = sum(row[0] for row in totals.values())
+    print(f"{'overall':<20}{len(jobs):>6}{size / 1e6:>8.3f}{elapsed:>9.3f}"
+          f"{size / 1e6 / elapsed:>8.2f}{sum(r[3] for r in totals.values()):>8}"
+          f"{sum(r[4] for r in totals.values()):>7}")
+    print(f"target: under 2 s for the whole corpus -> {'met' if elapsed < 2 else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
