@@ -64,6 +64,10 @@ _RST_LINK = re.compile(r"`([^`<]+?)\s*<[^>]+>`_+")
 _BLANKS = re.compile(r"\n\s*\n+")
 _SPACES = re.compile(r"[ \t\f\v\r]+")
 _DECOR = re.compile(r"^[=\-~^\"'*#+`]{3,}\s*$", re.M)  # RST underlines, horizontal rules
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]")
+_DECOR_TRIGGERS = ("===", "---", "~~~", "^^^", "***", "###", "+++", "\"\"\"", "```")
+_ASCII_CONTROL = {i: " " for i in (*range(0, 9), *range(11, 32), 127)}
+_TWO_LETTERS = re.compile(r"[A-Za-z].{0,40}?[A-Za-z]", re.S)
 
 
 @dataclass(frozen=True)
@@ -124,22 +128,33 @@ def _to_str(value) -> str:
 def clean(raw: str) -> str:
     """Reduce markup and control characters; cut to ``MAX_CHARS`` (see module docstring)."""
     s = raw[: MAX_CHARS * 4]
-    s = _HTML.sub(" ", s)
-    s = _MD_IMAGE.sub(r"\1", s)
-    s = _MD_LINK.sub(r"\1", s)
-    s = _RST_LINK.sub(r"\1", s)
-    s = _RST_ROLE.sub(r"\1", s)
-    s = _DECOR.sub("", s)
-    s = s.replace("```", " ").replace("**", "").replace("``", "")
-    s = "".join(ch if ch in "\n\t" or unicodedata.category(ch)[0] != "C" else " " for ch in s)
-    s = _SPACES.sub(" ", s)
-    s = _BLANKS.sub("\n", s).strip()
-    return s[:MAX_CHARS]
+    # Each pass runs only when its trigger character is present (most texts are plain).
+    if "<" in s:
+        s = _HTML.sub(" ", s)
+    if "](" in s:
+        s = _MD_LINK.sub(r"\1", _MD_IMAGE.sub(r"\1", s))
+    if "`" in s:
+        s = _RST_ROLE.sub(r"\1", _RST_LINK.sub(r"\1", s)).replace("```", " ").replace("``", "")
+    if "**" in s:
+        s = s.replace("**", "")
+    if any(d in s for d in _DECOR_TRIGGERS):
+        s = _DECOR.sub("", s)
+    if not s.isascii():
+        s = "".join(ch if ch in "\n\t" or unicodedata.category(ch)[0] != "C" else " " for ch in s)
+    else:
+        s = s.translate(_ASCII_CONTROL)
+    if "  " in s or "\t" in s or "\r" in s:
+        s = _SPACES.sub(" ", s)
+    if "\n" in s:
+        s = _BLANKS.sub("\n", s)
+    return s.strip()[:MAX_CHARS]
 
 
 def _mostly_garbage(s: str) -> bool:
     if not s:
         return True
+    if s.isascii() and len(s) < 400 and _TWO_LETTERS.search(s):
+        return False  # fast path: short plain text with words in it
     letters = sum(ch.isalpha() for ch in s)
     bad = s.count("\ufffd")
     return letters < 2 or bad > len(s) * 0.2 or letters < len(s) * 0.2

@@ -81,14 +81,15 @@ def _clause(text: str, pos: int) -> str:
     return text[start:m.start() if m else len(text)]
 
 
-def extract_mentions(doc: Doc, anchors: list[int] | None = None) -> list[dict]:
+def extract_mentions(doc: Doc, anchors: list[int] | None = None, text: str | None = None) -> list[dict]:
     """All framework-version mentions in ``doc`` as ``{framework, version, status}`` dicts.
 
     ``anchors``: token indices of framework names if the caller's Matcher already found them
     (the pipeline passes them); None scans every token. Duplicates (same framework, version and
-    status) are kept once, in order of appearance.
+    status) are kept once, in order of appearance. ``text`` is ``doc.text`` if the caller has it.
     """
-    text = doc.text
+    if text is None:
+        text = doc.text
     out: list[dict] = []
     seen = set()
     for i in (range(len(doc)) if anchors is None else anchors):

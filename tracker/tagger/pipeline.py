@@ -27,7 +27,6 @@ from typing import Iterable, Optional
 import spacy
 from spacy.attrs import NORM
 from spacy.language import Language
-from spacy.ml.extract_ngrams import extract_ngrams
 from spacy.ml.models.textcat import resize_and_set_ref, resize_linear_weighted
 from spacy.util import registry
 from thinc.api import Logistic, Model, SparseLinear_v2, chain, resizable, softmax_activation
@@ -35,6 +34,7 @@ from thinc.api import Logistic, Model, SparseLinear_v2, chain, resizable, softma
 from tracker.tagger import rules  # noqa: F401  (registers the "tracker_rules" factory)
 from tracker.tagger.features import CLASSES, prepare
 from tracker.tagger.lexicon import install_norms
+from tracker.tagger.ngrams import extract_ngrams_batched
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 TAGGER_VERSION = "1.0.0"
@@ -45,12 +45,13 @@ _NEG_VALUE = -5000.0
 @registry.architectures("tracker.TextCatBOWNorm.v1")
 def build_bow_norm(exclusive_classes: bool, ngram_size: int, length: int = 2**17,
                    nO: Optional[int] = None) -> Model:
-    """spaCy's TextCatBOW.v3 with n-grams over NORM instead of ORTH (same sparse linear layer)."""
+    """spaCy's TextCatBOW.v3 with n-grams over NORM instead of ORTH (same sparse linear layer),
+    features extracted per batch (``ngrams.py``)."""
     length = 2 ** (length - 1).bit_length()
     sparse = SparseLinear_v2(nO=nO, length=length)
     fill = {"b": _NEG_VALUE, "W": 0}
     resizable_layer = resizable(sparse, resize_layer=partial(resize_linear_weighted, fill_defaults=fill))
-    model = chain(extract_ngrams(ngram_size, attr=NORM), resizable_layer)
+    model = chain(extract_ngrams_batched(ngram_size, attr=NORM), resizable_layer)
     out = softmax_activation() if exclusive_classes else Logistic()
     model = chain(model, out)
     if nO is not None:
@@ -110,18 +111,23 @@ class Tagger:
         Never raises on odd content; see ``features.py`` for truncation and cleaning bounds.
         """
         prepared = [prepare(item if isinstance(item, dict) else {"text": item}) for item in items]
-        docs = self.nlp.pipe((p.text for p in prepared), batch_size=batch_size)
+        docs = self.nlp.pipe((self._make_doc(p.text) for p in prepared), batch_size=batch_size)
         return [self._result(p, doc) for p, doc in zip(prepared, docs)]
+
+    def _make_doc(self, text: str):
+        doc = self.nlp.make_doc(text)
+        doc.user_data["text"] = text  # lets the rules skip rebuilding doc.text
+        return doc
 
     def tag(self, item: dict | str) -> TagResult:
         """Tag one item (convenience over :meth:`tag_many`)."""
         return self.tag_many([item])[0]
 
     def _result(self, p, doc) -> TagResult:
-        regime = doc._.regime
+        regime, _, mentions = doc.user_data.get("tracker_rules", ("none", None, []))
         if regime == "none" and p.label_regime:
             regime = p.label_regime
-        mentions = list(doc._.mentions or [])
+        mentions = list(mentions)
         if p.empty:
             return TagResult("neutral", 0.0, regime, mentions, self.version)
         probs = [doc.cats.get(c, 0.0) for c in CLASSES]
