@@ -316,6 +316,50 @@ def parse(ctx: click.Context, file: str, kind: str, project: str, options) -> No
         click.echo(f"{pctx.skipped} items skipped (see warnings above)", err=True)
 
 
+@cli.command("lag")
+@click.option("--as-of", "as_of", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="Compute as of DATE (default: now); open artifacts are censored there.")
+@click.option("--regime", default=None, help="Only this regime.")
+@click.option("--project", default=None, help="Only this upstream project.")
+@click.option("--primary-only", is_flag=True, help="Only each regime's primary definition.")
+@click.pass_context
+def lag(ctx: click.Context, as_of, regime, project, primary_only) -> None:
+    """Print day-0 coverage lag as CSV: one row per (artifact, regime, definition).
+
+    Columns: project,series,regime,definition,primary,day0,available,lag_days,status,
+    evidence_url. Open artifacts have status `open` and lag_days = as_of - day0.
+
+    \b
+    Example:
+      tracker lag --regime rocm --primary-only > rocm-lag.csv
+    """
+    from tracker.report import compute_lag, write_lag_csv
+
+    when = as_of.replace(tzinfo=timezone.utc) if as_of else datetime.now(timezone.utc)
+    samples = [s for s in compute_lag(load_config(ctx.obj["sources"]), _store(ctx), when)
+               if (regime is None or s.regime == regime)
+               and (project is None or s.project == project)
+               and (s.primary or not primary_only)]
+    write_lag_csv(samples, sys.stdout)
+
+
+@cli.command("report")
+@click.option("--out", type=click.Path(file_okay=False), default="report", show_default=True,
+              help="Directory to write index.html, CSV, JSON and PNG charts into.")
+@click.pass_context
+def report(ctx: click.Context, out: str) -> None:
+    """Write the report from what the store holds (no collection).
+
+    \b
+    Example:
+      tracker report --out /var/www/tracker && xdg-open /var/www/tracker/index.html
+    """
+    from tracker.report import write_report
+
+    for line in write_report(load_config(ctx.obj["sources"]), _store(ctx), Path(out)):
+        click.echo(line)
+
+
 def _when(value) -> str:
     if value is None:
         return "-"

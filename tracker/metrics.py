@@ -199,10 +199,28 @@ def evidence_by_series(rule: CoverageRule, evidence: EvidenceRule,
     return found
 
 
+def evidence_window_start(evidence: EvidenceRule, releases: Sequence[ReleaseFact],
+                          notes: Sequence[NoteFact]) -> datetime | None:
+    """The earliest fact the store holds from an evidence stream: before it, the absence of
+    evidence says nothing (the stream was not collected that far back)."""
+    if evidence.kind == "release":
+        times = [f.occurred_at for f in releases if f.project == evidence.project]
+    else:
+        times = [n.occurred_at for n in notes if n.project == evidence.project]
+    return min(times) if times else None
+
+
 def lag_samples(rules: Sequence[CoverageRule], releases: Sequence[ReleaseFact],
-                notes: Sequence[NoteFact], as_of: datetime) -> list[LagSample]:
+                notes: Sequence[NoteFact], as_of: datetime,
+                unknown: list[tuple[str, str, str, str, str]] | None = None) -> list[LagSample]:
     """Every (artifact, regime, definition) with its lag; open artifacts are kept, right-censored
-    at `as_of` (lag = as_of - day0). Artifacts whose day 0 is after `as_of` are left out."""
+    at `as_of` (lag = as_of - day0). Artifacts whose day 0 is after `as_of` are left out.
+
+    An artifact without evidence whose day 0 precedes everything collected from the evidence
+    stream (or whose stream is empty) is neither covered nor open but unknown: it is left out
+    of the samples and, when `unknown` is given, listed there as (project, series, regime,
+    definition, reason). Otherwise a partial backfill would read as years of open lag.
+    """
     samples = []
     for rule in rules:
         day0s = day0_by_series(rule, releases)
@@ -214,10 +232,19 @@ def lag_samples(rules: Sequence[CoverageRule], releases: Sequence[ReleaseFact],
                                      "covered", day0_url))
         for evidence in rule.evidence:
             available = evidence_by_series(rule, evidence, releases, notes)
+            window = evidence_window_start(evidence, releases, notes)
             for key, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
                 if day0 > as_of:
                     continue
                 hit = available.get(key)
+                if not (hit and hit[0] <= as_of) and (window is None or day0 < window):
+                    if unknown is not None:
+                        reason = ("no evidence collected from " + evidence.project if window is None
+                                  else f"day 0 precedes the first {evidence.project} "
+                                       f"{evidence.kind} collected ({window.date()})")
+                        unknown.append((rule.project, key, evidence.regime, evidence.definition,
+                                        reason))
+                    continue
                 if hit and hit[0] <= as_of:
                     lag = (hit[0].date() - day0.date()).days
                     samples.append(LagSample(rule.project, key, evidence.regime,

@@ -42,13 +42,15 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
     return releases, notes
 
 
-def compute_lag(config: Config, store: Store, as_of: datetime) -> list[LagSample]:
-    """Lag samples for every coverage rule of sources.yaml, from what the store holds."""
+def compute_lag(config: Config, store: Store, as_of: datetime,
+                unknown: list | None = None) -> list[LagSample]:
+    """Lag samples for every coverage rule of sources.yaml, from what the store holds
+    (artifacts the evidence does not reach back to go to `unknown`, see metrics.lag_samples)."""
     reference = next((r.id for r in config.regimes if r.reference), "cuda")
     rules = parse_coverage(config.coverage, str(config.path), reference)
     projects = {r.project for r in rules} | {e.project for r in rules for e in r.evidence}
     releases, notes = load_facts(store, projects)
-    return lag_samples(rules, releases, notes, as_of)
+    return lag_samples(rules, releases, notes, as_of, unknown)
 
 
 def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[dict]:
@@ -84,13 +86,19 @@ def _summary_row(s: LagSummary) -> dict[str, Any]:
     return row
 
 
+def http_only(url: str | None) -> str:
+    """Collected URLs become links only when they are http(s): no javascript: or data: links."""
+    return url if url and url.lower().startswith(("https://", "http://")) else ""
+
+
 def write_report(config: Config, store: Store, out_dir: Path,
                  as_of: datetime | None = None) -> list[str]:
     """Write lag / pass-rate / friction CSVs, summary.json, PNG charts and index.html into
     `out_dir`; refresh the lag_samples table. Returns console lines."""
     as_of = as_of or datetime.now(timezone.utc)
     out_dir.mkdir(parents=True, exist_ok=True)
-    samples = compute_lag(config, store, as_of)
+    unknown: list = []
+    samples = compute_lag(config, store, as_of, unknown)
     store.replace_lag_samples(lag_rows_for_store(samples, as_of))
     summaries = summarize(samples, as_of)
     pass_rates = store.view_rows("v_ci_pass_rate_weekly")
@@ -111,6 +119,8 @@ def write_report(config: Config, store: Store, out_dir: Path,
         "as_of": as_of.isoformat(),
         "lag_primary": [_summary_row(s) for s in headline],
         "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
+        "lag_unknown": [dict(zip(("project", "series", "regime", "definition", "reason"), u))
+                        for u in unknown],
         "ci_pass_rate_weekly": pass_rates, "friction_weekly": friction,
     }, indent=1, default=str), encoding="utf-8")
 
@@ -119,12 +129,14 @@ def write_report(config: Config, store: Store, out_dir: Path,
     images = charts.draw_all(out_dir, samples, as_of, pass_rates, friction)
     env = Environment(loader=PackageLoader("tracker", "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
+    env.filters["http_only"] = http_only
     html = env.get_template("report.html.j2").render(
         as_of=as_of, headline=headline, summaries=[s for s in summaries if s.period == "all"],
         samples=samples, pass_rates=pass_rates[-60:], friction=friction[-60:], images=images,
-        negative=[s for s in samples if s.negative])
+        negative=[s for s in samples if s.negative], unknown=unknown)
     (out_dir / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)
     return [f"report: {out_dir / 'index.html'} ({len(samples)} lag samples: {covered} covered, "
-            f"{len(samples) - covered} open; {len(pass_rates)} CI weeks; "
+            f"{len(samples) - covered} open, {len(unknown)} before the evidence reaches; "
+            f"{len(pass_rates)} CI weeks; "
             f"{len(friction)} friction weeks; CSV and PNG beside it)"]
