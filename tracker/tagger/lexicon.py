@@ -96,15 +96,15 @@ def token_regime(text: str) -> tuple[str, bool] | None:
 
 def norm_of(text: str) -> str:
     """The classifier's view of one token (see module docstring)."""
+    low = text.lower()
+    if low.startswith("zz"):
+        return low  # our own pseudo-tokens pass through
     fw = _FRAMEWORK.fullmatch(text)
     if fw:
         return f"zzfw_{FRAMEWORKS[fw.group(1).lower()]}"
     hit = token_regime(text)
     if hit is not None:
         return f"zzplat_{hit[0]}" if hit[1] else f"zzweak_{hit[0]}"
-    low = text.lower()
-    if low.startswith("zz"):
-        return low  # our own pseudo-tokens pass through
     if _URL.match(text):
         return "zzurl"
     if _VERSION.fullmatch(text):

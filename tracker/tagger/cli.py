@@ -1,0 +1,194 @@
+"""Click commands of the tagger, mounted on the main ``tracker`` group by ``tracker/cli.py``.
+
+``tag``           tag texts from JSONL (no store needed) or the store's events; analyst override.
+``tagger train``  retrain the shipped model (deterministic).
+``tagger evaluate FILE.jsonl``  scores against gold ``label`` / ``regime``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import click
+
+from tracker.tagger.features import CLASSES
+from tracker.tagger.lexicon import ALL_REGIMES
+
+STORE_BATCH = 5000
+
+
+def _read_jsonl(stream) -> list[dict]:
+    rows = []
+    for n, line in enumerate(stream, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise click.ClickException(f"line {n}: not JSON ({exc.msg})")
+        if not isinstance(row, dict):
+            raise click.ClickException(f"line {n}: expected a JSON object")
+        rows.append(row)
+    return rows
+
+
+def tag_rows(tagger, rows: list[dict]) -> list[dict]:
+    """Each row plus ``tag``, ``tag_score``, ``regime``, ``mentions`` (other keys untouched)."""
+    out = []
+    for row, res in zip(rows, tagger.tag_many(rows)):
+        out.append({**row, "tag": res.tag, "tag_score": res.score, "regime": res.regime,
+                    "mentions": res.mentions})
+    return out
+
+
+@click.command("tag")
+@click.option("--input", "input_path", type=click.Path(allow_dash=True),
+              help="JSONL of texts to tag ('-' = stdin); without it, tag the store's events.")
+@click.option("--output", "output_path", type=click.Path(allow_dash=True), default="-", show_default=True,
+              help="Where tagged JSONL goes with --input ('-' = stdout).")
+@click.option("--retag", is_flag=True, help="Store mode: re-tag every event, not only untagged ones.")
+@click.option("--set", "override", nargs=2, metavar="EVENT_ID CLASS",
+              help="Analyst override of one event's class (kept across re-tagging).")
+@click.option("--regime", type=click.Choice(ALL_REGIMES), help="With --set: the event's regime too.")
+@click.pass_context
+def tag(ctx, input_path, output_path, retag, override, regime):
+    """Tag texts with class (friction|optimization|neutral), regime and version mentions.
+
+    \b
+    Examples:
+      tracker tag --input issues.jsonl --output tagged.jsonl
+      echo '{"title": "Crash on MI300X", "body": "segfault", "id": 7}' | tracker tag --input -
+      tracker tag                 # tag untagged events in the store
+      tracker tag --retag         # re-tag all events after a model change
+      tracker tag --set 3f2a9c friction --regime rocm
+
+    Input lines need "text", or "title" and "body" (joined by a blank line); optional "labels"
+    (list of GitHub labels) and "section" (release-note heading) are used as signals. Output
+    lines keep every input key and add tag, tag_score, regime and mentions. Texts longer than
+    2,000 characters are judged on their first 2,000 (see tracker.tagger.features).
+    """
+    if override:
+        if input_path:
+            raise click.UsageError("--set and --input do not go together")
+        event_id, cls = override
+        if cls not in CLASSES:
+            raise click.BadParameter(f"class must be one of {', '.join(CLASSES)}", param_hint="--set")
+        store = _open_store(ctx)
+        store.set_override(event_id, cls, regime)
+        click.echo(f"override set: {event_id} -> {cls}" + (f" / {regime}" if regime else ""))
+        return
+    if regime:
+        raise click.UsageError("--regime goes with --set")
+    from tracker.tagger import load_tagger
+
+    tagger = load_tagger()
+    if input_path:
+        with click.open_file(input_path, "r", encoding="utf-8") as fin:
+            rows = _read_jsonl(fin)
+        tagged = tag_rows(tagger, rows)
+        with click.open_file(output_path, "w", encoding="utf-8") as fout:
+            for row in tagged:
+                fout.write(json.dumps(row, ensure_ascii=False) + "\n")
+        if output_path != "-":
+            click.echo(f"tagged {len(tagged)} texts -> {output_path}", err=True)
+        return
+    _tag_store(ctx, tagger, retag)
+
+
+def _open_store(ctx):
+    from tracker.store import open_store
+
+    obj = ctx.find_root().obj or {}
+    if "db_url" not in obj:
+        raise click.UsageError("no database configured (run through `tracker`, or set TRACKER_DATABASE_URL)")
+    return open_store(obj["db_url"])
+
+
+def _tag_store(ctx, tagger, retag: bool) -> None:
+    """Tag the store's events in batches of ``STORE_BATCH``.
+
+    The tag row's regime is the text's; when the text names no platform, the event's source
+    regime (a regime-specific source such as ROCm release notes) is used instead.
+    """
+    store = _open_store(ctx)
+    start = time.perf_counter()
+    total = 0
+    batch: list[dict] = []
+
+    def flush():
+        nonlocal total, batch
+        if not batch:
+            return
+        rows = []
+        for ev, res in zip(batch, tagger.tag_many(batch)):
+            reg = res.regime if res.regime != "none" else (ev.get("source_regime") or "none")
+            rows.append({"event_id": ev["id"], "tag": res.tag, "score": res.score, "regime": reg,
+                         "mentions": res.mentions, "tagger_version": res.version})
+        store.save_tags(rows)
+        total += len(rows)
+        batch = []
+
+    for event in store.events_to_tag(retag=retag):
+        batch.append(event)
+        if len(batch) >= STORE_BATCH:
+            flush()
+    flush()
+    click.echo(f"tagged {total} events in {time.perf_counter() - start:.1f} s (tagger {tagger.version})")
+
+
+@click.group("tagger")
+def tagger():
+    """Train and evaluate the NLP tagger.
+
+    \b
+    Examples:
+      tracker tagger train
+      tracker tagger evaluate labelled.jsonl
+    """
+
+
+@tagger.command("train")
+def train_cmd():
+    """Retrain the shipped model (fixed seed: same data, same model).
+
+    \b
+    Example:
+      tracker tagger train
+
+    Reads ../shared/training/tagger_train_*.jsonl (TRACKER_TRAINING), release-note headings in
+    ../shared/corpus (TRACKER_CORPUS) and tracker/tagger/data/*.jsonl; writes tracker/tagger/model
+    and prints dev-set scores (20 % held out by a hash of each item's source).
+    """
+    from tracker.tagger.train import run
+
+    run(log=click.echo)
+
+
+@tagger.command("evaluate")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+def evaluate_cmd(file):
+    """Score the tagger on FILE.jsonl with gold "label" (and optional "regime") per line.
+
+    \b
+    Example:
+      tracker tagger evaluate ../shared/training/tagger_train_a.jsonl
+
+    Prints per-class precision, recall, F1, macro-F1, accuracy and the confusion matrix, then
+    the same for regimes (regime accuracy and macro-F1).
+    """
+    from tracker.tagger import load_tagger
+    from tracker.tagger.evaluate import evaluate_rows, format_report
+
+    with click.open_file(file, "r", encoding="utf-8") as fin:
+        rows = _read_jsonl(fin)
+    bad = [i for i, r in enumerate(rows, 1) if r.get("label") not in CLASSES]
+    if bad:
+        raise click.ClickException(f"lines without a valid label ({', '.join(CLASSES)}): {bad[:10]}")
+    cls, reg, _ = evaluate_rows(load_tagger(), rows)
+    click.echo(format_report(cls, reg))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(tag())
