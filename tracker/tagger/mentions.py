@@ -7,7 +7,8 @@ From each anchor the version list is read off the text that follows it, so
 normalised: a leading ``v`` and a local part (``+cu128``) are dropped, so "vLLM v0.13.0" ->
 ``("vllm", "0.13.0")``. A bare major ("PyTorch 2") is not a version mention.
 
-Status comes from the clause around the mention (split at ``.``/``;``/newlines), checked in this
+Status comes from the clause around the mention (split at ``.``/``;``/newlines, at most 120
+characters either side), checked in this
 order, first hit wins:
   dropped   end of life, EOL, deprecated, removed, no longer supported, dropped support ...
   planned   planned, future release, upcoming, will support / will be supported, roadmap ...
@@ -73,12 +74,17 @@ def status_of(clause: str) -> str:
     return "other"
 
 
+CLAUSE_REACH = 120  # characters either side of the mention that can carry its status
+
+
 def _clause(text: str, pos: int) -> str:
-    start = 0
-    for m in _CLAUSE_END.finditer(text, 0, pos):
+    """The clause around ``pos``, at most ``CLAUSE_REACH`` characters either side (bounded cost)."""
+    lo = max(0, pos - CLAUSE_REACH)
+    start = lo
+    for m in _CLAUSE_END.finditer(text, lo, pos):
         start = m.end()
-    m = _CLAUSE_END.search(text, pos)
-    return text[start:m.start() if m else len(text)]
+    m = _CLAUSE_END.search(text, pos, pos + CLAUSE_REACH)
+    return text[start:m.start() if m else min(len(text), pos + CLAUSE_REACH)]
 
 
 def extract_mentions(doc: Doc, anchors: list[int] | None = None, text: str | None = None) -> list[dict]:
