@@ -386,7 +386,7 @@ def test_compat_matrix_cells_dates_and_skips():
     assert history == {"6.3.0": day(2024, 12, 3), "6.2.4": day(2024, 11, 6)}
     ctx = ctx_for("compat_matrix", "rocm", format="rst")
     events = list(compat_matrix.parse(MATRIX.encode(), ctx, history=history))
-    got = {e.external_id: (e.occurred_at, e.attrs["supported"]) for e in events}
+    got = {e.external_id.rsplit(":", 1)[0]: (e.occurred_at, e.attrs["supported"]) for e in events}
     assert got == {
         "6.3.0:pytorch": (day(2024, 12, 3), ["2.4", "2.3", "2.2"]),
         "6.2.4:pytorch": (day(2024, 11, 6), ["2.3", "2.2"]),
@@ -412,11 +412,13 @@ def test_compat_matrix_edit_keeps_ids():
     edited = MATRIX.replace('"2.4, 2.3, 2.2 [#note]_"', '"2.5, 2.4, 2.3"')
     after = list(compat_matrix.parse(edited.encode(), ctx_for("compat_matrix", "rocm"),
                                      history=history))
+    # An edited cell is a new note (its content is in its id); every other cell keeps its id,
+    # so the store keeps the earlier evidence beside the new one instead of overwriting it.
     old = {e.id: e for e in before}
     new = {e.id: e for e in after}
-    assert old.keys() == new.keys()
-    changed = [i for i in old if old[i].attrs["supported"] != new[i].attrs["supported"]]
-    assert [old[i].external_id for i in changed] == ["6.3.0:pytorch"]
+    assert [old[i].external_id for i in old.keys() - new.keys()] == ["6.3.0:pytorch:2.4+2.3+2.2"]
+    assert [new[i].external_id for i in new.keys() - old.keys()] == ["6.3.0:pytorch:2.5+2.4+2.3"]
+    assert len(old.keys() & new.keys()) == len(old) - 1
 
 
 def test_compat_matrix_csv_and_layout_change():
@@ -426,7 +428,7 @@ def test_compat_matrix_csv_and_layout_change():
     events = list(compat_matrix.parse(csv_text.encode(), ctx_for("compat_matrix", "rocm",
                                                                  format="csv"), history=history))
     assert [(e.external_id, e.attrs["supported"]) for e in events] == [
-        ("6.3.0:pytorch", ["2.4", "2.3"]), ("6.2.4:pytorch", ["2.3", "2.2"])]
+        ("6.3.0:pytorch:2.4+2.3", ["2.4", "2.3"]), ("6.2.4:pytorch:2.3+2.2", ["2.3", "2.2"])]
     ctx = ctx_for("compat_matrix", "rocm", format="rst")
     assert list(compat_matrix.parse(b"Title\n=====\n\nNo tables any more.\n", ctx,
                                     history=history)) == []

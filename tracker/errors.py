@@ -20,7 +20,13 @@ class SourceError(TrackerError):
 
 
 class FatalHTTPError(SourceError):
-    """A response that retrying will not fix (404, 401, a body that is not what was expected)."""
+    """A response that retrying will not fix (404, 401, a body that is not what was expected).
+
+    `status` is the HTTP status when there was one (None for a body that failed to parse)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class RateLimited(SourceError):

@@ -107,7 +107,8 @@ def _collect_and_save(spec: SourceSpec, store: Store, batch: str, since: datetim
     cursor_since = since
     if cursor_since is None and state.cursor is not None:
         cursor_since = state.cursor - timedelta(days=spec.lookback_days)
-    http = HttpClient(auth=getattr(module, "AUTH", None), validators=state.validators)
+    http = HttpClient(auth=getattr(module, "AUTH", None), validators=state.validators,
+                      replaying=bool(replay))
     ctx = CollectContext(spec=spec, http=http, since=cursor_since, state=dict(state.state),
                          now=started)
     collected: list[Event] = []

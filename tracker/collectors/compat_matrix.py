@@ -131,8 +131,11 @@ def parse(content: bytes, ctx: CollectContext,
                     continue
                 seen.add(key)
                 name = NAMES.get(framework, framework)
+                # The cell's content is part of its id: an edited cell (a row gained or lost)
+                # is a new note and the old one stays, marked vanished by `collect`, so the
+                # earliest evidence is never overwritten (DESIGN.md section 3).
                 yield Event(
-                    ctx.spec.id, ctx.spec.project, "note", key, date,
+                    ctx.spec.id, ctx.spec.project, "note", f"{key}:{'+'.join(supported)}", date,
                     f"{product} {vendor} supports {name} {', '.join(supported)}",
                     body=f"{product} {vendor} compatibility matrix: {name} {cell}", url=url,
                     version=vendor, regime=ctx.spec.regime,
@@ -144,8 +147,20 @@ def parse(content: bytes, ctx: CollectContext,
 
 
 def collect(ctx: CollectContext) -> Iterator[Event]:
-    """Fetch the matrix (a 304 means nothing new) and, when it changed, the release history."""
+    """Fetch the matrix (a 304 means nothing new) and, when it changed, the release history.
+
+    ctx.state["cells"] maps each cell (release:framework) to the id of its last content; a cell
+    whose content changed marks its previous note vanished (kept, never deleted)."""
     response = ctx.http.get(ctx.option("url"))
     if response is None:
         return
-    yield from parse(response.content, ctx)
+    previous: dict = dict(ctx.state.get("cells") or {})
+    current = {}
+    for item in parse(response.content, ctx):
+        cell = item.external_id.rsplit(":", 1)[0]
+        current[cell] = item.external_id
+        yield item
+    for cell, old_id in previous.items():
+        if current.get(cell, old_id) != old_id or cell not in current:
+            ctx.mark_vanished(old_id)
+    ctx.state["cells"] = current

@@ -1,0 +1,89 @@
+"""The report from a real store: files written, HTML escapes what was collected, evidence
+traceable; an edited vendor matrix keeps its earlier evidence."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+from werkzeug import Response
+
+from tracker.config import Config, Regime, SourceSpec
+from tracker.records import Event
+from tracker.report import write_report
+from tracker.runner import run_sources
+
+REGIMES = (Regime("cuda", reference=True), Regime("rocm"))
+COVERAGE = ({"project": "pytorch", "series": "minor", "regimes": {"rocm": [
+    {"definition": "vendor_matrix", "primary": True,
+     "evidence": {"project": "rocm", "kind": "note", "mentions": "pytorch"}}]}},)
+
+
+def day(y, m, d):
+    return datetime(y, m, d, tzinfo=timezone.utc)
+
+
+def test_report_files_and_escaping(sqlite_store, tmp_path):
+    hostile = '<script>alert("x")</script>'
+    items = [
+        Event("pytorch-releases", "pytorch", "release", "release:v2.8.0", day(2025, 8, 6),
+              f"PyTorch 2.8.0 {hostile}", url="javascript:alert(1)", version="2.8.0"),
+        Event("rocm-matrix", "rocm", "note", "7.0.0:pytorch:2.8", day(2025, 9, 16),
+              "ROCm 7.0.0 supports PyTorch 2.8", url="https://rocm.docs.amd.com/m",
+              attrs={"mentions": [{"framework": "pytorch", "version": "2.8",
+                                   "status": "supported"}]}),
+        Event("amd-ci", "vllm", "ci_run", "build:1", day(2025, 9, 17), hostile, regime="rocm",
+              outcome="passed"),
+        Event("amd-ci", "vllm", "ci_job", "job:1:a", day(2025, 9, 17), "job", regime="rocm",
+              outcome="failed"),
+    ]
+    with sqlite_store.transaction() as conn:
+        sqlite_store.upsert_events(conn, items)
+    config = Config(Path("sources.yaml"), REGIMES, (), COVERAGE)
+    out = tmp_path / "report"
+    lines = write_report(config, sqlite_store, out, as_of=day(2025, 12, 31))
+    assert "2 lag samples: 2 covered, 0 open" in lines[0]
+    for name in ("index.html", "lag.csv", "lag_summary.csv", "ci_pass_rate_weekly.csv",
+                 "friction_weekly.csv", "summary.json", "lag.png", "ci_job_pass_rate.png"):
+        assert (out / name).stat().st_size > 0, name
+    html = (out / "index.html").read_text()
+    assert "<script>" not in html and "javascript:" not in html
+    assert 'href="https://rocm.docs.amd.com/m"' in html
+    lag_csv = (out / "lag.csv").read_text().splitlines()
+    assert lag_csv[0] == ("project,series,regime,definition,primary,day0,available,lag_days,"
+                          "status,evidence_url")
+    assert "pytorch,2.8,rocm,vendor_matrix,true,2025-08-06,2025-09-16,41,covered," \
+           "https://rocm.docs.amd.com/m" in lag_csv
+    ci = (out / "ci_pass_rate_weekly.csv").read_text().splitlines()
+    assert ci[1] == "vllm,rocm,2025-W38,1,0,0,1,1.0,0.0"
+    columns, rows = sqlite_store.read_only_query(
+        "SELECT series, regime, lag_days, status FROM v_lag_series WHERE regime = 'rocm'")
+    assert rows == [("2.8", "rocm", 41, "covered")]
+
+
+MATRIX = """ROCm Version,7.0.0,6.4.0
+PyTorch,"{cell}","2.6, 2.5"
+"""
+HISTORY = """| Version | Release date |
+| ------- | ------------ |
+| [7.0.0](https://rocm.docs.amd.com/en/docs-7.0.0/) | September 16, 2025 |
+| [6.4.0](https://rocm.docs.amd.com/en/docs-6.4.0/) | April 11, 2025 |
+"""
+
+
+def test_edited_matrix_keeps_the_earlier_evidence(sqlite_store, httpserver):
+    cells = iter(["2.8, 2.7", "2.7"])  # a later edit drops 2.8 from the 7.0.0 column
+    httpserver.expect_request("/history.md").respond_with_data(HISTORY)
+    httpserver.expect_request("/matrix.csv").respond_with_handler(
+        lambda _request: Response(MATRIX.format(cell=next(cells))))
+    spec = SourceSpec("rocm-matrix", "compat_matrix", "rocm", "rocm", options={
+        "url": httpserver.url_for("/matrix.csv"), "format": "csv",
+        "history_url": httpserver.url_for("/history.md")})
+    config = Config(Path("sources.yaml"), REGIMES, (spec,), COVERAGE)
+    assert run_sources(config, sqlite_store).exit_code == 0
+    assert run_sources(config, sqlite_store).exit_code == 0
+    notes = {e["external_id"]: e for e in sqlite_store.iter_events(kind="note")}
+    assert set(notes) == {"7.0.0:pytorch:2.8+2.7", "7.0.0:pytorch:2.7", "6.4.0:pytorch:2.6+2.5"}
+    assert notes["7.0.0:pytorch:2.8+2.7"]["vanished_at"] is not None
+    assert notes["7.0.0:pytorch:2.7"]["vanished_at"] is None
+    assert notes["6.4.0:pytorch:2.6+2.5"]["vanished_at"] is None
