@@ -54,6 +54,9 @@ def test_report_files_and_escaping(sqlite_store, tmp_path):
                           "status,evidence_url")
     assert "pytorch,2.8,rocm,vendor_matrix,true,2025-08-06,2025-09-16,41,covered," \
            "https://rocm.docs.amd.com/m" in lag_csv
+    summary = (out / "lag_summary.csv").read_text().splitlines()
+    assert summary[0].endswith("evidence_from,evidence_through")
+    assert "pytorch,rocm,vendor_matrix,true,all,1,1,0,41,0/1,0/1,1/1,2025-09-16,2025-09-16" in summary
     ci = (out / "ci_pass_rate_weekly.csv").read_text().splitlines()
     assert ci[1] == "vllm,rocm,2025-W38,1,0,0,1,1.0,0.0"
     columns, rows = sqlite_store.read_only_query(

@@ -199,20 +199,23 @@ def evidence_by_series(rule: CoverageRule, evidence: EvidenceRule,
     return found
 
 
-def evidence_window_start(evidence: EvidenceRule, releases: Sequence[ReleaseFact],
-                          notes: Sequence[NoteFact]) -> datetime | None:
-    """The earliest fact the store holds from an evidence stream: before it, the absence of
-    evidence says nothing (the stream was not collected that far back)."""
+def evidence_window(evidence: EvidenceRule, releases: Sequence[ReleaseFact],
+                    notes: Sequence[NoteFact]) -> tuple[datetime, datetime] | None:
+    """The earliest and latest facts the store holds from an evidence stream. Before the
+    first, the absence of evidence says nothing (not collected that far back); the last tells
+    readers how fresh the stream is (a stale vendor page keeps artifacts open)."""
     if evidence.kind == "release":
         times = [f.occurred_at for f in releases if f.project == evidence.project]
     else:
         times = [n.occurred_at for n in notes if n.project == evidence.project]
-    return min(times) if times else None
+    return (min(times), max(times)) if times else None
 
 
 def lag_samples(rules: Sequence[CoverageRule], releases: Sequence[ReleaseFact],
                 notes: Sequence[NoteFact], as_of: datetime,
-                unknown: list[tuple[str, str, str, str, str]] | None = None) -> list[LagSample]:
+                unknown: list[tuple[str, str, str, str, str]] | None = None,
+                spans: dict[tuple[str, str, str], tuple[datetime, datetime] | None] | None = None
+                ) -> list[LagSample]:
     """Every (artifact, regime, definition) with its lag; open artifacts are kept, right-censored
     at `as_of` (lag = as_of - day0). Artifacts whose day 0 is after `as_of` are left out.
 
@@ -220,6 +223,7 @@ def lag_samples(rules: Sequence[CoverageRule], releases: Sequence[ReleaseFact],
     stream (or whose stream is empty) is neither covered nor open but unknown: it is left out
     of the samples and, when `unknown` is given, listed there as (project, series, regime,
     definition, reason). Otherwise a partial backfill would read as years of open lag.
+    `spans`, when given, receives each (project, regime, definition)'s evidence window.
     """
     samples = []
     for rule in rules:
@@ -232,7 +236,10 @@ def lag_samples(rules: Sequence[CoverageRule], releases: Sequence[ReleaseFact],
                                      "covered", day0_url))
         for evidence in rule.evidence:
             available = evidence_by_series(rule, evidence, releases, notes)
-            window = evidence_window_start(evidence, releases, notes)
+            span = evidence_window(evidence, releases, notes)
+            window = span[0] if span else None
+            if spans is not None:
+                spans[(rule.project, evidence.regime, evidence.definition)] = span
             for key, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
                 if day0 > as_of:
                     continue

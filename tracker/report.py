@@ -43,14 +43,14 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
 
 
 def compute_lag(config: Config, store: Store, as_of: datetime,
-                unknown: list | None = None) -> list[LagSample]:
+                unknown: list | None = None, spans: dict | None = None) -> list[LagSample]:
     """Lag samples for every coverage rule of sources.yaml, from what the store holds
     (artifacts the evidence does not reach back to go to `unknown`, see metrics.lag_samples)."""
     reference = next((r.id for r in config.regimes if r.reference), "cuda")
     rules = parse_coverage(config.coverage, str(config.path), reference)
     projects = {r.project for r in rules} | {e.project for r in rules for e in r.evidence}
     releases, notes = load_facts(store, projects)
-    return lag_samples(rules, releases, notes, as_of, unknown)
+    return lag_samples(rules, releases, notes, as_of, unknown, spans)
 
 
 def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[dict]:
@@ -76,13 +76,16 @@ def _write_csv(path: Path, rows: Sequence[dict], columns: Sequence[str]) -> None
         writer.writerows(rows)
 
 
-def _summary_row(s: LagSummary) -> dict[str, Any]:
+def _summary_row(s: LagSummary, spans: dict | None = None) -> dict[str, Any]:
+    span = (spans or {}).get((s.project, s.regime, s.definition))
     row = {"project": s.project, "regime": s.regime, "definition": s.definition,
            "primary": str(s.primary).lower(), "period": s.period, "artifacts": s.artifacts,
            "covered": s.covered, "open": s.open,
            "km_median_days": "" if s.km_median_days is None else s.km_median_days}
     for days, (hits, base) in s.within.items():
         row[f"within_{days}d"] = f"{hits}/{base}"
+    row["evidence_from"] = span[0].date().isoformat() if span else ""
+    row["evidence_through"] = span[1].date().isoformat() if span else ""
     return row
 
 
@@ -98,7 +101,8 @@ def write_report(config: Config, store: Store, out_dir: Path,
     as_of = as_of or datetime.now(timezone.utc)
     out_dir.mkdir(parents=True, exist_ok=True)
     unknown: list = []
-    samples = compute_lag(config, store, as_of, unknown)
+    spans: dict = {}
+    samples = compute_lag(config, store, as_of, unknown, spans)
     store.replace_lag_samples(lag_rows_for_store(samples, as_of))
     summaries = summarize(samples, as_of)
     pass_rates = store.view_rows("v_ci_pass_rate_weekly")
@@ -106,7 +110,7 @@ def write_report(config: Config, store: Store, out_dir: Path,
 
     with (out_dir / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
         write_lag_csv(samples, handle)
-    summary_rows = [_summary_row(s) for s in summaries]
+    summary_rows = [_summary_row(s, spans) for s in summaries]
     _write_csv(out_dir / "lag_summary.csv", summary_rows,
                list(summary_rows[0]) if summary_rows else ["project"])
     _write_csv(out_dir / "ci_pass_rate_weekly.csv", pass_rates,
@@ -117,7 +121,7 @@ def write_report(config: Config, store: Store, out_dir: Path,
     headline = [s for s in summaries if s.period == "all" and s.primary]
     (out_dir / "summary.json").write_text(json.dumps({
         "as_of": as_of.isoformat(),
-        "lag_primary": [_summary_row(s) for s in headline],
+        "lag_primary": [_summary_row(s, spans) for s in headline],
         "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
         "lag_unknown": [dict(zip(("project", "series", "regime", "definition", "reason"), u))
                         for u in unknown],
@@ -131,7 +135,7 @@ def write_report(config: Config, store: Store, out_dir: Path,
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["http_only"] = http_only
     html = env.get_template("report.html.j2").render(
-        as_of=as_of, headline=headline, summaries=[s for s in summaries if s.period == "all"],
+        as_of=as_of, headline=[_summary_row(s, spans) for s in headline], summaries=[s for s in summaries if s.period == "all"],
         samples=samples, pass_rates=pass_rates[-60:], friction=friction[-60:], images=images,
         negative=[s for s in samples if s.negative], unknown=unknown)
     (out_dir / "index.html").write_text(html, encoding="utf-8")
