@@ -183,13 +183,37 @@ def nightly(ctx: click.Context, only, since, replay, record, out) -> None:
     Example (crontab, 02:00 every night):
       0 2 * * * cd /srv/tracker && .venv/bin/tracker nightly >> nightly.log 2>&1
     """
-    from tracker import pipeline
+    from tracker.pipeline import run_nightly
 
-    _store(ctx, check=False).init_db()
-    config, store, summary = _run_collect(ctx, only, since, replay, record)
-    for line in pipeline.after_collect(config, store, Path(out)):
-        click.echo(line)
-    ctx.exit(summary.exit_code)
+    if replay and record:
+        raise click.UsageError("--replay and --record exclude each other")
+    config = load_config(ctx.obj["sources"])
+    since_utc = since.replace(tzinfo=timezone.utc) if since else None
+    ctx.exit(run_nightly(config, _store(ctx, check=False), Path(out), echo=click.echo,
+                         only=list(only) or None, since=since_utc, replay=replay,
+                         record=record))
+
+
+@cli.command("schedule")
+@click.option("--cron", "crontab", default="0 2 * * *", show_default=True,
+              help="When to run the nightly job (crontab syntax, UTC).")
+@click.option("--out", type=click.Path(file_okay=False), default="report", show_default=True,
+              help="Where the report is written.")
+@click.pass_context
+def schedule(ctx: click.Context, crontab: str, out: str) -> None:
+    """Run the nightly job in-process on a schedule (APScheduler), for hosts without cron.
+
+    It calls exactly what `tracker nightly` does; the store's nightly lock keeps it from
+    colliding with a cron run. Stop it with Ctrl-C.
+
+    \b
+    Example:
+      tracker schedule --cron "30 1 * * *" --out /var/www/tracker
+    """
+    from tracker.schedule import run_forever
+
+    load_config(ctx.obj["sources"])  # fail now, not at 02:00, on a broken sources.yaml
+    run_forever(crontab, ctx.obj["db_url"], ctx.obj["sources"], Path(out))
 
 
 @cli.command("import-events")

@@ -11,6 +11,30 @@ from tracker.store import Store
 log = logging.getLogger("tracker.pipeline")
 
 
+def run_nightly(config: Config, store: Store, out_dir: Path, *, echo=print,
+                only: list[str] | None = None, since=None, replay=None, record=None) -> int:
+    """The nightly job, for cron (`tracker nightly`) and the scheduler alike: upgrade the
+    schema, collect, tag, report. Returns the exit code (0 ok, 3 some sources failed).
+
+    A `nightly` lock in the store keeps two of these (cron plus scheduler, or two hosts on one
+    PostgreSQL) from running at once: the second says so and exits 0 without doing anything.
+    """
+    from tracker.runner import run_sources
+
+    store.init_db()
+    with store.lock("nightly") as acquired:
+        if not acquired:
+            echo("nightly: another nightly run holds the lock; nothing to do")
+            return 0
+        summary = run_sources(config, store, only=only, since=since, replay=replay,
+                              record=record)
+        for line in summary.lines():
+            echo(line)
+        for line in after_collect(config, store, out_dir):
+            echo(line)
+    return summary.exit_code
+
+
 def after_collect(config: Config, store: Store, out_dir: Path) -> list[str]:
     """Tag untagged events and write the report; return summary lines for the console."""
     try:
