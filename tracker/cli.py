@@ -384,6 +384,44 @@ def report(ctx: click.Context, out: str) -> None:
         click.echo(line)
 
 
+@cli.command("digest")
+@click.option("--to", "recipients", multiple=True, envvar="TRACKER_DIGEST_TO",
+              help="Recipient (repeatable; env TRACKER_DIGEST_TO, space-separated).")
+@click.option("--from", "sender", default="tracker@localhost", envvar="TRACKER_DIGEST_FROM",
+              show_default=True, help="Sender address (env TRACKER_DIGEST_FROM).")
+@click.option("--smtp-host", default="localhost", envvar="TRACKER_SMTP_HOST", show_default=True)
+@click.option("--smtp-port", default=25, type=int, envvar="TRACKER_SMTP_PORT", show_default=True)
+@click.option("--starttls", is_flag=True, envvar="TRACKER_SMTP_STARTTLS",
+              help="Upgrade the connection with STARTTLS before sending.")
+@click.option("--dry-run", is_flag=True, help="Print the email instead of sending it.")
+@click.pass_context
+def digest(ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttls,
+           dry_run) -> None:
+    """Send the weekly maturity digest email (lag per regime, CI job pass rate, friction).
+
+    SMTP credentials, if the server needs them: TRACKER_SMTP_USER and TRACKER_SMTP_PASSWORD.
+
+    \b
+    Examples:
+      tracker digest --dry-run
+      0 7 * * 1 cd /srv/tracker && .venv/bin/tracker digest --to team@example.com --smtp-host mail
+    """
+    import os
+
+    from tracker.digest import build_message, digest_data, now_utc, send
+
+    if not recipients and not dry_run:
+        raise click.UsageError("give --to ADDRESS (or TRACKER_DIGEST_TO), or --dry-run")
+    data = digest_data(load_config(ctx.obj["sources"]), _store(ctx), now_utc())
+    message = build_message(data, sender, list(recipients) or ["(dry run)"])
+    if dry_run:
+        click.echo(message.get_body(("plain",)).get_content())
+        return
+    send(message, smtp_host, smtp_port, starttls=starttls,
+         user=os.environ.get("TRACKER_SMTP_USER"), password=os.environ.get("TRACKER_SMTP_PASSWORD"))
+    click.echo(f"digest {data['week']} sent to {', '.join(recipients)} via {smtp_host}:{smtp_port}")
+
+
 def _when(value) -> str:
     if value is None:
         return "-"
