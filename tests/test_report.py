@@ -90,3 +90,33 @@ def test_edited_matrix_keeps_the_earlier_evidence(sqlite_store, httpserver):
     assert notes["7.0.0:pytorch:2.8+2.7"]["vanished_at"] is not None
     assert notes["7.0.0:pytorch:2.7"]["vanished_at"] is None
     assert notes["6.4.0:pytorch:2.6+2.5"]["vanished_at"] is None
+
+
+def test_friction_view_counts_issues_and_notes_with_effective_tags(store):
+    when = day(2025, 11, 19)  # ISO week 2025-W47
+    items = [Event("i", "vllm", "issue", "1", when, "MI300X hangs", regime=None),
+             Event("i", "vllm", "issue", "2", when, "MI300X slow", regime=None),
+             Event("n", "neuron-sdk", "note", "3", when, "faster NKI kernels", regime="neuron"),
+             Event("c", "vllm", "ci_job", "4", when, "mi300: failing job", regime="rocm",
+                   outcome="failed")]
+    with store.transaction() as conn:
+        store.upsert_events(conn, items)
+    assert {t["id"] for t in store.events_to_tag()} == {items[0].id, items[1].id, items[2].id}
+    store.save_tags([
+        {"event_id": items[0].id, "tag": "friction", "score": 0.9, "regime": "rocm",
+         "mentions": [], "tagger_version": "t"},
+        {"event_id": items[1].id, "tag": "friction", "score": 0.8, "regime": "rocm",
+         "mentions": [], "tagger_version": "t"},
+        # the source's regime (neuron) wins over the tagger's "none"
+        {"event_id": items[2].id, "tag": "optimization", "score": 0.7, "regime": "none",
+         "mentions": [], "tagger_version": "t"},
+        {"event_id": items[3].id, "tag": "friction", "score": 0.9, "regime": "rocm",
+         "mentions": [], "tagger_version": "t"}])
+    store.set_override(items[1].id, "optimization")  # an analyst disagrees
+    rows = {r["regime"]: r for r in store.view_rows("v_friction_weekly")}
+    assert set(rows) == {"rocm", "neuron"}
+    rocm = rows["rocm"]
+    assert (rocm["week"], rocm["friction"], rocm["optimization"], rocm["neutral"]) == \
+        ("2025-W47", 1, 1, 0)
+    assert rocm["friction_ratio"] == 0.5
+    assert (rows["neuron"]["optimization"], rows["neuron"]["friction_ratio"]) == (1, 0.0)

@@ -335,9 +335,11 @@ class Store:
     # -- tags ------------------------------------------------------------------------------
     def events_to_tag(self, retag: bool = False, batch: int = 5000) -> Iterator[dict]:
         """Events needing a tag (all of them with `retag`): id, title, body, labels, section,
-        source_regime."""
-        query = select(events.c.id, events.c.title, events.c.body, events.c.labels,
-                       events.c.attrs, events.c.regime)
+        source_regime. Releases, notes and issues only: CI runs and jobs are measured by
+        their outcome (the pass-rate view), not by what their names say."""
+        query = (select(events.c.id, events.c.title, events.c.body, events.c.labels,
+                        events.c.attrs, events.c.regime)
+                 .where(events.c.kind.in_(("release", "note", "issue"))))
         if not retag:
             query = query.where(~events.c.id.in_(select(tags.c.event_id)))
         with self._connect() as conn:

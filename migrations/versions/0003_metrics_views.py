@@ -2,8 +2,10 @@
 
 v_event_tags: one row per tagged event with the effective class and regime: an analyst override
 wins; else the source's regime (a regime-specific source), else the tagger's.
-v_friction_weekly: per regime and ISO week (`YYYY-Www`, UTC): friction, optimization and neutral
-counts and friction_ratio = friction / (friction + optimization), NULL when both are 0.
+v_friction_weekly: per regime and ISO week (`YYYY-Www`, UTC) of issues and release-note items:
+friction, optimization and neutral counts and friction_ratio = friction / (friction +
+optimization), NULL when both are 0. CI runs and jobs are left out: they have their own
+pass-rate series, and counting hundreds of jobs per build would swamp the issues.
 v_lag_series: lag_samples as written by the last report (DESIGN.md section 3).
 
 Revision ID: 0003
@@ -53,6 +55,7 @@ FROM (
     SELECT regime, {week} AS week, {count('friction')} AS friction,
            {count('optimization')} AS optimization, {count('neutral')} AS neutral
     FROM v_event_tags
+    WHERE kind IN ('issue', 'note')
     GROUP BY regime, {week}
 ) AS counts
 """
