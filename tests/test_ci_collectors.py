@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from sqlalchemy import select
@@ -508,3 +510,179 @@ def test_cassette_replays_and_says_it_is_hand_written(source_id, sqlite_store, m
     result = one(run_sources(config, sqlite_store, only=[source_id], replay=REPO / "cassettes"))
     assert result.status == "ok", result.error
     assert result.events_new > 0
+
+
+# -- rate limit in the middle of a backfill: keep what came before, resume from there ---------
+
+def rate_limited() -> Response:
+    """GitHub's primary rate limit spent, resetting in an hour (far past what we wait)."""
+    return Response('{"message": "API rate limit exceeded"}', status=403,
+                    content_type="application/json",
+                    headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Limit": "5000",
+                             "X-RateLimit-Reset": str(int(time.time()) + 3600)})
+
+
+def cursor_of(store, source_id):
+    return {s["source_id"]: s for s in store.status()}[source_id]["cursor"]
+
+
+class LimitedActions(FakeActions):
+    """FakeActions whose jobs endpoint answers a spent rate limit for the runs in `limited`."""
+
+    def __init__(self, httpserver, cap):
+        super().__init__(httpserver, cap)
+        self.limited: set[int] = set()
+        httpserver.expect_request(
+            "/repos/o/r/actions/workflows/cuda.yml/runs").respond_with_handler(self.listing)
+
+    def job_list(self, request):
+        if int(request.path.split("/")[-2]) in self.limited:
+            return rate_limited()
+        return super().job_list(request)
+
+
+def test_actions_rate_limit_mid_backfill_keeps_older_runs_and_resumes(store, httpserver,
+                                                                      monkeypatch):
+    monkeypatch.setattr(github_actions, "LISTING_CAP", 3)
+    fake = LimitedActions(httpserver, cap=3)
+    # Two workflows whose runs interleave in time: odd days rocm.yml, even days cuda.yml.
+    fake.runs["rocm.yml"] = [gh_run(i, f"2025-03-{i:02d}T00:00:00Z") for i in (1, 3, 5, 7)]
+    fake.runs["cuda.yml"] = [gh_run(i, f"2025-03-{i:02d}T00:00:00Z") for i in (2, 4, 6, 8)]
+    for i in range(1, 9):
+        fake.jobs[i] = [gh_job(100 + i, i, "linux-rocm / test (default, 1, 1)")]
+    fake.limited = {5}  # the budget runs out when run 5 (the fifth oldest) asks for its jobs
+    spec = actions_spec(httpserver, workflows=[{"file": "rocm.yml", "regime": "rocm"},
+                                               {"file": "cuda.yml", "regime": "cuda"}])
+    first = one(run_sources(cfg(spec), store, since=datetime(2025, 3, 1, tzinfo=UTC)))
+    assert first.status == "partial" and "rate limited" in first.error
+    stored = rows(store, "gha")
+    # Exactly the four oldest runs of both workflows, merged by creation time, with their jobs.
+    assert sorted(stored) == sorted([f"run:{i}" for i in range(1, 5)]
+                                    + [f"job:{i}:{100 + i}" for i in range(1, 5)])
+    assert first.events_new == 8
+    assert cursor_of(store, "gha") == datetime(2025, 3, 4, tzinfo=UTC)  # run 4's creation
+    # Both workflows' listings were over the cap and read in split windows.
+    assert len(fake.windows) > 4 and any(".." in w for w in fake.windows)
+
+    # The next night: the budget is back; the runner starts at the cursor minus 1 look-back day.
+    fake.limited = set()
+    httpserver.clear_log()
+    second = one(run_sources(cfg(spec), store))
+    assert second.status == "ok", second.error
+    listings = [r[0].args["created"] for r in httpserver.log if r[0].path.endswith("/runs")]
+    assert listings[:2] == [">=2025-03-03T00:00:00Z"] * 2  # one open window per workflow first
+    # Runs 3 and 4 were saved and are unchanged: their jobs are not fetched again.
+    jobs_fetched = sorted(int(r[0].path.split("/")[-2]) for r in httpserver.log
+                          if r[0].path.endswith("/jobs"))
+    assert jobs_fetched == [5, 6, 7, 8]
+    assert second.events_new == 8
+    stored = rows(store, "gha")
+    assert len(stored) == 16
+    assert sorted(k for k in stored if k.startswith("run:")) == [f"run:{i}" for i in range(1, 9)]
+    assert {stored[f"run:{i}"]["regime"] for i in (2, 4, 6, 8)} == {"cuda"}
+    assert cursor_of(store, "gha") == datetime(2025, 3, 8, tzinfo=UTC)
+
+
+def test_actions_events_carry_their_run_creation_as_cursor_time_in_ascending_order(httpserver):
+    """Every event's cursor time is its run's creation: a long run's late jobs never move the
+    cursor past a run created after it, and the stream is ascending."""
+    from tracker.http import HttpClient
+
+    fake = FakeActions(httpserver, cap=1000)
+    fake.runs["rocm.yml"] = [gh_run(i, f"2025-03-{i:02d}T00:00:00Z",
+                                    updated=f"2025-03-{i + 5:02d}T00:00:00Z") for i in (3, 1, 2)]
+    for i in (1, 2, 3):
+        fake.jobs[i] = [gh_job(100 + i, i, "test")]  # completed 03-01T01:00 for all
+    ctx = CollectContext(spec=actions_spec(httpserver), http=HttpClient(),
+                         since=datetime(2025, 3, 1, tzinfo=UTC))
+    got = list(github_actions.collect(ctx))
+    assert [e.external_id for e in got] == ["run:1", "job:1:101", "run:2", "job:2:102",
+                                            "run:3", "job:3:103"]
+    times = [e.cursor_time for e in got]
+    assert times == sorted(times)
+    assert times[-1] == datetime(2025, 3, 3, tzinfo=UTC)
+    run3 = got[4]
+    assert run3.ended_at == datetime(2025, 3, 8, tzinfo=UTC)  # when it concluded is kept
+    assert run3.attrs["updated_at"] == "2025-03-08T00:00:00Z"
+
+
+class FakeBuildkite:
+    """Answers a pipeline's builds listing like Buildkite: newest first, created_from (on or
+    after) / created_to (before) filters, per_page + page with a Link rel="next" header."""
+
+    def __init__(self, httpserver, path):
+        self.builds: list[dict] = []
+        self.limit_from: str | None = None  # a spent rate limit for this created_from
+        self.path = path
+        self.url = httpserver.url_for(path)
+        httpserver.expect_request(path).respond_with_handler(self.listing)
+
+    def listing(self, request):
+        args = request.args
+        if self.limit_from and args.get("created_from") == self.limit_from:
+            return rate_limited()
+        found = sorted(self.builds, key=lambda b: b["created_at"], reverse=True)
+        if args.get("created_from"):
+            lo = ci.parse_time(args["created_from"])
+            found = [b for b in found if ci.parse_time(b["created_at"]) >= lo]
+        if args.get("created_to"):
+            hi = ci.parse_time(args["created_to"])
+            found = [b for b in found if ci.parse_time(b["created_at"]) < hi]
+        per_page, page = int(args.get("per_page", 30)), int(args.get("page", 1))
+        chunk = found[(page - 1) * per_page:page * per_page]
+        headers = {}
+        if page * per_page < len(found):
+            following = dict(args.items(), page=str(page + 1))
+            headers["Link"] = f'<{self.url}?{urlencode(following)}>; rel="next"'
+        return Response(json.dumps(chunk), content_type="application/json", headers=headers)
+
+
+def test_buildkite_rate_limit_mid_backfill_keeps_older_builds_and_resumes(store, httpserver,
+                                                                          monkeypatch):
+    monkeypatch.setenv("TRACKER_BUILDKITE_TOKEN", "dummy-test-token")
+    # Windows of exactly two days, whatever the time of day the test runs at.
+    monkeypatch.setattr(buildkite, "MIN_WINDOW", timedelta(days=2))
+    monkeypatch.setattr(buildkite, "MAX_WINDOW", timedelta(days=2))
+    fake = FakeBuildkite(httpserver, "/v2/organizations/vllm/pipelines/ci/builds")
+    t0 = (datetime.now(UTC) - timedelta(days=10)).replace(hour=0, minute=0, second=0,
+                                                          microsecond=0)
+
+    def created(number):  # nightly at 06:00:07.564 (milliseconds, like Buildkite's)
+        return t0 + timedelta(days=number, hours=6, seconds=7, milliseconds=564)
+
+    for n in range(1, 9):
+        when = created(n).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        fake.builds.append(bk_build(n, "failed", [
+            bk_job(f"{n}a", "passed", "gpu_1_queue"), bk_job(f"{n}b", "failed", "amd_mi300_1")],
+            created=when))
+    fake.limit_from = ci.iso(t0 + timedelta(days=4))  # the third window of the backfill
+    spec = SourceSpec(id="bk", kind="buildkite", project="vllm", regime="cuda", lookback_days=1,
+                      options={"org": "vllm", "pipeline": "ci", "api_url": httpserver.url_for(""),
+                               "per_page": 2, "pending_max_days": 9999,
+                               "job_regimes": [{"match": "amd*", "regime": "rocm"}]})
+    first = one(run_sources(cfg(spec), store, since=t0))
+    assert first.status == "partial" and "rate limited" in first.error
+    windows = [(r[0].args.get("created_from"), r[0].args.get("created_to"))
+               for r in httpserver.log if "page" not in r[0].args]
+    assert windows == [(ci.iso(t0), None),  # the conditional first page: builds 8 and 7
+                       (ci.iso(t0), ci.iso(t0 + timedelta(days=2))),
+                       (ci.iso(t0 + timedelta(days=2)), ci.iso(t0 + timedelta(days=4))),
+                       (ci.iso(t0 + timedelta(days=4)), ci.iso(t0 + timedelta(days=6)))]
+    stored = rows(store, "bk")
+    assert sorted(k for k in stored if k.startswith("build:")) == ["build:1", "build:2",
+                                                                   "build:3"]
+    assert first.events_new == len(stored) == 9  # three builds with two jobs each
+    assert stored["job:3:3b"]["regime"] == "rocm"
+    assert cursor_of(store, "bk") == created(3)
+
+    fake.limit_from = None
+    httpserver.clear_log()
+    second = one(run_sources(cfg(spec), store))
+    assert second.status == "ok", second.error
+    assert httpserver.log[0][0].args["created_from"] == ci.iso(created(3) - timedelta(days=1))
+    assert second.events_new == 15  # builds 4 to 8 with their jobs; build 3 is re-read, not new
+    stored = rows(store, "bk")
+    assert len(stored) == 24
+    assert sorted(int(k.split(":")[1]) for k in stored if k.startswith("build:")) == \
+        list(range(1, 9))
+    assert cursor_of(store, "bk") == created(8)

@@ -19,7 +19,7 @@ Only jobs that run commands count: ``counts_as_job(type)`` tells Buildkite comma
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timezone
 from fnmatch import fnmatchcase
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -132,6 +132,24 @@ def parse_time(value: str | None) -> datetime | None:
     if not value:
         return None
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+OLDEST = datetime.min.replace(tzinfo=timezone.utc)  # sorts before any real time
+
+
+def created_time(item: Mapping[str, Any]) -> datetime | None:
+    """The ``created_at`` of a run / build / pending entry; None when missing or unreadable."""
+    try:
+        return parse_time(item.get("created_at"))
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
+def creation_order(item: Mapping[str, Any], id_key: str) -> tuple[datetime, int]:
+    """Sort key for oldest-first collection: (created_at, numeric id). Items without a readable
+    created_at sort first; their collector reports them as skipped."""
+    number = item.get(id_key)
+    return created_time(item) or OLDEST, number if isinstance(number, int) else 0
 
 
 def duration_seconds(start: datetime | None, end: datetime | None) -> float | None:

@@ -8,13 +8,24 @@ source is skipped (``SourceSkipped``) with a message saying so.
 
 Contract:
 - ``GET {api_url}/v2/organizations/{org}/pipelines/{pipeline}/builds?include_retried_jobs=true
-  &per_page=100[&branch=..][&created_from=<ctx.since>]``, newest first, Link pagination, first
-  page conditional. Without ``ctx.since`` the listing is read until a page reaches
+  &per_page=100[&branch=..][&created_from=<ctx.since>]``, first page conditional: with nothing
+  new upstream the pipeline costs one 304. Without ``ctx.since`` the lower bound is
   ``backfill_days`` back. ``include_retried_jobs`` makes superseded attempts visible, so they can
   be stored as not counted instead of silently disappearing.
+- Oldest first (``ASCENDING = True``): Buildkite lists newest first. When the first page is all
+  there is, it is sorted and yielded. Otherwise the builds older than that page are read in
+  bounded ``created_from`` / ``created_to`` windows (``created_to`` is exclusive), oldest window
+  first, each read whole and sorted by ``created_at`` before it is yielded; the first page comes
+  last. A window spans ``WINDOW_PAGES`` times the time the first page covered (between 1 hour
+  and 7 days), so it holds a few pages of builds at a time. Every event of a build (build and
+  jobs) has the build's ``created_at`` as ``updated_at``, the time the runner's cursor follows
+  (the listing is filtered on creation time), so what was yielded before a rate limit never
+  puts the cursor past a build not yet yielded; ``ended_at`` keeps when it finished.
 - Build -> ``ci_run`` ``build:<number>``: regime = the source's, state = build state, outcome by
   tracker.ci.run_outcome. Builds still running are remembered in ``ctx.state["pending"]`` and
-  re-read by number (``GET .../builds/{number}``) on later collections until they finish.
+  re-read by number (``GET .../builds/{number}``) on later collections until they finish:
+  those created before the listing's lower bound first, those the listing did not show after it
+  (they stay in the state until they finish, so the cursor never has to cover them).
 - Job -> ``ci_job`` ``job:<number>:<job uuid>``, only for command jobs (waiter, block and trigger
   steps run nothing). A soft-failed job is failed; a job with ``retried`` / ``retried_in_job_id``
   is superseded (outcome None, ``attrs.superseded``); its retry is a job of its own. Regime: the
@@ -29,12 +40,13 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Iterable, Iterator, Mapping
 
 from tracker import ci
 from tracker.collectors import CollectContext
 from tracker.errors import FatalHTTPError, SourceSkipped
+from tracker.http import parse_json
 from tracker.progress import Progress
 from tracker.records import Event
 
@@ -47,12 +59,15 @@ OPTIONAL_KEYS = {"api_url", "branch", "job_regimes", "per_page", "backfill_days"
 DEFAULT_API = "https://api.buildkite.com"
 DEFAULT_BACKFILL_DAYS = 30
 DEFAULT_PENDING_MAX_DAYS = 14
+ASCENDING = True  # builds are yielded oldest first: the runner keeps them on a rate limit
+WINDOW_PAGES = 4  # a window spans this many times what the first page covered
+MIN_WINDOW, MAX_WINDOW = timedelta(hours=1), timedelta(days=7)
 
 log = logging.getLogger("tracker.collect.buildkite")
 
 
 def collect(ctx: CollectContext) -> Iterator[Event]:
-    """Yield build and job events since ``ctx.since``, then of re-checked running builds."""
+    """Yield build and job events since ``ctx.since``, oldest build first (see the contract)."""
     if not ctx.http.authenticated:
         raise SourceSkipped("the Buildkite REST API needs a token even for public pipelines: "
                             "set TRACKER_BUILDKITE_TOKEN (read_builds scope) to collect "
@@ -63,30 +78,61 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
                               "per_page": int(ctx.option("per_page", 100))}
     if ctx.option("branch"):
         params["branch"] = ctx.option("branch")
-    bound = None
-    if ctx.since is not None:
-        params["created_from"] = ci.iso(ctx.since)
-    else:
-        bound = ctx.now - timedelta(days=float(ctx.option("backfill_days",
-                                                          DEFAULT_BACKFILL_DAYS)))
+    lowest = ctx.since or ctx.now - timedelta(days=float(ctx.option("backfill_days",
+                                                                    DEFAULT_BACKFILL_DAYS)))
     seen: set[str] = set()
     with Progress(f"{ctx.spec.id}: builds", unit="build") as progress:
-        for page in ctx.http.get_pages(url, params):
-            if not isinstance(page, list):
-                ctx.skip(f"{url} page", f"expected a JSON list of builds, got "
-                         f"{type(page).__name__}")
-                break
-            for build in page:
-                seen.add(str(build.get("number")))
-                progress.update()
-                yield from build_events(build, ctx)
-            oldest = min((ci.parse_time(b.get("created_at")) for b in page
-                          if b.get("created_at")), default=None)
-            if not page or (bound is not None and oldest is not None and oldest < bound):
-                break
+        # Running builds older than anything the listing can show: re-read first, in order.
+        early = [n for n, info in pending.items() if (ci.created_time(info) or lowest) < lowest]
+        for number in sorted(early, key=lambda n: (ci.creation_order(pending[n], ""), int(n))):
+            seen.add(number)
+            yield from _recheck(ctx, url, number)
+        for build in _builds(ctx, url, params, lowest):
+            number = str(build.get("number"))
+            if number in seen:
+                continue  # window boundaries may overlap by a second
+            seen.add(number)
+            progress.update()
+            yield from build_events(build, ctx)
+        # Running builds the listing did not show (a 304): tracked by number in the state.
         for number in sorted(set(pending) - seen, key=int):
             yield from _recheck(ctx, url, number)
     _prune(ctx, pending)
+
+
+def _builds(ctx: CollectContext, url: str, params: dict, lowest: datetime) -> Iterator[dict]:
+    """Builds created since ``lowest`` (and the whole first page), oldest first."""
+    first_params = dict(params)
+    if ctx.since is not None:
+        first_params["created_from"] = ci.iso(ctx.since)
+    response = ctx.http.get(url, first_params, accept="application/json")
+    if response is None:
+        return  # 304: nothing changed since the last look
+    first = _page_builds(ctx, url, parse_json(response))
+    top = min(filter(None, map(ci.created_time, first)), default=None)
+    if response.links.get("next") and top is not None:
+        span = min(max((ctx.now - top) * WINDOW_PAGES, MIN_WINDOW), MAX_WINDOW)
+        start, end = lowest, top + timedelta(seconds=1)  # ci.iso drops the milliseconds
+        while start < end:
+            stop = min(start + span, end)
+            window: list[dict] = []
+            for page in ctx.http.get_pages(url, {**params, "created_from": ci.iso(start),
+                                                 "created_to": ci.iso(stop)}):
+                window.extend(_page_builds(ctx, url, page))
+            yield from sorted(window, key=_sort_key)
+            start = stop
+    yield from sorted(first, key=_sort_key)
+
+
+def _page_builds(ctx: CollectContext, url: str, page: Any) -> list[dict]:
+    if not isinstance(page, list):
+        ctx.skip(f"{url} page", f"expected a JSON list of builds, got {type(page).__name__}")
+        return []
+    return [b for b in page if isinstance(b, Mapping)]
+
+
+def _sort_key(item: Mapping[str, Any]) -> tuple[datetime, int]:
+    return ci.creation_order(item, "number")
 
 
 def _builds_url(ctx: CollectContext) -> str:
@@ -144,7 +190,7 @@ def build_events(build: Mapping[str, Any], ctx: CollectContext) -> Iterator[Even
         title=f"{pipeline} #{number}" + (f": {message[0]}" if message else ""),
         url=build.get("web_url") or "", regime=ctx.spec.regime, state=state,
         outcome=ci.run_outcome(state, where=where), ended_at=finished,
-        updated_at=finished or started or created,
+        updated_at=created,  # the cursor follows creation time (see the contract)
         attrs={"pipeline": pipeline, "number": number, "build_id": build.get("id"),
                "branch": build.get("branch"), "commit": build.get("commit"),
                "source": build.get("source"), "message": message[0] if message else "",
@@ -182,7 +228,8 @@ def job_event(job: Mapping[str, Any], build: Mapping[str, Any], ctx: CollectCont
         regime=ci.job_regime(queue, patterns, ctx.spec.regime), state=state,
         outcome=ci.job_outcome(state, soft_failed=soft_failed, superseded=superseded,
                                where=f"{ctx.spec.id} build #{number} job {job['id']}"),
-        ended_at=finished, updated_at=finished or started or occurred,
+        # The build's creation time: a job never moves the cursor past builds not yet yielded.
+        ended_at=finished, updated_at=ci.parse_time(build.get("created_at")) or occurred,
         attrs={"name": name, "queue": queue, "soft_failed": soft_failed,
                "retried": bool(job.get("retried")), "superseded": superseded,
                "retried_in_job_id": job.get("retried_in_job_id"),

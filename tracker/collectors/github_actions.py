@@ -7,11 +7,19 @@ job_regimes optional) or ``workflow`` (one file name, regime = the source's); op
 
 Contract:
 - Runs: ``GET {api_url}/repos/{repo}/actions/workflows/{file}/runs?per_page=100
-  [&branch=..][&created=>=<ctx.since>]``, newest first, Link pagination, first page
-  conditional: with nothing new upstream the whole workflow costs one 304.
-  Filtered listings stop at 1,000 results: when ``total_count`` > 1,000 the ``created`` window is
-  split in halves until each window is under the cap. Without ``ctx.since`` (first backfill, no
-  ``--since``) the listing is read newest first until a page reaches ``backfill_days`` back.
+  [&branch=..][&created=>=<ctx.since>]``, Link pagination, first page conditional: with nothing
+  new upstream the whole workflow costs one 304. Filtered listings stop at 1,000 results: when
+  ``total_count`` > 1,000 the ``created`` window is split in halves until each window is under
+  the cap. Without ``ctx.since`` (first backfill, no ``--since``) the listing is read newest
+  first until a page reaches ``backfill_days`` back (windowing what lies past a capped
+  branch-filtered listing).
+- Oldest first (``ASCENDING = True``): GitHub lists newest first, so each window (at most 1,000
+  runs) is read whole and sorted by ``created_at``; windows are walked oldest first and the
+  workflows of a source are merged by ``created_at``. Every event of a run (run and jobs) has the
+  run's ``created_at`` as ``updated_at``, the time the runner's cursor follows: the listing is
+  filtered on creation time, so the cursor lives on that axis, and what was yielded before a
+  rate limit never puts the cursor past a run not yet yielded. The run's own ``updated_at`` is
+  kept in ``attrs.updated_at``; when it concluded is ``ended_at``.
 - Jobs of each concluded run: ``GET .../actions/runs/{id}/jobs?filter=latest&per_page=100``. For
   a re-run (``run_attempt`` > 1) also ``filter=all``: jobs of earlier attempts are emitted with
   outcome None and ``attrs.superseded = true``, so rows stored from an earlier attempt stop
@@ -19,6 +27,9 @@ Contract:
 - Runs not yet completed are stored with outcome None and remembered in
   ``ctx.state["pending"]``; later collections re-check them by id
   (``GET .../actions/runs/{id}``) until they conclude (same external id: the row is updated).
+  Pending runs created before the listing's lower bound are re-checked first (they are older
+  than anything listed); the others after the listing, when it did not show them (a 304 window).
+  Either way they stay in the state until they conclude, so the cursor never has to cover them.
   ``ctx.state["done"]`` remembers concluded runs (attempt, updated_at) inside the look-back window
   so an unchanged run is not fetched again.
 - Regimes: the run takes its workflow's regime; a job takes the first ``job_regimes`` glob that
@@ -29,6 +40,7 @@ Contract:
 
 from __future__ import annotations
 
+import heapq
 import logging
 from datetime import datetime, timedelta
 from typing import Any, Iterator, Mapping
@@ -49,6 +61,7 @@ DEFAULT_API = "https://api.github.com"
 LISTING_CAP = 1000  # filtered run listings return at most this many results
 DEFAULT_BACKFILL_DAYS = 30
 DEFAULT_PENDING_MAX_DAYS = 14
+ASCENDING = True  # runs are yielded oldest first: the runner keeps them on a rate limit
 
 log = logging.getLogger("tracker.collect.github_actions")
 
@@ -75,36 +88,58 @@ def workflows(ctx: CollectContext) -> list[dict[str, Any]]:
 
 
 def collect(ctx: CollectContext) -> Iterator[Event]:
-    """Yield run and job events of every workflow, then of re-checked pending runs."""
+    """Yield run and job events of every workflow, oldest run first (see the contract)."""
     api = ctx.option("api_url", DEFAULT_API).rstrip("/")
     repo = ctx.option("repo")
     flows = workflows(ctx)
     by_file = {wf["file"]: wf for wf in flows}
     pending: dict[str, dict] = ctx.state.setdefault("pending", {})
-    done: dict[str, list] = ctx.state.setdefault("done", {})
+    ctx.state.setdefault("done", {})
     seen: set[str] = set()
+    lowest = ctx.since or _backfill_bound(ctx)
     with Progress(f"{ctx.spec.id}: runs", unit="run") as progress:
-        for wf in flows:
-            url = f"{api}/repos/{repo}/actions/workflows/{wf['file']}/runs"
-            try:
-                for run in _runs(ctx, url):
-                    key = str(run.get("id"))
-                    if key in seen:
-                        continue  # window boundaries are inclusive on both ends
-                    seen.add(key)
-                    progress.update()
-                    yield from _run_events(ctx, api, repo, wf, run)
-            except FatalHTTPError as exc:
-                if not _is_404(exc):
-                    raise
-                ctx.skip(f"workflow {wf['file']}", "HTTP 404: the workflow file no longer "
-                         "exists upstream (renamed or deleted?); fix 'workflows' in sources.yaml")
-        for key, info in sorted(pending.items()):
+        # Pending runs older than anything the listing can show: re-checked first, in order.
+        early = [key for key, info in pending.items()
+                 if (ci.created_time(info) or lowest) < lowest]
+        for key in sorted(early, key=lambda k: ci.creation_order(pending[k], "id")):
+            seen.add(key)
+            wf = by_file.get(pending[key].get("workflow")) or flows[0]
+            yield from _recheck(ctx, api, repo, wf, key, pending[key])
+        streams = [_workflow_runs(ctx, f"{api}/repos/{repo}/actions/workflows/{wf['file']}/runs",
+                                  wf) for wf in flows]
+        for _key, wf, run in heapq.merge(*streams, key=lambda item: item[0]):
+            key = str(run.get("id"))
             if key in seen:
-                continue
-            wf = by_file.get(info.get("workflow")) or flows[0]
-            yield from _recheck(ctx, api, repo, wf, key, info)
-    _prune(ctx, done, pending)
+                continue  # window boundaries are inclusive on both ends
+            seen.add(key)
+            progress.update()
+            yield from _run_events(ctx, api, repo, wf, run)
+        # Pending runs the listing did not show (their window answered 304): still tracked by
+        # id in the state, so re-checking them last cannot hide a run from the cursor.
+        for key in sorted(set(pending) - seen, key=lambda k: ci.creation_order(pending[k], "id")):
+            wf = by_file.get(pending[key].get("workflow")) or flows[0]
+            yield from _recheck(ctx, api, repo, wf, key, pending[key])
+    _prune(ctx, ctx.state["done"], pending)
+
+
+def _workflow_runs(ctx: CollectContext, url: str, wf: dict) -> Iterator[tuple]:
+    """(sort key, workflow, run) of one workflow, oldest first; a 404 workflow is skipped."""
+    try:
+        for run in _runs(ctx, url):
+            yield _sort_key(run), wf, run
+    except FatalHTTPError as exc:
+        if not _is_404(exc):
+            raise
+        ctx.skip(f"workflow {wf['file']}", "HTTP 404: the workflow file no longer "
+                 "exists upstream (renamed or deleted?); fix 'workflows' in sources.yaml")
+
+
+def _sort_key(item: Mapping[str, Any]) -> tuple[datetime, int]:
+    return ci.creation_order(item, "id")
+
+
+def _backfill_bound(ctx: CollectContext) -> datetime:
+    return ctx.now - timedelta(days=float(ctx.option("backfill_days", DEFAULT_BACKFILL_DAYS)))
 
 
 def _recheck(ctx: CollectContext, api: str, repo: str, wf: dict, key: str, info: dict
@@ -125,33 +160,39 @@ def _recheck(ctx: CollectContext, api: str, repo: str, wf: dict, key: str, info:
 
 
 def _runs(ctx: CollectContext, url: str) -> Iterator[dict]:
-    """Runs of one workflow: since ``ctx.since`` (window-split), else a bounded backfill."""
+    """Runs of one workflow, oldest first: since ``ctx.since`` (window-split), else a bounded
+    backfill. Each listing is read whole before its oldest run is yielded (GitHub lists newest
+    first); what is held at once is one window (at most the 1,000 cap) or the backfill."""
     base: dict[str, Any] = {"per_page": 100}
     if ctx.option("branch"):
         base["branch"] = ctx.option("branch")
     if ctx.since is not None:
         yield from _window(ctx, url, base, ctx.since, None)
         return
-    bound = ctx.now - timedelta(days=float(ctx.option("backfill_days", DEFAULT_BACKFILL_DAYS)))
-    oldest, read, total = None, 0, 0
+    bound = _backfill_bound(ctx)
+    newest: list[dict] = []
+    oldest, total = None, 0
     for page in ctx.http.get_pages(url, base):
         total = int(page.get("total_count") or 0)
         runs = page.get("workflow_runs") or []
+        newest.extend(runs)
         for run in runs:
-            read += 1
             created = ci.parse_time(run.get("created_at"))
             oldest = created if oldest is None or (created and created < oldest) else oldest
-            yield run
         if not runs or (oldest is not None and oldest < bound):
-            return  # read past the backfill bound (the whole page is kept: it was paid for)
-    if "branch" in base and total > read and oldest is not None:
-        # A filtered listing stopped at the cap before reaching the bound: window the rest.
-        yield from _window(ctx, url, base, bound, oldest)
+            break  # read past the backfill bound (the whole page is kept: it was paid for)
+    else:
+        if "branch" in base and total > len(newest) and oldest is not None:
+            # A filtered listing stopped at the cap before reaching the bound: the older rest
+            # comes from windows, and goes first.
+            yield from _window(ctx, url, base, bound, oldest)
+    yield from sorted(newest, key=_sort_key)
 
 
 def _window(ctx: CollectContext, url: str, base: dict, lo: datetime, hi: datetime | None
             ) -> Iterator[dict]:
-    """Runs created in [lo, hi] (hi None = open-ended), halving the window over the cap."""
+    """Runs created in [lo, hi] (hi None = open-ended), oldest first, halving the window over
+    the cap (the older half first)."""
     created = f">={ci.iso(lo)}" if hi is None else f"{ci.iso(lo)}..{ci.iso(hi)}"
     pages = ctx.http.get_pages(url, {**base, "created": created})
     first = next(pages, None)
@@ -170,9 +211,10 @@ def _window(ctx: CollectContext, url: str, base: dict, lo: datetime, hi: datetim
     if total > LISTING_CAP:
         log.warning("%s: %d runs created within %s: only the first %d can be read",
                     ctx.spec.id, total, created, LISTING_CAP)
-    yield from first.get("workflow_runs") or []
+    runs = list(first.get("workflow_runs") or [])
     for page in pages:
-        yield from page.get("workflow_runs") or []
+        runs.extend(page.get("workflow_runs") or [])
+    yield from sorted(runs, key=_sort_key)
 
 
 def _run_events(ctx: CollectContext, api: str, repo: str, wf: dict, run: dict
@@ -233,8 +275,10 @@ def run_event(run: Mapping[str, Any], wf: Mapping[str, Any], ctx: CollectContext
         source_id=ctx.spec.id, project=ctx.spec.project, kind="ci_run",
         external_id=f"run:{run['id']}", occurred_at=ended or created, title=title,
         url=run.get("html_url") or "", regime=wf.get("regime"), state=state, outcome=outcome,
-        ended_at=ended, updated_at=updated,
+        # The cursor follows creation time, the axis the listing is filtered on (see contract).
+        ended_at=ended, updated_at=created,
         attrs={"workflow": wf["file"], "workflow_name": name, "run_id": run["id"],
+               "updated_at": run.get("updated_at"),
                "run_number": run.get("run_number"), "run_attempt": run.get("run_attempt") or 1,
                "branch": run.get("head_branch"), "event": run.get("event"),
                "status": run.get("status"), "head_sha": run.get("head_sha"),
@@ -263,7 +307,8 @@ def job_event(job: Mapping[str, Any], run: Mapping[str, Any], wf: Mapping[str, A
         url=job.get("html_url") or "",
         regime=ci.job_regime([name, *labels], wf.get("job_regimes"), wf.get("regime")),
         state=state, outcome=ci.job_outcome(state, superseded=superseded, where=where),
-        ended_at=ended, updated_at=ended or started or occurred,
+        # The run's creation time: a job never moves the cursor past runs not yet yielded.
+        ended_at=ended, updated_at=ci.parse_time(run.get("created_at")) or occurred,
         attrs={"name": name, "runner_labels": labels, "runner_name": job.get("runner_name"),
                "run_id": run["id"], "run_attempt": job.get("run_attempt"),
                "workflow": wf["file"], "superseded": superseded, "retried": superseded,
