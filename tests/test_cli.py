@@ -118,7 +118,8 @@ def test_nightly_replay_end_to_end_is_idempotent(run, tmp_path):
     n = json.loads(count.output)[0]["n"]
     assert n > 50
     second = run("collect", "--replay", str(REPO / "cassettes"))
-    assert ", 0 new events" in second.output
+    assert " 0 failed, 0 new events" in second.output, second.output
+    assert second.exit_code == 0
     assert json.loads(run("query", "SELECT count(*) AS n FROM events", "--format",
                           "json").output)[0]["n"] == n
     status = run("status").output

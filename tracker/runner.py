@@ -105,12 +105,15 @@ def _collect_and_save(spec: SourceSpec, store: Store, batch: str, since: datetim
     module = collector_for(spec.kind)
     state = store.load_source(spec.id)
     cursor_since = since
-    if cursor_since is None and state.cursor is not None:
+    if cursor_since is None and state.cursor is not None and not replay:
         cursor_since = state.cursor - timedelta(days=spec.lookback_days)
-    http = HttpClient(auth=getattr(module, "AUTH", None), validators=state.validators,
-                      replaying=bool(replay))
-    ctx = CollectContext(spec=spec, http=http, since=cursor_since, state=dict(state.state),
-                         now=started)
+    # A replay is a fixed snapshot: it is re-read whole, without the cursor, the collector's
+    # state or HTTP validators (their requests were never recorded), so replaying twice is
+    # idempotent instead of asking the cassette for URLs it does not hold.
+    http = HttpClient(auth=getattr(module, "AUTH", None),
+                      validators=None if replay else state.validators, replaying=bool(replay))
+    ctx = CollectContext(spec=spec, http=http, since=cursor_since,
+                         state={} if replay else dict(state.state), now=started)
     collected: list[Event] = []
     status, error = "ok", None
     try:
