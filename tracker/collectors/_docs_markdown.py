@@ -1,24 +1,50 @@
 """Markdown (CommonMark + tables, via markdown-it-py) -> the `Section` tree of `_docs_tree`.
 
 Headings open sections; paragraphs, list items (with their nested items), tables and MyST
-admonition fences become blocks; code is dropped (not prose). One `MarkdownIt` instance is
-built on first use and reused for every document.
+admonition fences become blocks; code is dropped (not prose).
+
+Speed: one `MarkdownIt` instance serves every document, and the token stream is nested by
+`_tree` into plain `_Node`s (the shape of markdown-it's `SyntaxTreeNode`, whose per-access
+properties cost more than the parse itself on a 200 kB changelog). A node caches its rendered
+text, since a nested list item's text is part of its parent's and is also a block of its own.
 """
 
 from __future__ import annotations
 
+from markdown_it import MarkdownIt
+
 from tracker.collectors._docs_tree import Block, Section, clean, nest
 
-_MD = None
+_MD = MarkdownIt("commonmark").enable("table")  # shared: parsing does not change it
 
 
-def _markdown():
-    global _MD
-    if _MD is None:
-        from markdown_it import MarkdownIt
+class _Node:
+    """A block or inline node: `type` without the ``_open`` suffix; `tag`, `map`, `info`,
+    `content` from its (opening) token; `children` in document order."""
 
-        _MD = MarkdownIt("commonmark").enable("table")
-    return _MD
+    __slots__ = ("type", "tag", "map", "info", "content", "children", "text")
+
+    def __init__(self, type_: str, token, children: list) -> None:
+        self.type, self.tag, self.map = type_, token.tag, token.map
+        self.info, self.content, self.children = token.info, token.content, children
+        self.text: str | None = None  # `_md_text`, once rendered
+
+
+def _tree(tokens) -> list[_Node]:
+    """Nest a markdown-it token stream (open / close pairs, inline children) into `_Node`s."""
+    top: list[_Node] = []
+    stack = [top]
+    for token in tokens:
+        if token.nesting == 1:
+            node = _Node(token.type[:-5], token, [])  # "bullet_list_open" -> "bullet_list"
+            stack[-1].append(node)
+            stack.append(node.children)
+        elif token.nesting == -1:
+            stack.pop()
+        else:
+            stack[-1].append(_Node(token.type, token,
+                                   _tree(token.children) if token.children else []))
+    return top
 
 
 def _md_inline(node) -> str:
@@ -37,8 +63,14 @@ def _md_inline(node) -> str:
     return "".join(parts)
 
 
-def _md_text(node) -> str:
+def _md_text(node: _Node) -> str:
     """Plain text of a block node, paragraphs separated by blank lines, lists as "- " lines."""
+    if node.text is None:
+        node.text = _render(node)
+    return node.text
+
+
+def _render(node: _Node) -> str:
     if node.type == "inline":
         return _md_inline(node)
     if node.type in ("fence", "code_block"):
@@ -113,13 +145,10 @@ def _md_item(item) -> Block:
 
 def markdown_tree(text: str) -> Section:
     """Parse Markdown (CommonMark + tables) into a Section tree rooted at a level-0 section."""
-    from markdown_it.tree import SyntaxTreeNode
-
-    root = SyntaxTreeNode(_markdown().parse(text))
     top = Section("", 0, 1)
     flat: list[Section] = []
     current = top
-    for node in root.children:
+    for node in _tree(_MD.parse(text)):
         if node.type == "heading":
             current = Section(clean(_md_inline(node.children[0])), int(node.tag[1:]),
                               node.map[0] + 1 if node.map else None)
