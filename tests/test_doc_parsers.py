@@ -522,3 +522,78 @@ def test_default_sources_replay_their_cassettes():
             events = list(collector_for(spec.kind).collect(ctx))
         assert (len(events), ctx.skipped) == (count, 0), source_id
         assert fact in {(e.kind, e.version, e.occurred_at) for e in events}, source_id
+
+
+# ------------------------------------------------------------------------- parser internals
+
+NESTED_RST = """Release 1.0
+===========
+
+* Bug fixes
+
+  * Fixed the ``foo`` path, see :doc:`the guide <guide>`.
+  * Fixed bar:
+
+    #. first
+    #. second
+
+* New features
+
+  - term
+
+    definition list inside an item
+
+.. list-table::
+   :header-rows: 1
+
+   * - Framework
+     - 6.3.0
+   * - PyTorch
+     - 2.4, 2.3
+"""
+
+
+def _stock_doctree(text: str):
+    """The same document parsed by docutils' own Parser class, with the same settings."""
+    import copy
+
+    from docutils.parsers.rst import Parser
+    from docutils.utils import new_document
+
+    from tracker.collectors import _docs_rst
+
+    _docs_rst._prepare_rst(text)
+    document = new_document("<document>", copy.copy(_docs_rst._SETTINGS))
+    Parser().parse(text, document)
+    return document
+
+
+def test_rst_parser_with_lazy_states_builds_the_stock_doctree():
+    from tracker.collectors._docs_rst import rst_doctree
+
+    for text in (NESTED_RST, NEURON_RST, BROKEN_TABLE_RST, MATRIX):
+        ours = rst_doctree(text)
+        assert ours.pformat() == _stock_doctree(text).pformat()
+    # and the doctree is the real one: 7 list items at three depths (the list-table's are
+    # turned into table rows), the enumerated list, the table
+    tree = rst_doctree(NESTED_RST).pformat()
+    assert tree.count("<list_item>") == 7 and "<enumerated_list" in tree
+    assert "<table>" in tree and "2.4, 2.3" in tree
+
+
+def test_gc_paused_restores_the_collector_state():
+    import gc
+
+    from tracker.collectors._docs_tree import gc_paused
+
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # a caller that had turned it off keeps it off
+    finally:
+        gc.enable()

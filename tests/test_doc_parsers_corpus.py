@@ -291,3 +291,26 @@ def test_other_neuron_pages_parse_with_dates(corpus, rel_path):
     events, ctx = run(release_notes, corpus, rel_path, "neuron-sdk")
     assert events, ctx.warnings
     assert all(e.occurred_at.tzinfo == timezone.utc and e.version for e in events)
+
+
+@pytest.mark.parametrize("rel_path", [
+    f"{NEURON}/prev/rn.rst",
+    f"{NEURON}/components/containers.rst",
+    f"{ROCM.format(ref='rocm-6.3.0')}/docs/compatibility/compatibility-matrix.rst",
+    "rocm/ROCm@develop-e396b48/docs/compatibility/ml-compatibility/pytorch-compatibility.rst",
+])
+def test_rst_parser_builds_the_stock_docutils_doctree(corpus, rel_path):
+    # the speed-ups of _docs_rst (lazily built nested states) change no node
+    import copy
+
+    from docutils.parsers.rst import Parser
+    from docutils.utils import new_document
+
+    from tracker.collectors import _docs_rst
+
+    text = (corpus / rel_path).read_text(encoding="utf-8")
+    ours = _docs_rst.rst_doctree(text)
+    stock = new_document("<document>", copy.copy(_docs_rst._SETTINGS))
+    Parser().parse(text, stock)
+    assert ours.pformat() == stock.pformat()
+    assert len(ours.pformat()) > 10_000

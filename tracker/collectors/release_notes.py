@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Iterable, Iterator
 
 from tracker.collectors import CollectContext
@@ -71,6 +72,7 @@ _LEADING = re.compile(r"^(?:(?:rocm|neuron|aws|sdk|jax|component|v?\d+(?:\.\d+)+
 _DATE_FIELD = re.compile(r"\b(date of release|release date|released on|posted on)\b", re.I)
 
 
+@lru_cache(maxsize=4096)  # asked for every note's whole heading path: the same few titles
 def canonical_section(title: str | None) -> str | None:
     """The canonical section name a heading or lead-in stands for, or None for a topic."""
     if not title:
