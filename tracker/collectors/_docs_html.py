@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tracker.collectors._docs_tree import Block, Section, clean, nest
 
+
 def html_tree(text: str) -> Section:
     """Parse an HTML page into a Section tree: h1-h6 open sections; p, li, tables, admonition
     divs become blocks. Navigation, scripts and styles are dropped."""

@@ -12,8 +12,12 @@ machine for every bullet list, list-table row and enumerated list, and each one 
 all 15 parser states, compiling their transition tables, although a list uses two or three.
 `_Parser` uses docutils' documented extension point (a `Parser` subclass with its own
 ``state_classes``) to hand docutils state classes whose nested machines create a state only
-when it is first entered. The parse result is the same node for node; only the unused states
-are never built. The settings object is built once and copied per document.
+when it is first entered (`_LazyStates`). The parse result is the same node for node (tested
+against stock docutils on hand-written and corpus documents); only the unused states are never
+built. That took the corpus's RST from about 1.45 s to 0.95 s. The settings object is built once
+and copied per document. This relies on docutils' `StateMachine` touching ``states`` only
+through ``[name]`` and ``.values()`` (true of 0.23, installed here); the doctree comparison
+tests would catch a docutils release where that changed.
 """
 
 from __future__ import annotations
@@ -119,9 +123,6 @@ class _LazyStates(dict):
         if self.running:
             state.runtime_init()
         return state
-
-    def __contains__(self, name) -> bool:  # add_state's duplicate check sees known names
-        return name in self.classes or dict.__contains__(self, name)
 
 
 class _LazyNestedStateMachine(states.NestedStateMachine):
