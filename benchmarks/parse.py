@@ -87,6 +87,7 @@ def run_all(corpus: Path, jobs: list[tuple[str, Path]]) -> tuple[dict[str, list]
         row = totals["history"]
         row[0] += (corpus / HISTORY).stat().st_size
         row[1] += time.perf_counter() - start
+        row[2] += 1
         row[5] += time.process_time() - cpu_start
     for name, path in jobs:
         t0, c0 = time.perf_counter(), time.process_time()
@@ -120,7 +121,7 @@ def main(argv: list[str]) -> int:
         print(f"{name:<20}{files:>6}{size / 1e6:>8.3f}{secs:>9.3f}{size / 1e6 / secs:>8.2f}"
               f"{cpu_s:>8.3f}{events:>8}{skips:>7}")
     size = sum(row[0] for row in totals.values())
-    print(f"{'overall':<20}{len(jobs):>6}{size / 1e6:>8.3f}{elapsed:>9.3f}"
+    print(f"{'overall':<20}{sum(r[2] for r in totals.values()):>6}{size / 1e6:>8.3f}{elapsed:>9.3f}"
           f"{size / 1e6 / elapsed:>8.2f}{cpu:>8.3f}{sum(r[3] for r in totals.values()):>8}"
           f"{sum(r[4] for r in totals.values()):>7}")
     print(f"target: whole corpus in under {TARGET_SECONDS:g} s -> "
