@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from typing import NamedTuple
 
 MAX_RAW_CHARS = 200_000
 MAX_CHARS = 2_000
@@ -67,11 +67,15 @@ _DECOR = re.compile(r"^[=\-~^\"'*#+`]{3,}\s*$", re.M)  # RST underlines, horizon
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]")
 _DECOR_TRIGGERS = ("===", "---", "~~~", "^^^", "***", "###", "+++", "\"\"\"", "```")
 _ASCII_CONTROL = {i: " " for i in (*range(0, 9), *range(11, 32), 127)}
+_ASCII_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# A character that could make one of the passes in ``clean`` do work (with the checks for "  " and
+# "---": texts with none of them take the fast path). One character class is a
+# fast scan; an alternation with the multi-character triggers was several times slower.
+_NEEDS_CLEANING = re.compile(r"[<`*\]=~^#+\"\t\r\f\v\x00-\x08\x0b-\x1f\x7f]")
 _TWO_LETTERS = re.compile(r"[A-Za-z].{0,40}?[A-Za-z]", re.S)
 
 
-@dataclass(frozen=True)
-class Prepared:
+class Prepared(NamedTuple):
     """What the pipeline needs for one item: the model text and the side signals."""
 
     text: str               # cleaned, truncated, with the section pseudo-token (may be "")
@@ -128,7 +132,13 @@ def _to_str(value) -> str:
 def clean(raw: str) -> str:
     """Reduce markup and control characters; cut to ``MAX_CHARS`` (see module docstring)."""
     s = raw[: MAX_CHARS * 4]
-    # Each pass runs only when its trigger character is present (most texts are plain).
+    if s.isascii() and "  " not in s and "---" not in s and not _NEEDS_CLEANING.search(s):
+        # Fast path (most texts): plain ASCII with no markup, control or repeated-space characters;
+        # only blank lines can remain to collapse.
+        if "\n" in s:
+            s = _BLANKS.sub("\n", s)
+        return s.strip()[:MAX_CHARS]
+    # Each pass runs only when its trigger character is present.
     if "<" in s:
         s = _HTML.sub(" ", s)
     if "](" in s:
@@ -137,11 +147,11 @@ def clean(raw: str) -> str:
         s = _RST_ROLE.sub(r"\1", _RST_LINK.sub(r"\1", s)).replace("```", " ").replace("``", "")
     if "**" in s:
         s = s.replace("**", "")
-    if any(d in s for d in _DECOR_TRIGGERS):
+    if any(map(s.__contains__, _DECOR_TRIGGERS)):
         s = _DECOR.sub("", s)
     if not s.isascii():
         s = "".join(ch if ch in "\n\t" or unicodedata.category(ch)[0] != "C" else " " for ch in s)
-    else:
+    elif _ASCII_CONTROL_RE.search(s):
         s = s.translate(_ASCII_CONTROL)
     if "  " in s or "\t" in s or "\r" in s:
         s = _SPACES.sub(" ", s)
@@ -176,11 +186,15 @@ def prepare(item: dict) -> Prepared:
     if empty:
         text = ""
     labels = item.get("labels")
-    if isinstance(labels, str):
-        labels = [labels]
-    prior, label_regime = label_prior(labels if isinstance(labels, (list, tuple)) else None)
-    section = canonical_section(_to_str(item.get("section"))[:200])
+    prior = label_regime = None
+    if labels:
+        if isinstance(labels, str):
+            labels = [labels]
+        prior, label_regime = label_prior(labels if isinstance(labels, (list, tuple)) else None)
+    section = item.get("section")
     if section:
-        # The pseudo-token goes on the title line (titles are short; the title is what decides).
-        text = f"{section} {text}"
-    return Prepared(text=text, empty=empty, prior=prior, label_regime=label_regime)
+        section = canonical_section(_to_str(section)[:200])
+        if section:
+            # The pseudo-token goes on the title line (titles are short; the title is what decides).
+            text = f"{section} {text}"
+    return Prepared(text, empty, prior, label_regime)

@@ -14,7 +14,11 @@ from thinc.api import Model
 
 
 def extract_ngrams_batched(ngram_size: int, attr: int = LOWER) -> Model:
-    """Thinc layer: ``List[Doc] -> (keys uint64, counts float32, lengths int32)``."""
+    """Thinc layer: ``List[Doc] -> (keys uint64, counts float32, lengths int32)``.
+
+    Instead of Docs the layer also takes each Doc's ``attr`` column as a numpy array (the
+    tagger's fast path reads ``Doc.to_array`` once for the rules and the classifier).
+    """
     model: Model = Model("extract_ngrams_batched", _forward)
     model.attrs["ngram_size"] = ngram_size
     model.attrs["attr"] = attr
@@ -23,7 +27,8 @@ def extract_ngrams_batched(ngram_size: int, attr: int = LOWER) -> Model:
 
 def _forward(model: Model, docs, is_train: bool):
     ops = model.ops
-    arrays = [doc.to_array(model.attrs["attr"]) for doc in docs]
+    attr = model.attrs["attr"]
+    arrays = [doc if isinstance(doc, numpy.ndarray) else doc.to_array(attr) for doc in docs]
     lens = numpy.asarray([len(a) for a in arrays], dtype="int64")
     if not len(docs) or not lens.sum():
         empty = numpy.zeros((0,), dtype="uint64")

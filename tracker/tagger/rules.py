@@ -1,115 +1,221 @@
-"""Rule components: regime cues and the regime decision, per TAGGING.md "Regime".
+"""Rule component: regime cues and the regime decision (TAGGING.md "Regime"), version mentions.
 
-The ``tracker_rules`` pipeline component runs a spaCy ``PhraseMatcher`` over token NORMs (set
-per lexeme by :mod:`tracker.tagger.lexicon`, so one pattern per regime covers every cue word)
-plus a few multi-word patterns, and stores on the Doc:
+The ``tracker_rules`` pipeline component works on token NORMs, which
+:mod:`tracker.tagger.lexicon` sets once per *lexeme* (a cue regex runs once per distinct word,
+never per occurrence): every platform name is ``zzplat_<regime>``, every ambiguous cue
+``zzweak_<regime>``, every framework name ``zzfw_<framework>``. A batch of Docs is read with one
+``Doc.to_array([NORM, IDX])`` per Doc; each NORM hash is mapped to a bit set of cue kinds by a
+binary search in a small sorted table (:class:`CueTable`), and the single-token cues, the
+multi-token patterns and the tie-breakers below are numpy operations over the whole batch. Only
+framework names (candidate version mentions) get per-token Python work.
 
+Results, stored on each Doc:
   ``doc._.regime``       cuda | rocm | xla | neuron | none
-  ``doc._.regime_hits``  list of (regime, token index, weight) that decided it (for debugging)
   ``doc._.mentions``     framework-version mentions (see :mod:`tracker.tagger.mentions`)
+  ``doc._.regime_hits``  list of (regime, token index, weight) behind the decision (debugging;
+                         computed on access; a negative weight marks a weak cue)
+
+Multi-token patterns (compared by NORM): "AMD GPU(s)/hardware/accelerator(s)/Instinct/<ROCm
+name>", "Composable Kernel", "amd-smi" are strong ROCm cues; "PyTorch/XLA", "PT/XLA" a strong XLA
+cue. Contexts that cancel a weak cue: "XLA GPU", "XLA:CUDA", "TF XLA", "JAX XLA", "OpenXLA XLA"
+(XLA the compiler, not TPU); "AMD CPU/EPYC/Ryzen/Zen".
 
 Regime decision (TAGGING.md tie-breakers):
   1. a non-CUDA platform named anywhere (outside a comparison) wins over CUDA-looking names
      (``TestCuda...`` disabled on rocm, "hipify cuBLAS calls");
-  2. a platform right after "than" / "vs" / "compared to" is a comparison target and does not count;
+  2. a platform within ``COMPARISON_WINDOW`` tokens after "than" / "vs" / "compared" /
+     "versus" / "relative" / "against" is a comparison target and does not count;
   3. among several non-CUDA platforms, the one with the most weight wins; cues in the title
-     (first line) weigh triple, in the first 300 characters double; ties go to the earliest;
+     (first line) weigh triple, in the first ``HEAD_CHARS`` characters double; ties go to the
+     earliest;
   4. traps stay none: "TP", ``tp_size``, ``XlaRuntimeError``, "JAX" alone never become cues, and
-     ambiguous words ("XLA" alone, "AMD", "Pallas") count only when no unambiguous cue is present
-     ("XLA:GPU" and "TF XLA" are not TPU at all).
+     weak words ("XLA" alone, "SPMD", "AMD") count only when no strong cue is present.
 """
 
 from __future__ import annotations
 
-from spacy.attrs import IDX
+import numpy
+from spacy.attrs import IDX, NORM
 from spacy.language import Language
-from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
+from spacy.util import minibatch
 
 from tracker.tagger.lexicon import FRAMEWORKS, REGIMES, install_norms
-from tracker.tagger.mentions import extract_mentions
+from tracker.tagger.mentions import extract_mentions_at
 
 COMPARISON_WORDS = ("than", "vs", "vs.", "versus", "compared", "comparison", "relative", "against")
-TITLE_WEIGHT, HEAD_WEIGHT, BODY_WEIGHT = 3.0, 2.0, 1.0
+TITLE_WEIGHT, HEAD_WEIGHT, BODY_WEIGHT = 3, 2, 1
 HEAD_CHARS = 300
 COMPARISON_WINDOW = 4
+BATCH_SIZE = 512
 
-# Results live in doc.user_data["tracker_rules"] = (regime, hits, mentions): reading and writing
-# doc._ costs an object per access, which showed up in profiles. The extensions are views on it.
-for _pos, _name in enumerate(("regime", "regime_hits", "mentions")):
-    if not Doc.has_extension(_name):
-        Doc.set_extension(_name, getter=lambda doc, _p=_pos: doc.user_data.get("tracker_rules", ("none", [], []))[_p])
+# Cue kinds, one bit each. Bits 0-3: strong cue of REGIMES[i]; bits 4-7: weak cue of REGIMES[i].
+STRONG_BITS = 0x0F
+WEAK_BITS = 0xF0
+FW = 1 << 8            # a framework name (anchor of a version mention)
+FW_PYTORCH = 1 << 9    # "PyTorch"/"torch" (first word of "PyTorch/XLA")
+CMP = 1 << 10          # comparison word
+AMD_GPU_NEXT = 1 << 11  # after "AMD": makes it a strong ROCm cue
+NOT_XLA_NEXT = 1 << 12  # after "XLA": XLA the compiler on GPU/CPU, not TPU
+NOT_XLA_PREV = 1 << 13  # before "XLA": TF XLA, JAX XLA, OpenXLA
+NOT_ROCM_NEXT = 1 << 14  # after "AMD": an AMD CPU
+COLON, SLASH, HYPHEN, SMI, COMPOSABLE, KERNEL, PT = (1 << b for b in range(15, 22))
+_W_ROCM, _W_XLA = 1 << (4 + REGIMES.index("rocm")), 1 << (4 + REGIMES.index("xla"))
+_ROCM, _XLA = REGIMES.index("rocm"), REGIMES.index("xla")
 
-_GPU_WORDS = ("GPU", "GPUs", "gpu", "gpus", "hardware", "accelerator", "accelerators", "Instinct", "Radeon")
-_NOT_XLA_AFTER = ("GPU", "gpu", "GPUs", "CPU", "cpu", "CPUs", "CUDA", "cuda", "ROCm", "rocm")
-_NOT_ROCM_AFTER = ("CPU", "cpu", "CPUs", "EPYC", "Epyc", "Ryzen", "Zen", "Zen4", "Zen5")
+_GPU_WORDS = ("gpu", "gpus", "hardware", "accelerator", "accelerators", "zzplat_rocm")
+_NOT_XLA_AFTER = ("gpu", "gpus", "cpu", "cpus", "zzplat_cuda", "zzplat_rocm")
+_NOT_XLA_BEFORE = ("tf", "zzfw_tensorflow", "openxla", "zzfw_jax")
+_NOT_ROCM_AFTER = ("cpu", "cpus", "epyc", "ryzen", "zen", "zen4", "zen5")
 
-
-def _phrases() -> dict[str, list[list[str]]]:
-    """Match label -> phrases (token lists; each token is compared by its NORM)."""
-    p: dict[str, list[list[str]]] = {}
-    for regime in REGIMES:
-        p[f"STRONG_{regime}"] = [[f"zzplat_{regime}"]]
-        p[f"WEAK_{regime}"] = [[f"zzweak_{regime}"]]
-    p["FW"] = [[f"zzfw_{f}"] for f in sorted(set(FRAMEWORKS.values()))]
-    p["MULTI_rocm"] = ([["AMD", w] for w in _GPU_WORDS] + [["composable", "kernel"], ["Composable", "Kernel"]]
-                       + [["amd", "-", "smi"]])
-    p["MULTI_xla"] = [["PyTorch", "/", "XLA"], ["pytorch", "/", "xla"], ["PT", "/", "XLA"]]
-    # Contexts that cancel a weak cue: "XLA:GPU", "XLA GPU", "TF XLA", "JAX XLA", "AMD CPU/EPYC".
-    p["NOT_xla"] = ([["XLA", w] for w in _NOT_XLA_AFTER] + [["XLA", ":", w] for w in _NOT_XLA_AFTER]
-                    + [[w, "XLA"] for w in ("TF", "tf", "TensorFlow", "tensorflow", "OpenXLA", "JAX", "jax")])
-    p["NOT_rocm"] = [["AMD", w] for w in _NOT_ROCM_AFTER]
-    p["CMP_any"] = [[w] for w in COMPARISON_WORDS] + [["compared", "to"], ["compared", "with"]]
-    return p
-
-
-def build_matcher(nlp: Language) -> PhraseMatcher:
-    """PhraseMatcher over NORM: single-token cues are lexeme norms, so one pattern per regime."""
-    m = PhraseMatcher(nlp.vocab, attr="NORM")
-    for label, phrases in _phrases().items():
-        m.add(label, [Doc(nlp.vocab, words=words) for words in phrases])
-    return m
+# Results live in doc.user_data["tracker_rules"] = (regime, mentions): reading and writing doc._
+# costs an object per access. The extensions are views on it.
+if not Doc.has_extension("regime"):
+    Doc.set_extension("regime", getter=lambda doc: doc.user_data.get("tracker_rules", ("none", []))[0])
+if not Doc.has_extension("mentions"):
+    Doc.set_extension("mentions", getter=lambda doc: doc.user_data.get("tracker_rules", ("none", []))[1])
+if not Doc.has_extension("regime_hits"):
+    Doc.set_extension("regime_hits", getter=lambda doc: _debug_hits(doc))
 
 
-# Match kinds, as small ints so the per-match loop does no string work.
-STRONG, WEAK, MULTI, NOT, FW, CMP = range(6)
-_KINDS = {"STRONG": STRONG, "WEAK": WEAK, "MULTI": MULTI, "NOT": NOT, "FW": FW, "CMP": CMP}
+def cue_words() -> dict[str, int]:
+    """NORM string -> cue bits (the whole rule vocabulary; see the module docstring)."""
+    bits: dict[str, int] = {}
+
+    def add(words, bit):
+        for w in words:
+            bits[w] = bits.get(w, 0) | bit
+
+    for i, regime in enumerate(REGIMES):
+        add([f"zzplat_{regime}"], 1 << i)
+        add([f"zzweak_{regime}"], 1 << (4 + i))
+    add([f"zzfw_{f}" for f in set(FRAMEWORKS.values())], FW)
+    add(["zzfw_pytorch"], FW_PYTORCH)
+    add(COMPARISON_WORDS, CMP)
+    add(_GPU_WORDS, AMD_GPU_NEXT)
+    add(_NOT_XLA_AFTER, NOT_XLA_NEXT)
+    add(_NOT_XLA_BEFORE, NOT_XLA_PREV)
+    add(_NOT_ROCM_AFTER, NOT_ROCM_NEXT)
+    for word, bit in ((":", COLON), ("/", SLASH), ("-", HYPHEN), ("smi", SMI), ("composable", COMPOSABLE),
+                      ("kernel", KERNEL), ("pt", PT)):
+        add([word], bit)
+    return bits
 
 
-def decide_regime(doc: Doc, matches: list[tuple[int, str, int, int]], text: str) -> tuple[str, list]:
-    """Apply the tie-breakers above to matches ``(kind, regime, start, end)`` sorted by start."""
+class CueTable:
+    """Sorted NORM hashes -> cue bits, looked up for a whole batch with one ``searchsorted``."""
+
+    def __init__(self, strings):
+        table = sorted((strings.add(word), b) for word, b in cue_words().items())
+        self.keys = numpy.asarray([k for k, _ in table], dtype="uint64")
+        self.bits = numpy.asarray([b for _, b in table], dtype="int64")
+
+    def lookup(self, norms: numpy.ndarray) -> numpy.ndarray:
+        at = numpy.searchsorted(self.keys, norms)
+        at[at == len(self.keys)] = 0
+        return numpy.where(self.keys[at] == norms, self.bits[at], 0)
+
+
+def _shift(bits: numpy.ndarray, doc_of: numpy.ndarray, k: int) -> numpy.ndarray:
+    """``bits`` of the token ``k`` places later (earlier if k < 0) in the same Doc, else 0."""
+    out = numpy.zeros_like(bits)
+    if abs(k) >= len(bits):
+        return out
+    if k > 0:
+        out[:-k] = numpy.where(doc_of[k:] == doc_of[:-k], bits[k:], 0)
+    else:
+        out[-k:] = numpy.where(doc_of[:k] == doc_of[-k:], bits[:k], 0)
+    return out
+
+
+def decide_batch(norm_idx: list[numpy.ndarray], title_chars: list[int], table: CueTable, with_hits=False):
+    """Regime of each Doc from its ``to_array([NORM, IDX])`` rows (the decision in the docstring).
+
+    Returns ``(regimes, anchors, hits)``: one regime per Doc; per Doc the token indices of
+    framework names; per Doc the counted hits ``(regime, token, weight)`` if ``with_hits``.
+    """
+    n_docs = len(norm_idx)
+    lens = numpy.asarray([len(a) for a in norm_idx], dtype="int64")
+    regimes = ["none"] * n_docs
+    anchors: list[list[int]] = [[] for _ in range(n_docs)]
+    hits: list[list] = [[] for _ in range(n_docs)]
+    if not lens.sum():
+        return regimes, anchors, hits
+    arr = numpy.concatenate(norm_idx)
+    bits = table.lookup(arr[:, 0])
+    if not bits.any():
+        return regimes, anchors, hits
+    doc_of = numpy.repeat(numpy.arange(n_docs), lens)
+    starts = numpy.concatenate(([0], numpy.cumsum(lens)[:-1]))
+    tok = numpy.arange(len(bits)) - starts[doc_of]
+    nxt, nxt2, prev = _shift(bits, doc_of, 1), _shift(bits, doc_of, 2), _shift(bits, doc_of, -1)
+
+    weak_rocm, weak_xla = (bits & _W_ROCM) != 0, (bits & _W_XLA) != 0
+    multi_rocm = (weak_rocm & ((nxt & AMD_GPU_NEXT) != 0)) \
+        | (weak_rocm & ((nxt & HYPHEN) != 0) & ((nxt2 & SMI) != 0)) \
+        | (((bits & COMPOSABLE) != 0) & ((nxt & KERNEL) != 0))
+    multi_xla = ((bits & (FW_PYTORCH | PT)) != 0) & ((nxt & SLASH) != 0) & ((nxt2 & _W_XLA) != 0)
+    cancelled = (weak_xla & (((nxt & NOT_XLA_NEXT) != 0) | (((nxt & COLON) != 0) & ((nxt2 & NOT_XLA_NEXT) != 0))
+                             | ((prev & NOT_XLA_PREV) != 0))) \
+        | (weak_rocm & ((nxt & NOT_ROCM_NEXT) != 0))
+
+    # A cue right after a comparison word is a comparison target (tie-breaker 2).
+    cmp_before = numpy.concatenate(([0], numpy.cumsum((bits & CMP) != 0)))
+    lo = numpy.maximum(numpy.arange(len(bits)) - COMPARISON_WINDOW, starts[doc_of])
+    counted = (cmp_before[:-1] - cmp_before[lo]) == 0
+
+    strong_reg = numpy.full(len(bits), -1)
+    weak_reg = numpy.full(len(bits), -1)
+    for i in range(len(REGIMES)):
+        strong_reg[(bits & (1 << i)) != 0] = i
+        weak_reg[((bits & (1 << (4 + i))) != 0) & ~cancelled] = i
+    # (position, regime, strong) of every counted hit; a MULTI match adds a strong hit where it starts.
+    pos = numpy.concatenate([numpy.flatnonzero(strong_reg >= 0), numpy.flatnonzero(multi_rocm),
+                             numpy.flatnonzero(multi_xla), numpy.flatnonzero(weak_reg >= 0)])
+    reg = numpy.concatenate([strong_reg[strong_reg >= 0], numpy.full(int(multi_rocm.sum()), _ROCM),
+                             numpy.full(int(multi_xla.sum()), _XLA), weak_reg[weak_reg >= 0]])
+    strong = numpy.arange(len(pos)) < len(pos) - int((weak_reg >= 0).sum())
+    keep = counted[pos]
+    pos, reg, strong = pos[keep], reg[keep], strong[keep]
+
+    fw_pos = numpy.flatnonzero(bits & FW)
+    for p in fw_pos.tolist():
+        anchors[doc_of[p]].append(int(tok[p]))
+    if not len(pos):
+        return regimes, anchors, hits
+    hit_doc = doc_of[pos]
+    idx = arr[pos, 1].astype("int64")
+    title = numpy.asarray(title_chars, dtype="int64")[hit_doc]
+    weight = numpy.where(idx < title, TITLE_WEIGHT, numpy.where(idx < HEAD_CHARS, HEAD_WEIGHT, BODY_WEIGHT))
+    n_reg = len(REGIMES)
+    strong_score = numpy.zeros((n_docs, n_reg))
+    weak_score = numpy.zeros((n_docs, n_reg))
+    numpy.add.at(strong_score, (hit_doc[strong], reg[strong]), weight[strong])
+    numpy.add.at(weak_score, (hit_doc[~strong], reg[~strong]), weight[~strong])
+    first = numpy.full((n_docs, n_reg), 1 << 30)
+    numpy.minimum.at(first, (hit_doc, reg), tok[pos])
+    score = numpy.where(strong_score.any(axis=1, keepdims=True), strong_score, weak_score)
+    present = score > 0
+    several = present.sum(axis=1) > 1
+    present[several, REGIMES.index("cuda")] = False  # tie-breaker 1: a named non-CUDA platform wins
+    # Highest weight, then earliest first cue; weights are small integers, positions < 2**30.
+    key = numpy.where(present, score * float(1 << 31) - first, -numpy.inf)
+    best = key.argmax(axis=1)
+    for d in numpy.flatnonzero(present.any(axis=1)).tolist():
+        regimes[d] = REGIMES[best[d]]
+    if with_hits:
+        for d, r, t, w, s in zip(hit_doc.tolist(), reg.tolist(), tok[pos].tolist(), weight.tolist(), strong.tolist()):
+            hits[d].append((REGIMES[r], t, w if s else -w))
+    return regimes, anchors, hits
+
+
+def title_chars(text: str) -> int:
+    """Characters of the title: the text up to its first newline."""
     nl = text.find("\n")
-    title_chars = len(text) if nl < 0 else nl
-    cancelled = {(regime, i) for kind, regime, start, end in matches if kind == NOT for i in range(start, end)}
-    cmp_at = [start for kind, _, start, _ in matches if kind == CMP]
-    idxs = None
-    strong: dict[str, float] = {}
-    weak: dict[str, float] = {}
-    first: dict[str, int] = {}
-    hits = []
-    for kind, regime, start, end in matches:
-        if kind >= NOT:
-            continue
-        if kind == WEAK and (regime, start) in cancelled:
-            continue
-        if cmp_at and any(start - COMPARISON_WINDOW <= i < start for i in cmp_at):
-            continue  # comparison target (tie-breaker 2)
-        if idxs is None:
-            idxs = doc.to_array(IDX)  # one array read instead of a Token object per match
-        idx = idxs[start]
-        w = TITLE_WEIGHT if idx < title_chars else HEAD_WEIGHT if idx < HEAD_CHARS else BODY_WEIGHT
-        bucket = weak if kind == WEAK else strong
-        bucket[regime] = bucket.get(regime, 0.0) + w
-        if regime not in first:
-            first[regime] = start
-        hits.append((regime, start, w if kind != WEAK else -w))
-    scores = strong or weak
-    if not scores:
-        return "none", hits
-    if len(scores) > 1 and "cuda" in scores:
-        del scores["cuda"]  # tie-breaker 1: a named non-CUDA platform wins
-    best = max(scores.items(), key=lambda kv: (kv[1], -first[kv[0]]))
-    return best[0], hits
+    return len(text) if nl < 0 else nl
+
+
+_ATTRS = [NORM, IDX]
 
 
 @Language.factory("tracker_rules")
@@ -119,35 +225,51 @@ def make_rules(nlp: Language, name: str):
 
 
 class RegimeRules:
-    """Sets ``doc._.regime``, ``doc._.regime_hits`` and ``doc._.mentions``; see module docstring."""
+    """Sets ``doc._.regime`` and ``doc._.mentions``; see module docstring."""
 
     def __init__(self, nlp: Language):
-        install_norms(nlp)  # before the patterns are built: they are compared by NORM
-        self.matcher = build_matcher(nlp)
-        strings = nlp.vocab.strings
-        self.kinds = {}
-        for label in _phrases():
-            kind, _, regime = label.partition("_")
-            self.kinds[strings[label]] = (_KINDS[kind], regime)
+        install_norms(nlp)  # the table is keyed by NORM, which lexicon.py defines
+        self.table = CueTable(nlp.vocab.strings)
+        self.strings = nlp.vocab.strings
+
+    @staticmethod
+    def arrays(docs: list[Doc]) -> list[numpy.ndarray]:
+        """The rows the rules read: ``Doc.to_array([NORM, IDX])`` of each Doc."""
+        return [doc.to_array(_ATTRS) for doc in docs]
+
+    def annotate(self, docs: list[Doc], texts: list[str] | None = None,
+                 arrays: list[numpy.ndarray] | None = None) -> list[tuple[str, list]]:
+        """``(regime, mentions)`` for each Doc of a batch, without writing to the Docs.
+
+        ``texts``: each Doc's text, ``arrays``: :meth:`arrays` of the batch, if the caller has them.
+        """
+        if texts is None:
+            texts = [doc.text for doc in docs]
+        if arrays is None:
+            arrays = self.arrays(docs)
+        regimes, anchors, _ = decide_batch(arrays, [title_chars(t) for t in texts], self.table)
+        out = []
+        strings = self.strings
+        for d, regime in enumerate(regimes):
+            mentions = []
+            if anchors[d]:
+                a = arrays[d]
+                mentions = extract_mentions_at(texts[d], [(strings[int(a[i, 0])], int(a[i, 1])) for i in anchors[d]])
+            out.append((regime, mentions))
+        return out
 
     def __call__(self, doc: Doc) -> Doc:
-        """Annotate ``doc``. The raw text may be passed in ``doc.user_data["text"]`` (saves
-        rebuilding ``doc.text`` token by token)."""
-        found = self.matcher(doc)
-        if not found:
-            doc.user_data["tracker_rules"] = ("none", [], [])
-            return doc
-        text = doc.user_data.get("text")
-        if text is None:
-            text = doc.text
-        kinds = self.kinds
-        labelled = [kinds[mid] + (s, e) for mid, s, e in found]
-        regime, hits = decide_regime(doc, labelled, text)
-        anchors = [s for kind, _, s, _ in labelled if kind == FW]
-        doc.user_data["tracker_rules"] = (regime, hits, extract_mentions(doc, anchors, text) if anchors else [])
+        doc.user_data["tracker_rules"] = self.annotate([doc])[0]
         return doc
 
-    # The component has no weights: serialisation is a no-op (the matcher is rebuilt on load).
+    def pipe(self, stream, batch_size: int = BATCH_SIZE):
+        """Batched ``nlp.pipe`` path: one numpy pass per batch."""
+        for batch in minibatch(stream, size=batch_size):
+            for doc, res in zip(batch, self.annotate(batch)):
+                doc.user_data["tracker_rules"] = res
+                yield doc
+
+    # The component has no weights: serialisation is a no-op (the table is rebuilt on load).
     def to_disk(self, path, exclude=()):
         pass
 
@@ -159,3 +281,14 @@ class RegimeRules:
 
     def from_bytes(self, data, exclude=()):
         return self
+
+
+_DEBUG_TABLES: dict[int, CueTable] = {}
+
+
+def _debug_hits(doc: Doc) -> list:
+    """``doc._.regime_hits``: recomputed on access (not needed on the fast path)."""
+    key = id(doc.vocab)
+    if key not in _DEBUG_TABLES:
+        _DEBUG_TABLES[key] = CueTable(doc.vocab.strings)
+    return decide_batch([doc.to_array(_ATTRS)], [title_chars(doc.text)], _DEBUG_TABLES[key], with_hits=True)[2][0]
