@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from werkzeug import Response
 
 from tracker.collectors import (CollectContext, atom_feed, docker_tags, github_releases,
                                 github_tags, pypi)

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from tracker.errors import StoreError
-from tracker.models import events, source_state
+from tracker.models import source_state
 from tracker.records import Event
 from tracker.store import Store
 

@@ -162,3 +162,20 @@ def duration_seconds(start: datetime | None, end: datetime | None) -> float | No
 def iso(value: datetime) -> str:
     """A UTC timestamp as GitHub / Buildkite query parameters want it: 2026-05-08T06:00:00Z."""
     return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+DEFAULT_PENDING_MAX_DAYS = 14
+
+
+def prune_pending(ctx, pending: dict, what: str) -> None:
+    """Stop re-checking runs / builds that have been in progress for longer than the source's
+    ``pending_max_days`` (default 14): they are logged once and forgotten."""
+    from datetime import timedelta
+
+    max_age = timedelta(days=float(ctx.option("pending_max_days", DEFAULT_PENDING_MAX_DAYS)))
+    for key, info in list(pending.items()):
+        when = parse_time(info.get("created_at"))
+        if when is not None and ctx.now - when > max_age:
+            del pending[key]
+            log.warning("%s: %s %s still not concluded after %s; no longer re-checked",
+                        ctx.spec.id, what, key, max_age)

@@ -58,7 +58,6 @@ OPTIONAL_KEYS = {"api_url", "branch", "job_regimes", "per_page", "backfill_days"
 
 DEFAULT_API = "https://api.buildkite.com"
 DEFAULT_BACKFILL_DAYS = 30
-DEFAULT_PENDING_MAX_DAYS = 14
 ASCENDING = True  # builds are yielded oldest first: the runner keeps them on a rate limit
 WINDOW_PAGES = 4  # a window spans this many times what the first page covered
 MIN_WINDOW, MAX_WINDOW = timedelta(hours=1), timedelta(days=7)
@@ -97,7 +96,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         # Running builds the listing did not show (a 304): tracked by number in the state.
         for number in sorted(set(pending) - seen, key=int):
             yield from _recheck(ctx, url, number)
-    _prune(ctx, pending)
+    ci.prune_pending(ctx, pending, "build")
 
 
 def _builds(ctx: CollectContext, url: str, params: dict, lowest: datetime) -> Iterator[dict]:
@@ -237,13 +236,3 @@ def job_event(job: Mapping[str, Any], build: Mapping[str, Any], ctx: CollectCont
                "exit_status": job.get("exit_status"), "step_key": job.get("step_key"),
                "build_number": number, "duration_s": ci.duration_seconds(started, finished)},
     )
-
-
-def _prune(ctx: CollectContext, pending: dict) -> None:
-    max_age = timedelta(days=float(ctx.option("pending_max_days", DEFAULT_PENDING_MAX_DAYS)))
-    for number, info in list(pending.items()):
-        when = ci.parse_time(info.get("created_at"))
-        if when is not None and ctx.now - when > max_age:
-            del pending[number]
-            log.warning("%s: build #%s still running after %s; no longer re-checked",
-                        ctx.spec.id, number, max_age)

@@ -60,7 +60,6 @@ OPTIONAL_KEYS = {"api_url", "workflows", "workflow", "branch", "job_regimes", "b
 DEFAULT_API = "https://api.github.com"
 LISTING_CAP = 1000  # filtered run listings return at most this many results
 DEFAULT_BACKFILL_DAYS = 30
-DEFAULT_PENDING_MAX_DAYS = 14
 ASCENDING = True  # runs are yielded oldest first: the runner keeps them on a rate limit
 
 log = logging.getLogger("tracker.collect.github_actions")
@@ -324,13 +323,7 @@ def _prune(ctx: CollectContext, done: dict, pending: dict) -> None:
         when = ci.parse_time(created)
         if when is not None and when < keep_from - timedelta(days=1):
             del done[key]
-    max_age = timedelta(days=float(ctx.option("pending_max_days", DEFAULT_PENDING_MAX_DAYS)))
-    for key, info in list(pending.items()):
-        when = ci.parse_time(info.get("created_at"))
-        if when is not None and ctx.now - when > max_age:
-            del pending[key]
-            log.warning("%s: run %s still not concluded after %s; no longer re-checked",
-                        ctx.spec.id, key, max_age)
+    ci.prune_pending(ctx, pending, "run")
 
 
 def _is_404(exc: FatalHTTPError) -> bool:
