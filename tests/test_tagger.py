@@ -16,8 +16,9 @@ from tracker.tagger.cli import tag, tagger as tagger_group
 TRAINING = Path(os.environ.get("TRACKER_TRAINING", Path(__file__).resolve().parents[2] / "shared" / "training"))
 
 # Measured on the dev split (20 % of ../shared/training held out by source hash) when the model
-# was trained: class macro-F1 0.858, regime macro-F1 1.000. Floors leave room for retraining noise.
-DEV_CLASS_FLOOR = 0.82
+# was trained (tagger 1.1.0): class macro-F1 0.898, regime macro-F1 1.000. Floors leave room for
+# retraining noise.
+DEV_CLASS_FLOOR = 0.86
 DEV_REGIME_FLOOR = 0.95
 
 
@@ -216,4 +217,50 @@ def test_generic_dev_quality_floor(tagger):
     _, dev = split([e for e in load_own() if e.kind == "generic"])
     rows = [dict(e.item(), label=e.label) for e in dev]
     cls, _, _ = evaluate_rows(tagger, rows)
-    assert cls.macro_f1 >= 0.80  # measured 0.889 on the held-out generic examples
+    assert cls.macro_f1 >= 0.80  # measured 0.867 on the 69 held-out generic examples (tagger 1.1.0)
+
+
+def test_nlp_pipe_path_agrees_with_tag_many(tagger):
+    # tag_many calls the components' batch methods directly; nlp.pipe must give the same answers.
+    texts = ["Segfault on MI300X with PyTorch 2.9", "TPU v5e is 2x slower than A100", "Docs: fix typo",
+             "XLA:GPU autotuner update", "AMD EPYC host, crash on Trn2", "Bump jaxlib to 0.7.1"]
+    docs = list(tagger.nlp.pipe(texts, batch_size=4))
+    res = tagger.tag_many(texts)
+    assert [d._.regime for d in docs] == [r.regime for r in res]
+    assert [d._.mentions for d in docs] == [r.mentions for r in res]
+    assert [max(d.cats, key=d.cats.get) for d in docs] == [r.tag for r in res]
+    single = tagger.nlp("MI300X is 30% slower than H100")
+    assert single._.regime == "rocm"
+    # The debugging view: H100 sits right after "than" and is not counted.
+    assert [(r, i) for r, i, _ in single._.regime_hits] == [("rocm", 0)]
+
+
+def test_whitespace_does_not_change_tokens(tagger):
+    # The tokenizer's whitespace special cases are removed for speed; tokens stay the same.
+    import spacy
+
+    blank = spacy.blank("en")
+    text = "Crash on\nMI300X\twith\u00a0NBSP and  two spaces.\n\nBody line"
+    assert [t.text for t in tagger.nlp.tokenizer(text)] == [t.text for t in blank.tokenizer(text)]
+
+
+def test_stemmed_norms_keep_rule_words():
+    from tracker.tagger.lexicon import norm_of, stem
+
+    assert {stem(w) for w in ("fails", "failed", "failing")} == {"fail"}
+    assert stem("ss") == "ss" and stem("class") == "class" and stem("v5e") == "v5e"
+    assert norm_of("MI300X") == "zzplat_rocm" and norm_of("crashes") == "crash"
+
+
+def test_status_regexes_match_plain_word_boundaries():
+    import re
+
+    from tracker.tagger.mentions import _STATUS_CUES, _fast_boundary
+
+    probes = ["not supported", "cannot supported", "errors", "terror", "the bug", "debug", "vs. A", "add",
+              "padding", "fails", "nofail", "updated", "outdated", "remove", "unremovable", "a than b"]
+    for cues in _STATUS_CUES.values():
+        for _, rx in cues:
+            plain, fast = re.compile(rx), re.compile(_fast_boundary(rx))
+            for p in probes:
+                assert bool(plain.search(p)) == bool(fast.search(p)), (rx, p)

@@ -150,20 +150,26 @@ def tagger():
 
 
 @tagger.command("train")
-def train_cmd():
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Write the model here instead of the shipped tracker/tagger/model.")
+@click.option("--seed", type=int, default=None, help="Random seed (default: the fixed training seed).")
+def train_cmd(out_dir, seed):
     """Retrain the shipped model (fixed seed: same data, same model).
 
     \b
     Example:
       tracker tagger train
+      tracker tagger train --out /tmp/tagger-model --seed 1234
 
     Reads ../shared/training/tagger_train_*.jsonl (TRACKER_TRAINING), release-note headings in
     ../shared/corpus (TRACKER_CORPUS) and tracker/tagger/data/*.jsonl; writes tracker/tagger/model
-    and prints dev-set scores (20 % held out by a hash of each item's source).
+    (or --out) and prints dev-set scores (20 % held out by a hash of each item's source).
     """
-    from tracker.tagger.train import run
+    from pathlib import Path
 
-    run(log=click.echo)
+    from tracker.tagger.train import MODEL_DIR, SEED, run
+
+    run(out_dir=Path(out_dir) if out_dir else MODEL_DIR, seed=SEED if seed is None else seed, log=click.echo)
 
 
 @tagger.command("evaluate")

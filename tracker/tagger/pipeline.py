@@ -41,7 +41,7 @@ from tracker.tagger.lexicon import install_norms
 from tracker.tagger.ngrams import extract_ngrams_batched
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
-TAGGER_VERSION = "1.0.0"
+TAGGER_VERSION = "1.1.0"
 BATCH_SIZE = 512
 _NEG_VALUE = -5000.0
 

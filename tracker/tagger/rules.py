@@ -40,7 +40,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import minibatch
 
-from tracker.tagger.lexicon import FRAMEWORKS, REGIMES, install_norms
+from tracker.tagger.lexicon import FRAMEWORKS, REGIMES, install_norms, norm_of
 from tracker.tagger.mentions import extract_mentions_at
 
 COMPARISON_WORDS = ("than", "vs", "vs.", "versus", "compared", "comparison", "relative", "against")
@@ -103,10 +103,18 @@ def cue_words() -> dict[str, int]:
 
 
 class CueTable:
-    """Sorted NORM hashes -> cue bits, looked up for a whole batch with one ``searchsorted``."""
+    """Sorted NORM hashes -> cue bits, looked up for a whole batch with one ``searchsorted``.
+
+    Plain words go through :func:`~tracker.tagger.lexicon.norm_of` so they are keyed by the NORM
+    their tokens get (e.g. stemmed: "compared" -> "compar").
+    """
 
     def __init__(self, strings):
-        table = sorted((strings.add(word), b) for word, b in cue_words().items())
+        words: dict[str, int] = {}
+        for word, b in cue_words().items():
+            key = word if word.startswith("zz") else norm_of(word)
+            words[key] = words.get(key, 0) | b
+        table = sorted((strings.add(word), b) for word, b in words.items())
         self.keys = numpy.asarray([k for k, _ in table], dtype="uint64")
         self.bits = numpy.asarray([b for _, b in table], dtype="int64")
 

@@ -73,16 +73,16 @@ def dev_rows(dev: list[Example], kind: str | None = None) -> list[dict]:
     return [dict(e.item(), label=e.label, regime=e.regime) for e in dev if kind is None or e.kind == kind]
 
 
-def run(out_dir: Path = MODEL_DIR, log=print) -> dict:
+def run(out_dir: Path = MODEL_DIR, seed: int = SEED, log=print) -> dict:
     """Load data, train, score on dev, write the model; returns the dev summary."""
     train_data, dev = load_all()
     if not train_data:
         raise SystemExit("no training data found (set TRACKER_TRAINING / TRACKER_CORPUS)")
     counts = {k: sum(e.kind == k for e in train_data) for k in ("field", "own", "weak", "generic")}
     log(f"train: {len(train_data)} examples {counts}; dev: {len(dev)}")
-    nlp = train(train_data, log=log)
+    nlp = train(train_data, seed=seed, log=log)
     tagger = Tagger(nlp)
-    summary = {"train_counts": counts, "dev": {}}
+    summary = {"train_counts": counts, "seed": seed, "dev": {}}
     for kind in ("field", "generic", "own"):
         rows = dev_rows(dev, kind)
         if rows:
