@@ -124,3 +124,31 @@ def test_nightly_replay_end_to_end_is_idempotent(run, tmp_path):
                           "json").output)[0]["n"] == n
     status = run("status").output
     assert "pytorch-releases" in status and "ok" in status
+
+
+def test_tag_store_mode_and_override_survive_retag(run):
+    run("init-db")
+    lines = [
+        {"source_id": "manual", "project": "vllm", "kind": "issue", "external_id": "1",
+         "occurred_at": "2025-11-18T00:00:00Z",
+         "title": "[Bug]: vLLM crashes with HIP error on MI300X", "body": "segfault in rocBLAS"},
+        {"source_id": "manual", "project": "jax", "kind": "note", "external_id": "2",
+         "occurred_at": "2025-11-18T00:00:00Z", "title": "Faster Pallas kernels on TPU v5e",
+         "attrs": {"section": "Performance"}},
+    ]
+    run("import-events", "-", input="\n".join(json.dumps(l) for l in lines) + "\n")
+    first = run("tag")
+    assert first.exit_code == 0 and "tag: 2 events tagged" in first.output, first.output
+    assert "tag: 0 events tagged" in run("tag").output  # nothing untagged is left
+    rows = json.loads(run("query", "SELECT title, tag, regime, overridden FROM v_event_tags "
+                                   "ORDER BY title", "--format", "json").output)
+    assert [(r["tag"], r["regime"]) for r in rows] == [("optimization", "xla"),
+                                                       ("friction", "rocm")]
+    event_id = json.loads(run("query", "SELECT id FROM events WHERE external_id = '1'",
+                              "--format", "json").output)[0]["id"]
+    assert run("tag", "--set", event_id, "neutral", "--regime", "none").exit_code == 0
+    assert "tag: 2 events tagged" in run("tag", "--retag").output
+    rows = json.loads(run("query", "SELECT tag, regime, overridden FROM v_event_tags "
+                                   "WHERE event_id = '" + event_id + "'", "--format",
+                          "json").output)
+    assert rows == [{"tag": "neutral", "regime": "none", "overridden": 1}]

@@ -584,7 +584,7 @@ def test_rst_parser_with_lazy_states_builds_the_stock_doctree():
 def test_gc_paused_restores_the_collector_state():
     import gc
 
-    from tracker.collectors._docs_tree import gc_paused
+    from tracker.gcpause import gc_paused
 
     assert gc.isenabled()
     with gc_paused():

@@ -6,7 +6,7 @@ the slow side of a backfill.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import timezone
 
 from sqlalchemy import (JSON, Boolean, Column, DateTime, Float, ForeignKey, Index, Integer,
                         MetaData, String, Table, Text, TypeDecorator)

@@ -48,14 +48,20 @@ def after_collect(config: Config, store: Store, out_dir: Path) -> list[str]:
     return lines
 
 
-def tag_store(store: Store, retag: bool = False, batch: int = 2000) -> str:
-    """Tag every untagged event (all of them with `retag`); analyst overrides are separate rows
-    and survive. Returns a one-line summary."""
-    try:
-        from tracker.tagger import load_tagger
-    except ImportError as exc:
-        return f"tag: skipped (tagger unavailable: {exc})"
-    tagger = load_tagger()
+def tag_store(store: Store, retag: bool = False, batch: int = 2000, tagger=None) -> str:
+    """Tag every untagged event (all of them with `retag`) in batches; analyst overrides are
+    separate rows and survive. The tag row holds what the tagger read in the text; the
+    effective regime (the source's, when it is regime-specific) is applied by v_event_tags.
+    Returns a one-line summary."""
+    import time
+
+    if tagger is None:
+        try:
+            from tracker.tagger import load_tagger
+        except ImportError as exc:
+            return f"tag: skipped (tagger unavailable: {exc})"
+        tagger = load_tagger()
+    started = time.perf_counter()
     done = 0
     pending: list[dict] = []
     for item in store.events_to_tag(retag=retag):
@@ -65,18 +71,14 @@ def tag_store(store: Store, retag: bool = False, batch: int = 2000) -> str:
             pending = []
     if pending:
         done += _tag_batch(tagger, store, pending)
-    return f"tag: {done} events tagged"
+    return (f"tag: {done} events tagged in {time.perf_counter() - started:.1f} s "
+            f"(tagger {tagger.version})")
 
 
 def _tag_batch(tagger, store: Store, items: list[dict]) -> int:
     results = tagger.tag_many(items)
-    rows = []
-    for item, result in zip(items, results):
-        # A regime-specific source (e.g. ROCm release notes) sets the regime; the tagger fills
-        # it in where the source does not say.
-        regime = item.get("source_regime") or result.regime
-        rows.append({"event_id": item["id"], "tag": result.tag, "score": float(result.score),
-                     "regime": regime, "mentions": list(result.mentions),
-                     "tagger_version": result.version})
-    store.save_tags(rows)
-    return len(rows)
+    store.save_tags([{"event_id": item["id"], "tag": result.tag, "score": float(result.score),
+                      "regime": result.regime, "mentions": list(result.mentions),
+                      "tagger_version": result.version}
+                     for item, result in zip(items, results)])
+    return len(items)

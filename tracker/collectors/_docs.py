@@ -9,7 +9,7 @@ only accepts a complete calendar date and never guesses a missing part.
 This module is the one the kinds import from. The parsers live in `_docs_markdown`,
 `_docs_rst` and `_docs_html`, each imported on first use so that loading the collector
 registry does not load docutils, markdown-it and BeautifulSoup, and each runs with the cyclic
-garbage collector paused (`_docs_tree.gc_paused`).
+garbage collector paused (`tracker.gcpause.gc_paused`).
 
 Not a collector kind: the leading underscore keeps the registry from loading it as one.
 """
@@ -22,7 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from tracker.collectors._docs_tree import Block, Section, gc_paused
+from tracker.collectors._docs_tree import Block, Section
+from tracker.gcpause import gc_paused
 from tracker.versions import parse_version
 
 __all__ = ["Block", "Section", "markdown_tree", "rst_tree", "html_tree", "tree_for",

@@ -7,9 +7,7 @@ Private to the vendor-document kinds; import it through `tracker.collectors._doc
 
 from __future__ import annotations
 
-import gc
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -76,21 +74,3 @@ def clean(text: str) -> str:
     return _SPACES.sub(" ", _BLANK_LINES.sub("\n\n", text)).strip()
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while one document is parsed.
-
-    docutils, markdown-it and BeautifulSoup allocate tens of thousands of small objects per
-    document (docutils nodes point at their parents: cycles), which triggers many collections
-    that find nothing to free; on the corpus benchmark they took about a quarter of the RST
-    parse time. Reference counting still frees everything as usual, and any cycles left are
-    collected once the collector runs again. The collector is re-enabled only if it was on, so
-    a caller (or another thread) that turned it off keeps it off.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
 import click
 
 from tracker.tagger.features import CLASSES
 from tracker.tagger.lexicon import ALL_REGIMES
 
-STORE_BATCH = 5000
 
 
 def _read_jsonl(stream) -> list[dict]:
@@ -94,7 +92,9 @@ def tag(ctx, input_path, output_path, retag, override, regime):
         if output_path != "-":
             click.echo(f"tagged {len(tagged)} texts -> {output_path}", err=True)
         return
-    _tag_store(ctx, tagger, retag)
+    from tracker.pipeline import tag_store
+
+    click.echo(tag_store(_open_store(ctx), retag=retag, tagger=tagger))
 
 
 def _open_store(ctx):
@@ -103,39 +103,9 @@ def _open_store(ctx):
     obj = ctx.find_root().obj or {}
     if "db_url" not in obj:
         raise click.UsageError("no database configured (run through `tracker`, or set TRACKER_DATABASE_URL)")
-    return open_store(obj["db_url"])
-
-
-def _tag_store(ctx, tagger, retag: bool) -> None:
-    """Tag the store's events in batches of ``STORE_BATCH``.
-
-    The tag row's regime is the text's; when the text names no platform, the event's source
-    regime (a regime-specific source such as ROCm release notes) is used instead.
-    """
-    store = _open_store(ctx)
-    start = time.perf_counter()
-    total = 0
-    batch: list[dict] = []
-
-    def flush():
-        nonlocal total, batch
-        if not batch:
-            return
-        rows = []
-        for ev, res in zip(batch, tagger.tag_many(batch)):
-            reg = res.regime if res.regime != "none" else (ev.get("source_regime") or "none")
-            rows.append({"event_id": ev["id"], "tag": res.tag, "score": res.score, "regime": reg,
-                         "mentions": res.mentions, "tagger_version": res.version})
-        store.save_tags(rows)
-        total += len(rows)
-        batch = []
-
-    for event in store.events_to_tag(retag=retag):
-        batch.append(event)
-        if len(batch) >= STORE_BATCH:
-            flush()
-    flush()
-    click.echo(f"tagged {total} events in {time.perf_counter() - start:.1f} s (tagger {tagger.version})")
+    store = open_store(obj["db_url"])
+    store.ensure_current()
+    return store
 
 
 @click.group("tagger")
