@@ -33,6 +33,8 @@ RELEASES = [
     ReleaseFact("pytorch", "2.8.0", day(2025, 8, 6), "https://github.com/pytorch/pytorch/releases/tag/v2.8.0"),
     ReleaseFact("pytorch", "2.8.1", day(2025, 9, 1), "u-2.8.1"),
     ReleaseFact("pytorch", "2.9.0rc1", day(2025, 9, 20), "u-rc", prerelease=True),
+    ReleaseFact("pytorch", "2.9.0rc2", day(2025, 9, 25), "pypi-rc"),  # PyPI: no flag, rc version
+    ReleaseFact("torch-xla", "2.9.0rc1", day(2025, 9, 30), "xla-rc"),
     ReleaseFact("pytorch", "2.9.0", day(2025, 10, 15), "https://github.com/pytorch/pytorch/releases/tag/v2.9.0"),
     ReleaseFact("torch-xla", "2.8.0", day(2025, 8, 8), "https://github.com/pytorch/xla/releases/tag/v2.8.0"),
     ReleaseFact("pytorch-rocm-wheels", "2.8.0", day(2025, 8, 6), "wheel-2.8"),
@@ -61,7 +63,8 @@ def test_definitions_are_kept_apart_and_open_artifacts_are_censored():
     # "planned" is not support: 2.9 stays open, lag = as_of - day0, no evidence URL
     open_29 = samples[("2.9", "rocm", "vendor_matrix")]
     assert (open_29.status, open_29.lag_days, open_29.evidence_url) == ("open", 77, "")
-    assert samples[("2.9", "xla", "torch_xla_release")].status == "open"
+    assert samples[("2.9", "xla", "torch_xla_release")].status == "open"  # an rc is no release
+    assert samples[("2.9", "cuda", "upstream_release")].day0 == day(2025, 10, 15)
     assert samples[("2.8", "cuda", "upstream_release")].lag_days == 0
     assert "2.9.0rc1" not in {s.series for s in samples.values()}
 

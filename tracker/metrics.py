@@ -158,12 +158,21 @@ def artifact_series(version: str, granularity: str) -> str | None:
     return series_of(parsed.version, granularity)
 
 
+def is_final(fact: ReleaseFact) -> bool:
+    """A final release: not marked pre-release by its source, and no pre/dev version either
+    (PyPI lists rc versions without a flag)."""
+    if fact.prerelease:
+        return False
+    parsed = parse_version(fact.version)
+    return parsed is not None and not parsed.prerelease
+
+
 def day0_by_series(rule: CoverageRule, releases: Iterable[ReleaseFact]
                    ) -> dict[str, tuple[datetime, str]]:
     """Publish date (and URL) of each series' first final release of the rule's project."""
     first: dict[str, tuple[datetime, str]] = {}
     for fact in releases:
-        if fact.project != rule.project or fact.prerelease:
+        if fact.project != rule.project or not is_final(fact):
             continue
         key = artifact_series(fact.version, rule.granularity)
         if key and (key not in first or fact.occurred_at < first[key][0]):
@@ -186,7 +195,7 @@ def evidence_by_series(rule: CoverageRule, evidence: EvidenceRule,
 
     if evidence.kind == "release":
         for fact in releases:
-            if fact.project == evidence.project and not fact.prerelease:
+            if fact.project == evidence.project and is_final(fact):
                 offer(fact.version, fact.occurred_at, fact.url)
     else:
         wanted = FRAMEWORK_PROJECTS.get(evidence.mentions or "", evidence.mentions)
