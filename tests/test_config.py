@@ -83,3 +83,5 @@ def test_database_url_precedence(monkeypatch):
     monkeypatch.setenv("TRACKER_DATABASE_URL", "postgresql+psycopg://u@h/db")
     assert database_url() == "postgresql+psycopg://u@h/db"
     assert database_url("other.db") == "sqlite:///other.db"
+    assert database_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
+    assert database_url("postgres://u@h/db") == "postgresql+psycopg://u@h/db"

@@ -77,11 +77,15 @@ def sources_path(explicit: str | os.PathLike | None = None) -> Path:
 def database_url(explicit: str | None = None) -> str:
     """--db, else TRACKER_DATABASE_URL, else an SQLite file tracker.db in the working directory.
 
-    A bare file path is accepted and taken as an SQLite file.
+    A bare file path is accepted and taken as an SQLite file; postgresql:// URLs use psycopg.
     """
     url = explicit or os.environ.get("TRACKER_DATABASE_URL") or DEFAULT_DATABASE
     if "://" not in url:
         url = f"sqlite:///{url}"
+    # psycopg (3) is the driver we ship; a plain postgresql:// URL would ask for psycopg2.
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain):
+            url = "postgresql+psycopg://" + url[len(plain):]
     return url
 
 
