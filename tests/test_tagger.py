@@ -264,3 +264,48 @@ def test_status_regexes_match_plain_word_boundaries():
             plain, fast = re.compile(rx), re.compile(_fast_boundary(rx))
             for p in probes:
                 assert bool(plain.search(p)) == bool(fast.search(p)), (rx, p)
+
+
+def _top_level_alternatives(rx: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in rx:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "|" and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return parts + [cur]
+
+
+def test_every_status_cue_starts_with_its_literal():
+    # status_of only tries a cue where its literal occurs: that is exact because each cue's
+    # regex can only match text that starts with the literal.
+    import re
+
+    from tracker.tagger.mentions import _STATUS_CUES, _fast_boundary
+
+    for cues in _STATUS_CUES.values():
+        for lit, rx in cues:
+            for alt in _top_level_alternatives(_fast_boundary(rx)):
+                plain = re.sub(r"\(\?<!\\w.\)", "", alt)  # the look-behind _fast_boundary inserts
+                assert plain.startswith(lit), (lit, alt)
+
+
+def test_status_of_agrees_with_reference_definition():
+    # The per-word cue table and anchored matches give the plain regex search's answer, also
+    # where cue words are glued to punctuation, split by the tokenizer or cut at a clause edge.
+    import random
+
+    from tracker.tagger.mentions import _STATUS_CUES, status_of, status_of_reference
+
+    words = [w for cues in _STATUS_CUES.values() for lit, _ in cues for w in (lit, lit.strip().title())]
+    words += ["end-of-life", "EOL.", "don't support", "doesn't work", "cannot", "not yet supported", "vs.",
+              "(removed)", "added,", "re-added", "unsupported", "supports!", "built\twith", "will  be added",
+              "torch", "2.9", "the", "x", "|", ";", "\n", "-", "'", "İ", "K"]
+    rng = random.Random(5)
+    for _ in range(4000):
+        parts = [rng.choice(words) for _ in range(rng.randint(1, 8))]
+        clause = "".join(p + rng.choice(["", " ", " ", "  ", "-", "/"]) for p in parts)
+        assert status_of(clause) == status_of_reference(clause), clause

@@ -22,6 +22,8 @@ Only ``supported`` mentions are coverage evidence.
 from __future__ import annotations
 
 import re
+from functools import reduce
+from operator import or_
 
 from spacy.tokens import Doc
 
@@ -86,6 +88,44 @@ def _fast_boundary(rx: str) -> str:
 _STATUS = tuple((status, tuple(lit for lit, _ in cues), re.compile("|".join(_fast_boundary(rx) for _, rx in cues)))
                 for status, cues in _STATUS_CUES.items())
 
+# The same cues, one by one, for the anchored check in ``status_of``: every match of a cue's regex
+# starts with its literal (``tests/test_tagger.py`` checks this), so the status regex matches
+# somewhere in a clause exactly when some cue matches at some occurrence of its literal.
+_CUES = tuple((status, lit, re.compile(_fast_boundary(rx)), bit)
+              for bit, (status, lit, rx) in enumerate((st, lit, rx) for st, cues in _STATUS_CUES.items()
+                                                      for lit, rx in cues))
+
+
+def _word_cues(word: str) -> int:
+    """Bit set of the cues whose literal can begin in ``word`` (a lower-cased, whitespace-free word).
+
+    A literal occurrence starts with a letter, so it starts inside some whitespace-delimited word;
+    the literal's part up to its first space lies in that word and, if a space follows, ends the
+    word. So a cue can match in a clause only if one of the clause's words has its bit here.
+    """
+    bits = 0
+    for status, lit, _, bit in _CUES:
+        head, space, _ = lit.partition(" ")
+        if (word.endswith(head) if space else lit in word):
+            bits |= 1 << bit
+    return bits
+
+
+class _WordCues(dict):
+    """word -> :func:`_word_cues`, filled on first sight (bounded: cleared past ``MAX_WORDS``)."""
+
+    MAX_WORDS = 200_000
+
+    def __missing__(self, word: str) -> int:
+        if len(self) >= self.MAX_WORDS:
+            self.clear()
+        bits = self[word] = _word_cues(word)
+        return bits
+
+
+_WORD_CUES = _WordCues()
+_CUE_OF_BIT = {1 << bit: (status, lit, rx) for status, lit, rx, bit in _CUES}
+
 
 def normalise_version(raw: str) -> str:
     """``v0.13.0`` -> ``0.13.0``; ``2.9.0+cu128`` -> ``2.9.0``."""
@@ -96,7 +136,29 @@ def normalise_version(raw: str) -> str:
 
 
 def status_of(clause: str) -> str:
-    """Status of a mention from the clause it sits in (order documented in the module)."""
+    """Status of a mention from the clause it sits in (order documented in the module).
+
+    Same result as searching each status's regex over the lower-cased clause in turn (that is
+    :func:`status_of_reference`), but the clause's words are looked up in a per-word table of
+    the cues that could start in them (built once per distinct word), and only those cues are
+    tried, anchored at the occurrences of their literal. Most clauses thus run no regex at all.
+    """
+    low = clause.lower()
+    cues = reduce(or_, map(_WORD_CUES.__getitem__, low.split()), 0)
+    while cues:  # cues in bit order, which is the status order
+        bit = cues & -cues
+        cues ^= bit
+        status, lit, rx = _CUE_OF_BIT[bit]
+        p = low.find(lit)
+        while p >= 0:
+            if rx.match(low, p):
+                return status
+            p = low.find(lit, p + 1)
+    return "other"
+
+
+def status_of_reference(clause: str) -> str:
+    """The plain definition of :func:`status_of` (kept for tests: the two must agree)."""
     low = clause.lower()
     for status, literals, rx in _STATUS:
         if any(map(low.__contains__, literals)) and rx.search(low):

@@ -223,7 +223,8 @@ def title_chars(text: str) -> int:
     return len(text) if nl < 0 else nl
 
 
-_ATTRS = [NORM, IDX]
+RULE_ATTRS = [NORM, IDX]  # the columns the rules (and the classifier, column 0) read
+_ATTRS = RULE_ATTRS
 
 
 @Language.factory("tracker_rules")
@@ -245,11 +246,12 @@ class RegimeRules:
         """The rows the rules read: ``Doc.to_array([NORM, IDX])`` of each Doc."""
         return [doc.to_array(_ATTRS) for doc in docs]
 
-    def annotate(self, docs: list[Doc], texts: list[str] | None = None,
+    def annotate(self, docs: list[Doc] | None, texts: list[str] | None = None,
                  arrays: list[numpy.ndarray] | None = None) -> list[tuple[str, list]]:
         """``(regime, mentions)`` for each Doc of a batch, without writing to the Docs.
 
-        ``texts``: each Doc's text, ``arrays``: :meth:`arrays` of the batch, if the caller has them.
+        ``texts``: each Doc's text, ``arrays``: :meth:`arrays` of the batch, if the caller has them
+        (then ``docs`` may be None: only the texts and arrays are read).
         """
         if texts is None:
             texts = [doc.text for doc in docs]
