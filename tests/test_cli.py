@@ -113,6 +113,7 @@ def test_parse_prints_json_lines(run, tmp_path):
 def test_nightly_replay_end_to_end_is_idempotent(run, tmp_path):
     first = run("nightly", "--replay", str(REPO / "cassettes"))
     assert "report" in first.output, first.output
+    assert "Built from a replay of the cassettes" in (tmp_path / "report" / "index.html").read_text()
     assert " 0 failed" in first.output, first.output
     count = run("query", "SELECT count(*) AS n FROM events", "--format", "json")
     n = json.loads(count.output)[0]["n"]

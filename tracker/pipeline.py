@@ -30,12 +30,16 @@ def run_nightly(config: Config, store: Store, out_dir: Path, *, echo=print,
                               record=record)
         for line in summary.lines():
             echo(line)
-        for line in after_collect(config, store, out_dir):
+        banner = (f"Built from a replay of the cassettes in {replay}, not from live upstream "
+                  "data: hand-written cassettes say in their headers which facts are real."
+                  if replay else None)
+        for line in after_collect(config, store, out_dir, banner=banner):
             echo(line)
     return summary.exit_code
 
 
-def after_collect(config: Config, store: Store, out_dir: Path) -> list[str]:
+def after_collect(config: Config, store: Store, out_dir: Path,
+                  banner: str | None = None) -> list[str]:
     """Tag untagged events and write the report; return summary lines for the console."""
     try:
         lines = [tag_store(store)]
@@ -44,7 +48,7 @@ def after_collect(config: Config, store: Store, out_dir: Path) -> list[str]:
         lines = [f"tag: FAILED ({type(exc).__name__}: {exc}); report uses the tags stored before"]
     from tracker.report import write_report
 
-    lines.extend(write_report(config, store, out_dir))
+    lines.extend(write_report(config, store, out_dir, banner=banner))
     return lines
 
 

@@ -95,9 +95,10 @@ def http_only(url: str | None) -> str:
 
 
 def write_report(config: Config, store: Store, out_dir: Path,
-                 as_of: datetime | None = None) -> list[str]:
+                 as_of: datetime | None = None, banner: str | None = None) -> list[str]:
     """Write lag / pass-rate / friction CSVs, summary.json, PNG charts and index.html into
-    `out_dir`; refresh the lag_samples table. Returns console lines."""
+    `out_dir`; refresh the lag_samples table. `banner` (e.g. "built from a replay") is shown
+    at the top of the page and kept in summary.json. Returns console lines."""
     as_of = as_of or datetime.now(timezone.utc)
     out_dir.mkdir(parents=True, exist_ok=True)
     unknown: list = []
@@ -120,7 +121,7 @@ def write_report(config: Config, store: Store, out_dir: Path,
                ["regime", "week", "friction", "optimization", "neutral", "friction_ratio"])
     headline = [s for s in summaries if s.period == "all" and s.primary]
     (out_dir / "summary.json").write_text(json.dumps({
-        "as_of": as_of.isoformat(),
+        "as_of": as_of.isoformat(), "data": banner or "collected upstream data",
         "lag_primary": [_summary_row(s, spans) for s in headline],
         "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
         "lag_unknown": [dict(zip(("project", "series", "regime", "definition", "reason"), u))
@@ -135,7 +136,7 @@ def write_report(config: Config, store: Store, out_dir: Path,
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["http_only"] = http_only
     html = env.get_template("report.html.j2").render(
-        as_of=as_of, headline=[_summary_row(s, spans) for s in headline], summaries=[s for s in summaries if s.period == "all"],
+        as_of=as_of, banner=banner, headline=[_summary_row(s, spans) for s in headline], summaries=[s for s in summaries if s.period == "all"],
         samples=samples, pass_rates=pass_rates[-60:], friction=friction[-60:], images=images,
         negative=[s for s in samples if s.negative], unknown=unknown)
     (out_dir / "index.html").write_text(html, encoding="utf-8")
