@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import smtplib
 from collections import defaultdict
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from email.message import EmailMessage
 from typing import Any, Sequence
 
@@ -19,6 +19,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from tracker.config import Config
 from tracker.errors import TrackerError
 from tracker.metrics import quarter, summarize
+from tracker.records import now_utc  # noqa: F401  (the CLI takes the digest's clock from here)
 from tracker.store import Store
 
 
@@ -115,7 +116,3 @@ def send(message: EmailMessage, host: str, port: int, *, starttls: bool = False,
     except (OSError, smtplib.SMTPException) as exc:
         raise DigestError(f"could not send the digest through {host}:{port}: "
                           f"{type(exc).__name__}: {exc}") from None
-
-
-def now_utc() -> datetime:
-    return datetime.now(timezone.utc)

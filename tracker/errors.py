@@ -1,6 +1,12 @@
 """Typed errors. Only the CLI prints them and chooses exit codes."""
 
 
+def first_line(exc: Exception) -> str:
+    """The first line of a (driver) exception's message, for one-line error reports."""
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 class TrackerError(Exception):
     """Base of every error tracker raises on purpose."""
 

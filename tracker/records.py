@@ -17,6 +17,11 @@ def event_id(source_id: str, external_id: str) -> str:
     return digest[:32]
 
 
+def now_utc() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(timezone.utc)
+
+
 def utc(value: datetime) -> datetime:
     """Return `value` as an aware UTC datetime (naive values are taken to be UTC)."""
     if value.tzinfo is None:

@@ -18,8 +18,8 @@ from tracker.collectors import CollectContext, collector_for
 from tracker.config import Config, SourceSpec
 from tracker.errors import RateLimited, ReplayMissing, SourceError, SourceSkipped, StoreError
 from tracker.http import HttpClient
-from tracker.records import Event
-from tracker.store import Store, now_utc
+from tracker.records import Event, now_utc
+from tracker.store import Store
 
 log = logging.getLogger("tracker.runner")
 

@@ -14,7 +14,7 @@ import socket
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -22,29 +22,16 @@ from sqlalchemy import create_engine, event as sa_event, func, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
-from tracker.errors import StoreError
-from tracker.models import (events, http_cache, lag_samples, locks, runs, source_state,
-                            tag_overrides, tags)
-from tracker.records import Event
+from tracker.errors import StoreError, first_line
+from tracker.models import (events, http_cache, locks, runs, source_state)
+from tracker.records import Event, now_utc
+from tracker.store_queries import StoreQueries
 
 MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
 EVENT_COLUMNS = [c.name for c in events.columns]
 # Re-collecting an event refreshes everything but these: first-seen survives, as does provenance
 # of manual imports.
 _KEEP_ON_UPSERT = {"id", "first_seen_at", "imported"}
-_READ_ONLY_START = re.compile(r"^\s*(select|with|explain|values|show|table|pragma\s+table_info)\b",
-                              re.IGNORECASE)
-
-
-def now_utc() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def as_utc(value: datetime | None) -> datetime | None:
-    """Timestamps read back from SQLite are naive UTC: make them aware."""
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=timezone.utc)
 
 
 def _json_default(value: Any) -> Any:
@@ -72,7 +59,7 @@ class SourceState:
     last_status: str | None = None
 
 
-class Store:
+class Store(StoreQueries):
     """One database (SQLite file or PostgreSQL), addressed by SQLAlchemy URL."""
 
     def __init__(self, url: str) -> None:
@@ -136,7 +123,7 @@ class Store:
             with self.engine.connect() as conn:
                 yield conn
         except OperationalError as exc:
-            raise StoreError(f"database {self.safe_url}: {_first_line(exc)}") from None
+            raise StoreError(f"database {self.safe_url}: {first_line(exc)}") from None
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
@@ -146,7 +133,7 @@ class Store:
             with self.engine.begin() as conn:
                 yield conn
         except (OperationalError, driver_error) as exc:
-            raise StoreError(f"database {self.safe_url}: {_first_line(exc)} "
+            raise StoreError(f"database {self.safe_url}: {first_line(exc)} "
                              "(nothing was written)") from None
 
     # -- events ----------------------------------------------------------------------------
@@ -255,7 +242,7 @@ class Store:
         with self._connect() as conn:
             result = conn.execution_options(yield_per=batch).execute(query)
             for row in result.mappings():
-                yield _event_dict(row)
+                yield dict(row)
 
     # -- source state ----------------------------------------------------------------------
     def load_source(self, source_id: str) -> SourceState:
@@ -268,7 +255,7 @@ class Store:
                       for r in cache}
         if row is None:
             return SourceState(validators=validators)
-        return SourceState(as_utc(row["cursor"]), dict(row["state"] or {}), validators,
+        return SourceState(row["cursor"], dict(row["state"] or {}), validators,
                            row["last_status"])
 
     def save_source(self, conn: Connection, source_id: str, *, values: dict[str, Any],
@@ -332,105 +319,6 @@ class Store:
                     conn.execute(locks.delete().where(locks.c.name == name,
                                                       locks.c.holder == holder))
 
-    # -- tags ------------------------------------------------------------------------------
-    def events_to_tag(self, retag: bool = False, batch: int = 5000) -> Iterator[dict]:
-        """Events needing a tag (all of them with `retag`): id, title, body, labels, section,
-        source_regime. Releases, notes and issues only: CI runs and jobs are measured by
-        their outcome (the pass-rate view), not by what their names say."""
-        query = (select(events.c.id, events.c.title, events.c.body, events.c.labels,
-                        events.c.attrs, events.c.regime)
-                 .where(events.c.kind.in_(("release", "note", "issue"))))
-        if not retag:
-            query = query.where(~events.c.id.in_(select(tags.c.event_id)))
-        with self._connect() as conn:
-            for row in conn.execution_options(yield_per=batch).execute(query):
-                attrs = row.attrs or {}
-                yield {"id": row.id, "title": row.title, "body": row.body,
-                       "labels": list(row.labels or []), "section": attrs.get("section"),
-                       "source_regime": row.regime}
-
-    def save_tags(self, rows: list[dict]) -> None:
-        """Upsert tag rows (event_id, tag, score, regime, mentions, tagger_version)."""
-        if not rows:
-            return
-        now = now_utc()
-        values = [{**row, "tagged_at": now} for row in rows]
-        insert = self._insert()
-        stmt = insert(tags)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=[tags.c.event_id],
-            set_={c.name: stmt.excluded[c.name] for c in tags.columns if c.name != "event_id"})
-        with self.transaction() as conn:
-            for start in range(0, len(values), 5000):
-                conn.execute(stmt, values[start:start + 5000])
-
-    def set_override(self, event_id: str, tag: str, regime: str | None = None) -> None:
-        """An analyst's class (and regime) for one event, kept across re-tagging."""
-        with self.transaction() as conn:
-            exists = conn.execute(select(events.c.id).where(events.c.id == event_id)).first()
-            if exists is None:
-                raise StoreError(f"no event with id {event_id!r} (see `tracker export events`)")
-            insert = self._insert()
-            stmt = insert(tag_overrides).values(event_id=event_id, tag=tag, regime=regime,
-                                                set_at=now_utc())
-            conn.execute(stmt.on_conflict_do_update(
-                index_elements=[tag_overrides.c.event_id],
-                set_={"tag": tag, "regime": regime, "set_at": now_utc()}))
-
-    # -- metrics inputs and outputs --------------------------------------------------------
-    def coverage_events(self, projects: Iterable[str]) -> Iterator[dict]:
-        """Releases and notes of `projects` with the tagger's mentions (if tagged): the facts
-        the lag metric reads. Keys: project, kind, version, occurred_at, url, attrs, mentions."""
-        query = (select(events.c.project, events.c.kind, events.c.version, events.c.occurred_at,
-                        events.c.url, events.c.attrs, tags.c.mentions)
-                 .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
-                 .where(events.c.project.in_(sorted(set(projects))),
-                        events.c.kind.in_(("release", "note"))))
-        with self._connect() as conn:
-            for row in conn.execution_options(yield_per=5000).execute(query).mappings():
-                yield dict(row)
-
-    def replace_lag_samples(self, rows: list[dict]) -> None:
-        """Swap in the lag samples of one report run (one transaction: readers see old or new)."""
-        with self.transaction() as conn:
-            conn.execute(lag_samples.delete())
-            if rows:
-                conn.execute(lag_samples.insert(), rows)
-
-    def view_rows(self, view: str) -> list[dict]:
-        """All rows of one of the documented SQL views."""
-        if view not in ("v_ci_pass_rate_weekly", "v_friction_weekly", "v_lag_series"):
-            raise ValueError(f"not a documented view: {view}")
-        with self._connect() as conn:
-            return [dict(r) for r in conn.exec_driver_sql(f"SELECT * FROM {view}").mappings()]
-
-    # -- analysts --------------------------------------------------------------------------
-    def read_only_query(self, sql: str) -> tuple[list[str], list[tuple]]:
-        """Run one read-only statement; a write is refused, never executed."""
-        statement = sql.strip().rstrip(";").strip()
-        if ";" in _strip_sql_strings(statement):
-            raise StoreError("one statement at a time, please (found ';' inside the query)")
-        if not _READ_ONLY_START.match(_strip_sql_comments(statement)):
-            raise StoreError("refused: `tracker query` runs read-only statements "
-                             "(SELECT / WITH / EXPLAIN); nothing was executed")
-        try:
-            with self.engine.connect() as conn:
-                if self.dialect == "sqlite":
-                    conn.exec_driver_sql("PRAGMA query_only = ON")
-                elif self.dialect == "postgresql":
-                    conn.exec_driver_sql("SET TRANSACTION READ ONLY")
-                try:
-                    result = conn.exec_driver_sql(statement)
-                    columns = list(result.keys()) if result.returns_rows else []
-                    rows = [tuple(r) for r in result] if result.returns_rows else []
-                finally:
-                    conn.rollback()
-                    if self.dialect == "sqlite":
-                        conn.exec_driver_sql("PRAGMA query_only = OFF")
-        except SQLAlchemyError as exc:
-            raise StoreError(f"query failed: {_first_line(exc)}") from None
-        return columns, rows
-
 
 def open_store(url: str) -> Store:
     """A Store for `url` (see tracker.config.database_url for the defaults)."""
@@ -451,14 +339,6 @@ def event_row(item: Event, seen_at: datetime, imported: bool = False) -> dict[st
     }
 
 
-def _event_dict(row) -> dict:
-    out = dict(row)
-    for key in ("occurred_at", "ended_at", "updated_at", "first_seen_at", "last_seen_at",
-                "vanished_at"):
-        out[key] = as_utc(out[key])
-    return out
-
-
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     # WAL lets analysts read while the nightly writes; busy_timeout waits out a short lock.
@@ -466,17 +346,3 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.execute("PRAGMA busy_timeout=10000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
-
-
-def _first_line(exc: Exception) -> str:
-    text_ = str(getattr(exc, "orig", None) or exc)
-    return text_.strip().splitlines()[0] if text_.strip() else type(exc).__name__
-
-
-def _strip_sql_comments(sql: str) -> str:
-    sql = re.sub(r"/\*.*?\*/", " ", sql, flags=re.DOTALL)
-    return re.sub(r"--[^\n]*", " ", sql)
-
-
-def _strip_sql_strings(sql: str) -> str:
-    return re.sub(r"'(?:[^']|'')*'", "''", _strip_sql_comments(sql))

@@ -1,0 +1,135 @@
+"""The store's read side and tag rows: what the tagger, the metrics and analysts ask of it.
+
+A mixin of `tracker.store.Store` (which owns the engine, the write path, state and locks), kept
+apart so each module stays readable. Everything here is either a read or a small write that
+is not on the collection path (tags, analyst overrides, lag samples).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Iterator
+
+from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
+
+from tracker.errors import StoreError, first_line
+from tracker.models import events, lag_samples, tag_overrides, tags
+from tracker.records import now_utc
+
+_READ_ONLY_START = re.compile(r"^\s*(select|with|explain|values|show|table|pragma\s+table_info)\b",
+                              re.IGNORECASE)
+DOCUMENTED_VIEWS = ("v_ci_pass_rate_weekly", "v_friction_weekly", "v_lag_series", "v_event_tags")
+
+
+class StoreQueries:
+    """Tags, metrics inputs and outputs, analyst queries (mixed into Store)."""
+
+    # -- tags ------------------------------------------------------------------------------
+    def events_to_tag(self, retag: bool = False, batch: int = 5000) -> Iterator[dict]:
+        """Events needing a tag (all of them with `retag`): id, title, body, labels, section,
+        source_regime. Releases, notes and issues only: CI runs and jobs are measured by
+        their outcome (the pass-rate view), not by what their names say."""
+        query = (select(events.c.id, events.c.title, events.c.body, events.c.labels,
+                        events.c.attrs, events.c.regime)
+                 .where(events.c.kind.in_(("release", "note", "issue"))))
+        if not retag:
+            query = query.where(~events.c.id.in_(select(tags.c.event_id)))
+        with self._connect() as conn:
+            for row in conn.execution_options(yield_per=batch).execute(query):
+                attrs = row.attrs or {}
+                yield {"id": row.id, "title": row.title, "body": row.body,
+                       "labels": list(row.labels or []), "section": attrs.get("section"),
+                       "source_regime": row.regime}
+
+    def save_tags(self, rows: list[dict]) -> None:
+        """Upsert tag rows (event_id, tag, score, regime, mentions, tagger_version)."""
+        if not rows:
+            return
+        now = now_utc()
+        values = [{**row, "tagged_at": now} for row in rows]
+        insert = self._insert()
+        stmt = insert(tags)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[tags.c.event_id],
+            set_={c.name: stmt.excluded[c.name] for c in tags.columns if c.name != "event_id"})
+        with self.transaction() as conn:
+            for start in range(0, len(values), 5000):
+                conn.execute(stmt, values[start:start + 5000])
+
+    def set_override(self, event_id: str, tag: str, regime: str | None = None) -> None:
+        """An analyst's class (and regime) for one event, kept across re-tagging."""
+        with self.transaction() as conn:
+            exists = conn.execute(select(events.c.id).where(events.c.id == event_id)).first()
+            if exists is None:
+                raise StoreError(f"no event with id {event_id!r} (see `tracker export events`)")
+            insert = self._insert()
+            stmt = insert(tag_overrides).values(event_id=event_id, tag=tag, regime=regime,
+                                                set_at=now_utc())
+            conn.execute(stmt.on_conflict_do_update(
+                index_elements=[tag_overrides.c.event_id],
+                set_={"tag": tag, "regime": regime, "set_at": now_utc()}))
+
+    # -- metrics inputs and outputs --------------------------------------------------------
+    def coverage_events(self, projects: Iterable[str]) -> Iterator[dict]:
+        """Releases and notes of `projects` with the tagger's mentions (if tagged): the facts
+        the lag metric reads. Keys: project, kind, version, occurred_at, url, attrs, mentions."""
+        query = (select(events.c.project, events.c.kind, events.c.version, events.c.occurred_at,
+                        events.c.url, events.c.attrs, tags.c.mentions)
+                 .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
+                 .where(events.c.project.in_(sorted(set(projects))),
+                        events.c.kind.in_(("release", "note"))))
+        with self._connect() as conn:
+            for row in conn.execution_options(yield_per=5000).execute(query).mappings():
+                yield dict(row)
+
+    def replace_lag_samples(self, rows: list[dict]) -> None:
+        """Swap in the lag samples of one report run (one transaction: readers see old or new)."""
+        with self.transaction() as conn:
+            conn.execute(lag_samples.delete())
+            if rows:
+                conn.execute(lag_samples.insert(), rows)
+
+    def view_rows(self, view: str) -> list[dict]:
+        """All rows of one of the documented SQL views."""
+        if view not in DOCUMENTED_VIEWS:
+            raise ValueError(f"not a documented view: {view}")
+        with self._connect() as conn:
+            return [dict(r) for r in conn.exec_driver_sql(f"SELECT * FROM {view}").mappings()]
+
+    # -- analysts --------------------------------------------------------------------------
+    def read_only_query(self, sql: str) -> tuple[list[str], list[tuple]]:
+        """Run one read-only statement; a write is refused, never executed."""
+        statement = sql.strip().rstrip(";").strip()
+        if ";" in _strip_sql_strings(statement):
+            raise StoreError("one statement at a time, please (found ';' inside the query)")
+        if not _READ_ONLY_START.match(_strip_sql_comments(statement)):
+            raise StoreError("refused: `tracker query` runs read-only statements "
+                             "(SELECT / WITH / EXPLAIN); nothing was executed")
+        try:
+            with self.engine.connect() as conn:
+                if self.dialect == "sqlite":
+                    conn.exec_driver_sql("PRAGMA query_only = ON")
+                elif self.dialect == "postgresql":
+                    conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+                try:
+                    result = conn.exec_driver_sql(statement)
+                    columns = list(result.keys()) if result.returns_rows else []
+                    rows = [tuple(r) for r in result] if result.returns_rows else []
+                finally:
+                    conn.rollback()
+                    if self.dialect == "sqlite":
+                        conn.exec_driver_sql("PRAGMA query_only = OFF")
+        except SQLAlchemyError as exc:
+            raise StoreError(f"query failed: {first_line(exc)}") from None
+        return columns, rows
+
+
+
+def _strip_sql_comments(sql: str) -> str:
+    sql = re.sub(r"/\*.*?\*/", " ", sql, flags=re.DOTALL)
+    return re.sub(r"--[^\n]*", " ", sql)
+
+
+def _strip_sql_strings(sql: str) -> str:
+    return re.sub(r"'(?:[^']|'')*'", "''", _strip_sql_comments(sql))
