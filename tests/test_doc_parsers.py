@@ -492,8 +492,8 @@ def test_collect_not_modified_yields_nothing():
 DOC_SOURCES = {  # source id -> (events, a fact the hand-written cassette states)
     "jax-changelog": (7, ("release", "0.8.2", day(2025, 12, 18))),
     "rocm-release-notes": (5, ("note", "6.3.3", day(2025, 2, 19))),
-    "rocm-compat-matrix": (9, ("note", "6.2.0", day(2024, 8, 2))),
-    "rocm-compat-matrix-historical": (4, ("note", "6.3.0", day(2024, 12, 3))),
+    "rocm-compat-matrix": (9, ("note", "7.1.1", day(2025, 11, 26))),
+    "rocm-compat-matrix-historical": (24, ("note", "7.0.0", day(2025, 9, 16))),
     "neuron-release-notes": (6, ("release", "2.24.0", day(2025, 6, 24))),
     "neuron-release-content": (1, ("note", "2.32.0", day(2026, 8, 17))),
     "neuron-pytorch-notes": (3, ("note", "2.27.0", day(2025, 12, 19))),
