@@ -16,8 +16,8 @@ from tracker.tagger.cli import tag, tagger as tagger_group
 TRAINING = Path(os.environ.get("TRACKER_TRAINING", Path(__file__).resolve().parents[2] / "shared" / "training"))
 
 # Measured on the dev split (20 % of ../shared/training held out by source hash) when the model
-# was trained (tagger 1.1.0): class macro-F1 0.898, regime macro-F1 1.000. Floors leave room for
-# retraining noise.
+# was trained (tagger 1.1.0): class macro-F1 0.898, regime macro-F1 1.000; tagger 1.2.0: 0.899,
+# 1.000. Floors leave room for retraining noise.
 DEV_CLASS_FLOOR = 0.86
 DEV_REGIME_FLOOR = 0.95
 
@@ -82,6 +82,97 @@ def test_mentions_normalised_with_status(tagger, text, expected):
 ])
 def test_regime_tie_breakers(tagger, text, regime):
     assert tagger.tag(text).regime == regime
+
+
+# TAGGING.md: framework-version compatibility statements, version bumps and pins are neutral;
+# new hardware or accelerator features are optimization (tie-breaker 1: framing decides); a gap
+# stated as a gap is friction. Regime: the platform the text names.
+@pytest.mark.parametrize("item, label, regime", [
+    ({"text": "Added support for PyTorch 2.9 in torch-neuronx", "section": "Improvements"}, "neutral", "neuron"),
+    ({"text": "Added support for PyTorch 2.9 in torch-neuronx"}, "neutral", "neuron"),
+    ({"text": "JAX 0.8.2 and 0.9.0.1 are now supported on Neuron"}, "neutral", "neuron"),
+    ({"text": "Added support for PyTorch 2.8 (see the framework notes)", "section": "Improvements"}, "neutral", "none"),
+    ({"text": "now compatible with PyTorch 2.8"}, "neutral", "none"),
+    ({"text": "ROCm 7.1 supports PyTorch 2.8"}, "neutral", "rocm"),
+    ({"text": "Built with JAX 0.8 for Cloud TPU"}, "neutral", "xla"),
+    ({"text": "libtpu now supports JAX 0.8.1", "section": "New features"}, "neutral", "xla"),
+    ({"text": "This release introduces support for JAX version 0.7.2."}, "neutral", "none"),
+    ({"text": "Upgraded vLLM to v0.11.0 in the Neuron DLC", "section": "Improvements"}, "neutral", "neuron"),
+    ({"text": "Pin torch==2.9.1 for the ROCm wheels"}, "neutral", "rocm"),
+    ({"text": "Added support for Trn2", "section": "Improvements"}, "optimization", "neuron"),
+    ({"text": "Added support for MI355X"}, "optimization", "rocm"),
+    ({"text": "Added support for FP8 on TPU"}, "optimization", "xla"),
+    ({"text": "Initial support for MI350"}, "optimization", "rocm"),
+    ({"text": "Added support for PyTorch 2.9 and FP8 GEMM kernels on MI300X"}, "optimization", "rocm"),
+    ({"text": "PyTorch 2.9 is not supported on Inferentia"}, "friction", "neuron"),
+    ({"text": "model X is not supported on Inferentia"}, "friction", "neuron"),
+    ({"text": "Upgrading to torch 2.9.1 breaks the wheel build on gfx942"}, "friction", "rocm"),
+])
+def test_support_statements_follow_framing(tagger, item, label, regime):
+    res = tagger.tag(item)
+    assert (res.tag, res.regime) == (label, regime)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Added support for PyTorch 2.9 in torch-neuronx", True),
+    ("JAX 0.8.2 and 0.9.0.1 are now supported on Neuron", True),
+    ("Bump ROCm to 6.4.1", True),
+    ("Update the pinned jax version to 0.8.1.", True),
+    ("zzsection_features Added support for PyTorch 2.9", True),
+    ("Added support for Trn2 instances with PyTorch 2.9", False),  # the hardware is the object
+    ("Added support for PyTorch 2.9 and FP8 GEMM kernels", False),  # also delivers kernels
+    ("PyTorch 2.9 is not supported on Inferentia", False),
+    ("Upgrade to JAX 0.8 makes TPU training 2x slower", False),
+    ("No support for AVX512 in torch 1.11.0+cpu", False),
+    ("Added support for PyTorch", False),  # no version
+    ("Docs: fix typo\nBump torch to 2.9.1 in the docs build", False),  # only the title decides
+])
+def test_compat_rule_shapes(text, expected):
+    from tracker.tagger.compat import is_compat_statement
+
+    assert is_compat_statement(text) is expected
+
+
+def test_compat_rule_keeps_bug_labels_and_doc_path(tagger):
+    # A "bug" label outweighs the rule; the nlp(...) path applies the rule like tag_many.
+    text = "Upgrade vLLM to 0.11.2 on TPU"
+    assert tagger.tag({"text": text}).tag == "neutral"
+    assert tagger.tag({"text": text, "labels": ["bug"]}).tag == "friction"
+    doc = tagger.nlp(text)
+    assert max(doc.cats, key=doc.cats.get) == "neutral" and doc.cats["neutral"] >= 0.9
+
+
+def test_weak_labels_follow_the_item_wording():
+    from tracker.tagger.dataset import weak_label
+
+    assert weak_label("Improvements", "Added support for PyTorch 2.9 (see the notes)") == "neutral"
+    assert weak_label("Improvements", "Upgraded the training DLC to JAX 0.7.1.") == "neutral"
+    assert weak_label("Improvements", "Added support for Trn2 instances") == "optimization"
+    assert weak_label("Improvements", "Fixed a hang in collective setup") == "friction"
+    assert weak_label("Known issues", "Crash when loading large NEFFs") == "friction"
+    assert weak_label("New features", "Added a thing") is None
+
+
+def test_lead_word_skips_tags_and_punctuation(tagger):
+    from tracker.tagger.ngrams import lead_index
+
+    def lead(text):
+        norms = tagger.nlp.tokenizer(text).to_array("NORM").tolist()
+        j = lead_index(norms[:16])
+        return tagger.nlp.vocab.strings[norms[j]] if j >= 0 else None
+
+    assert lead("[TPU][Bug]: **Optimize** the GELU kernel\nbody") == "optimiz"
+    assert lead("- Fixed a hang on Trn2") == "fix"
+    assert lead("[unclosed tag") is None and lead("") is None
+
+
+def test_api_names_share_one_norm():
+    from tracker.tagger.features import clean
+    from tracker.tagger.lexicon import norm_of
+
+    assert norm_of("jax.numpy.fill_diagonal") == norm_of("torch.compile") == "zzapi"
+    assert norm_of("torch.cuda") == "zzplat_cuda" and norm_of("setup.py") == "zzpath"
+    assert clean("Added {func}`jax.numpy.put_along_axis`.") == "Added jax.numpy.put_along_axis."
 
 
 def test_label_and_section_signals(tagger):
@@ -217,7 +308,7 @@ def test_generic_dev_quality_floor(tagger):
     _, dev = split([e for e in load_own() if e.kind == "generic"])
     rows = [dict(e.item(), label=e.label) for e in dev]
     cls, _, _ = evaluate_rows(tagger, rows)
-    assert cls.macro_f1 >= 0.80  # measured 0.867 on the 69 held-out generic examples (tagger 1.1.0)
+    assert cls.macro_f1 >= 0.80  # measured on the 69 held-out generic examples: 0.867 (1.1.0), 0.926 (1.2.0)
 
 
 def test_nlp_pipe_path_agrees_with_tag_many(tagger):

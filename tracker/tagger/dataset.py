@@ -11,7 +11,10 @@ Three sources, each a list of :class:`Example` (``text``, ``label``, ``regime``,
    "Improvements"/"Breaking Changes"). Headings whose items are mixed ("Changes", "New features")
    give no label. Each weak item carries its section, so the classifier learns the
    ``zzsection_*`` pseudo-tokens; half of them (chosen by hash) are also given without it so the
-   words themselves are learned too.
+   words themselves are learned too. Where the heading's label contradicts TAGGING.md the item's
+   own wording wins (:func:`weak_label`): version bumps and framework-version compatibility
+   statements (``compat.py``) are neutral even under "Improvements", and "Fixed ..." items are
+   friction under any heading.
 3. ``own``: ``tracker/tagger/data/*.jsonl``, examples written and labelled for this project by
    TAGGING.md (``kind`` = ``field`` or ``generic``: GitHub issues of unrelated projects).
 
@@ -142,10 +145,29 @@ def section_items(text: str) -> list[tuple[str, str, int]]:
     return items
 
 
+_FIXED = re.compile(r"\W*(?:fix|fixed|fixes|fixing|resolved)\b", re.I)
+
+
+def weak_label(heading: str, text: str) -> str | None:
+    """The weak label of a release-note item: its heading's label, overridden by its wording
+    where TAGGING.md is explicit (module docstring); None when the heading gives no label."""
+    from tracker.tagger.compat import is_compat_statement
+    from tracker.tagger.features import canonical_section, clean
+
+    sec = canonical_section(heading)
+    label = WEAK_EXACT_HEADINGS.get(heading.strip().lower()) or \
+        WEAK_SECTION_LABELS.get((sec or "").removeprefix("zzsection_"))
+    if not label:
+        return None
+    if _FIXED.match(text):
+        return "friction"
+    if label != "neutral" and is_compat_statement(clean(text)):
+        return "neutral"
+    return label
+
+
 def load_weak(exclude_texts: set[str] = frozenset()) -> list[Example]:
     """Heading-labelled release-note items from the corpus (deduplicated by text)."""
-    from tracker.tagger.features import canonical_section
-
     root = corpus_dir()
     if not root.is_dir():
         return []
@@ -158,9 +180,7 @@ def load_weak(exclude_texts: set[str] = frozenset()) -> list[Example]:
             continue
         rel = path.relative_to(root).as_posix()
         for heading, text, line in section_items(path.read_text(encoding="utf-8", errors="replace")):
-            sec = canonical_section(heading)
-            label = WEAK_EXACT_HEADINGS.get(heading.strip().lower()) or \
-                WEAK_SECTION_LABELS.get((sec or "").removeprefix("zzsection_"))
+            label = weak_label(heading, text)
             key = _key(text)
             if not label or len(text) < 25 or key in seen:
                 continue

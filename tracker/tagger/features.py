@@ -60,6 +60,7 @@ _MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _HTML = re.compile(r"<!--.*?-->|</?[a-zA-Z][^>\n]{0,200}>", re.S)
 _RST_ROLE = re.compile(r":[a-z:]+:`([^`<]*)(?:<[^>]*>)?`")
+_MYST_ROLE = re.compile(r"\{[a-z:-]+\}`([^`<]*)(?:<[^>]*>)?`")
 _RST_LINK = re.compile(r"`([^`<]+?)\s*<[^>]+>`_+")
 _BLANKS = re.compile(r"\n\s*\n+")
 _SPACES = re.compile(r"[ \t\f\v\r]+")
@@ -145,6 +146,8 @@ def clean(raw: str) -> str:
         s = _MD_LINK.sub(r"\1", _MD_IMAGE.sub(r"\1", s))
     if "`" in s:
         s = _RST_ROLE.sub(r"\1", _RST_LINK.sub(r"\1", s)).replace("```", " ").replace("``", "")
+        if "{" in s:
+            s = _MYST_ROLE.sub(r"\1", s)
     if "**" in s:
         s = s.replace("**", "")
     if any(map(s.__contains__, _DECOR_TRIGGERS)):

@@ -77,6 +77,7 @@ _VERSION = re.compile(r"v?\d+(\.\d+)+([a-z]+\d*)?(\+\w+)?|v\d+", re.I)
 _NUM = re.compile(r"[-+]?\d[\d,._]*%?x?")
 _URL = re.compile(r"(https?://|www\.)\S+", re.I)
 _HASH = re.compile(r"[0-9a-f]{7,40}")
+_API = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?")
 _PATH = re.compile(r"\S*/\S*\.\w{1,5}|\S+\.(py|cc|cpp|h|cu|yaml|yml|json|md|rst|txt|sh)")
 
 
@@ -133,6 +134,8 @@ def norm_of(text: str) -> str:
         return "zztest"
     if len(text) > 3 and _PATH.fullmatch(text):
         return "zzpath"
+    if len(text) > 4 and "." in text and _API.fullmatch(text):
+        return "zzapi"
     return stem(low)
 
 

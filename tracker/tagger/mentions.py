@@ -29,7 +29,7 @@ from spacy.tokens import Doc
 
 _VER = r"v?\d+\.\d+(?:\.\d+)*(?:(?:rc|a|b|dev|post)\d*)?(?:\+[\w.]+)?"
 _LIST = re.compile(
-    rf"""(?P<fw>[A-Za-z]+)\s*(?:\(\s*)?(?:versions?\s*|v(?=\d))?(?:[=<>~!@:-]+\s*)?(?P<first>{_VER})
+    rf"""(?P<fw>[A-Za-z]+)\s*(?:\(\s*)?(?:versions?\s*)?(?:to\s+)?(?:v(?=\d))?(?:[=<>~!@:-]+\s*)?(?P<first>{_VER})
          (?P<rest>(?:\s*(?:,\s*and|,\s*or|,|and|or|&|/)\s*(?:{_VER})(?![\w.]))*)""",
     re.X | re.I,
 )

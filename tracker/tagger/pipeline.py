@@ -3,7 +3,9 @@
 Pipeline (``spacy.blank("en")``, no pretrained weights):
   tokenizer -> ``tracker_rules`` (Matcher: regime cues, regime decision, version mentions)
             -> ``textcat`` (exclusive friction | optimization | neutral, bag of uni+bigrams over
-               token NORMs, architecture ``tracker.TextCatBOWNorm.v1`` below).
+               token NORMs + the title's lead word, architecture ``tracker.TextCatBOWNorm.v2`` below)
+            -> ``tracker_compat`` (version bumps and framework-version compatibility statements
+               are neutral, or friction when they name a defect; ``compat.py``).
 
 The classifier reads NORM rather than ORTH so it sees lower-cased words with platforms, versions,
 numbers, URLs and test names folded into a handful of shared tokens (see ``lexicon.py``): the
@@ -12,6 +14,8 @@ same defect words count whichever platform they happen on.
 Combination (``Tagger.tag_many``):
   class   = argmax of classifier probabilities x label prior (GitHub labels, ``features.py``);
             the release-note section is already a feature the classifier was trained on;
+            then the ``compat.py`` rule (version notes neutral, or friction when they name a
+            defect), unless the labels lean to friction;
   regime  = the rule decision; if the text names no platform, a platform label ("rocm",
             "module: tpu") is used;
   nothing to go on (empty, binary, no letters) -> neutral, regime none, score 0.0.
@@ -35,27 +39,26 @@ from thinc.api import Logistic, Model, SparseLinear_v2, chain, resizable, softma
 
 from tracker.gcpause import gc_paused
 from tracker.tagger import rules  # noqa: F401  (registers the "tracker_rules" factory)
+from tracker.tagger.compat import version_note_class
+from tracker.tagger.compat import apply as apply_compat  # also registers "tracker_compat"
 from tracker.tagger.rules import RULE_ATTRS
 from tracker.tagger.features import CLASSES, prepare
 from tracker.tagger.lexicon import install_norms
 from tracker.tagger.ngrams import extract_ngrams_batched
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
-TAGGER_VERSION = "1.1.0"
+TAGGER_VERSION = "1.2.0"
 BATCH_SIZE = 512
+_CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
 _NEG_VALUE = -5000.0
 
 
-@registry.architectures("tracker.TextCatBOWNorm.v1")
-def build_bow_norm(exclusive_classes: bool, ngram_size: int, length: int = 2**17,
-                   nO: Optional[int] = None) -> Model:
-    """spaCy's TextCatBOW.v3 with n-grams over NORM instead of ORTH (same sparse linear layer),
-    features extracted per batch (``ngrams.py``)."""
+def _bow_norm(exclusive_classes: bool, ngram_size: int, length: int, nO: Optional[int], lead: bool) -> Model:
     length = 2 ** (length - 1).bit_length()
     sparse = SparseLinear_v2(nO=nO, length=length)
     fill = {"b": _NEG_VALUE, "W": 0}
     resizable_layer = resizable(sparse, resize_layer=partial(resize_linear_weighted, fill_defaults=fill))
-    model = chain(extract_ngrams_batched(ngram_size, attr=NORM), resizable_layer)
+    model = chain(extract_ngrams_batched(ngram_size, attr=NORM, lead=lead), resizable_layer)
     out = softmax_activation() if exclusive_classes else Logistic()
     model = chain(model, out)
     if nO is not None:
@@ -66,9 +69,24 @@ def build_bow_norm(exclusive_classes: bool, ngram_size: int, length: int = 2**17
     return model
 
 
+@registry.architectures("tracker.TextCatBOWNorm.v1")
+def build_bow_norm(exclusive_classes: bool, ngram_size: int, length: int = 2**17,
+                   nO: Optional[int] = None) -> Model:
+    """spaCy's TextCatBOW.v3 with n-grams over NORM instead of ORTH (same sparse linear layer),
+    features extracted per batch (``ngrams.py``). Kept so models saved by tagger <= 1.1 load."""
+    return _bow_norm(exclusive_classes, ngram_size, length, nO, lead=False)
+
+
+@registry.architectures("tracker.TextCatBOWNorm.v2")
+def build_bow_norm_lead(exclusive_classes: bool, ngram_size: int, length: int = 2**17,
+                        nO: Optional[int] = None) -> Model:
+    """v1 plus the title's lead word as one more feature (``ngrams.py``)."""
+    return _bow_norm(exclusive_classes, ngram_size, length, nO, lead=True)
+
+
 TEXTCAT_CONFIG = {
     "threshold": 0.0,
-    "model": {"@architectures": "tracker.TextCatBOWNorm.v1", "exclusive_classes": True,
+    "model": {"@architectures": "tracker.TextCatBOWNorm.v2", "exclusive_classes": True,
               "ngram_size": 2, "length": 2**17},
 }
 
@@ -102,6 +120,7 @@ def build_nlp() -> Language:
     textcat = nlp.add_pipe("textcat", config=TEXTCAT_CONFIG)
     for label in CLASSES:
         textcat.add_label(label)
+    nlp.add_pipe("tracker_compat")
     return nlp
 
 
@@ -166,6 +185,11 @@ class Tagger:
         if any(p.prior is not None for p in chunk):
             prior = numpy.asarray([p.prior or (1.0, 1.0, 1.0) for p in chunk])
             probs = probs * prior
+        for i, p in enumerate(chunk):
+            cls = version_note_class(p.text) if p.text else None
+            # Labels that lean to friction (a "bug" issue titled "Upgrade to PyTorch 2.9") win.
+            if cls is not None and (cls == "friction" or p.prior is None or p.prior[0] < max(p.prior[1:])):
+                probs[i] = apply_compat(probs[i].tolist(), _CLASS_INDEX[cls])
         total = probs.sum(axis=1)
         total[total == 0] = 1.0
         best = probs.argmax(axis=1)
@@ -199,6 +223,8 @@ def load_tagger(path: str | Path | None = None) -> Tagger:
         nlp = spacy.load(model_dir)
         drop_whitespace_special_cases(nlp)  # also for models saved before this was part of build_nlp
         install_norms(nlp)
+        if "tracker_compat" not in nlp.pipe_names:  # models saved before the rule existed
+            nlp.add_pipe("tracker_compat")
         version = nlp.meta.get("version") or TAGGER_VERSION
         _CACHE[key] = Tagger(nlp, version)
     return _CACHE[key]
