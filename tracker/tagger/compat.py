@@ -117,9 +117,14 @@ def version_note_class(text: str) -> str | None:
     compatibility statement (module docstring), ``"friction"`` when such a head also names a
     defect ("Upgrading to torch 2.9.1 breaks the wheel build", "Upgrade to JAX 0.8 makes training
     2x slower"), else None (the classifier decides)."""
+    nl = text.find("\n")
+    # Every shape needs a dotted version number in the head: a fast exit for most texts. The head
+    # starts after the pseudo-tokens (< 64 characters), so this window covers it.
+    if not _DOTTED.search(text, 0, HEAD_CHARS + 64 if nl < 0 else min(nl, HEAD_CHARS + 64)):
+        return None
     h = head(text)
     if not _DOTTED.search(h):
-        return None  # every shape needs a dotted version number (fast exit for most texts)
+        return None
     if _DEFECT.search(h):
         return "friction" if _version_change(h) else None
     if _FRICTION.search(h) or _OPTIMIZATION.search(h):

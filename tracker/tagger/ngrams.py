@@ -45,16 +45,31 @@ def lead_index(head: list[int]) -> int:
     return -1
 
 
-def _lead_keys(arrays) -> tuple[numpy.ndarray, numpy.ndarray]:
-    """(lead feature keys, document index of each) for the documents that have a lead word."""
-    keys, docs = [], []
-    for d, a in enumerate(arrays):
-        head = a[:_SCAN].tolist()
-        j = lead_index(head)
-        if j >= 0:
-            keys.append(head[j])
-            docs.append(d)
-    return numpy.asarray(keys, dtype="uint64") ^ _LEAD_SALT, numpy.asarray(docs, dtype="int64")
+_NOT_LEAD = numpy.asarray(sorted(_SKIP | {_OPEN}), dtype="uint64")
+
+
+def _lead_keys(arrays, uni: numpy.ndarray, lens: numpy.ndarray) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """(lead feature keys, document index of each) for the documents that have a lead word.
+
+    ``uni``: the documents' NORMs concatenated, ``lens`` their lengths. Most titles start with
+    their lead word, which is read for the whole batch at once; only documents whose first token
+    is a bracket or punctuation go through :func:`lead_index`.
+    """
+    docs = numpy.flatnonzero(lens > 0)
+    starts = (numpy.cumsum(lens) - lens)[docs]
+    first = uni[starts]
+    odd = numpy.isin(first, _NOT_LEAD)
+    if odd.any():
+        keep = numpy.ones(len(docs), dtype=bool)
+        for i in numpy.flatnonzero(odd).tolist():
+            head = arrays[docs[i]][:_SCAN].tolist()
+            j = lead_index(head)
+            if j >= 0:
+                first[i] = head[j]
+            else:
+                keep[i] = False
+        docs, first = docs[keep], first[keep]
+    return first ^ _LEAD_SALT, docs
 
 
 def extract_ngrams_batched(ngram_size: int, attr: int = LOWER, lead: bool = False) -> Model:
@@ -90,7 +105,7 @@ def _forward(model: Model, docs, is_train: bool):
         keys.append(numpy.asarray(grams)[same_doc])
         ids.append(first[same_doc])
     if model.attrs.get("lead"):
-        lead_keys, lead_docs = _lead_keys(arrays)
+        lead_keys, lead_docs = _lead_keys(arrays, uni, lens)
         keys.append(lead_keys)
         ids.append(lead_docs)
     keys_a, ids_a = numpy.concatenate(keys), numpy.concatenate(ids)
