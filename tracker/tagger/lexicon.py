@@ -11,7 +11,8 @@ NORM values the rest of the tagger relies on:
   - ``zzweak_<regime>``: an ambiguous cue that only counts when nothing stronger is named
     (``XLA`` alone, ``AMD``, ``Pallas``, ``SPMD``).
   - ``zzver`` (version-like token), ``zznum``, ``zzurl``, ``zzhash``, ``zztest`` (test_* names),
-    ``zzpath`` (file paths): shapes whose exact spelling carries no class signal.
+    ``zzpath`` (file paths), ``zzapi`` (dotted API names: ``jax.numpy.fill_diagonal``,
+    ``torch.compile``): shapes whose exact spelling carries no class signal.
   - otherwise the lower-cased token, crudely stemmed (:func:`stem`: "fails", "failed", "failing"
     -> "fail"), so the classifier pools the evidence of a word's forms (+0.026 dev macro-F1).
 """
