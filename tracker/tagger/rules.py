@@ -5,8 +5,8 @@ The ``tracker_rules`` pipeline component works on token NORMs, which
 never per occurrence): every platform name is ``zzplat_<regime>``, every ambiguous cue
 ``zzweak_<regime>``, every framework name ``zzfw_<framework>``. A batch of Docs is read with one
 ``Doc.to_array([NORM, IDX])`` per Doc; each NORM hash is mapped to a bit set of cue kinds by a
-binary search in a small sorted table (:class:`CueTable`), and the single-token cues, the
-multi-token patterns and the tie-breakers below are numpy operations over the whole batch. Only
+lookup in a small hash table (:class:`CueTable`), and the single-token cues, the multi-token
+patterns and the tie-breakers below are numpy operations over the batch's cue tokens. Only
 framework names (candidate version mentions) get per-token Python work.
 
 Results, stored on each Doc:
@@ -103,10 +103,13 @@ def cue_words() -> dict[str, int]:
 
 
 class CueTable:
-    """Sorted NORM hashes -> cue bits, looked up for a whole batch with one ``searchsorted``.
+    """NORM hash -> cue bits for a whole batch with a few vectorised operations.
 
     Plain words go through :func:`~tracker.tagger.lexicon.norm_of` so they are keyed by the NORM
-    their tokens get (e.g. stemmed: "compared" -> "compar").
+    their tokens get (e.g. stemmed: "compared" -> "compar"). The table is a direct-mapped hash
+    table: slot ``(hash >> shift) & mask`` with the smallest size and shift at which the cue
+    words do not collide, so a lookup is a shift, a mask, two gathers and one comparison
+    (a binary search over the batch cost several times more).
     """
 
     def __init__(self, strings):
@@ -114,26 +117,28 @@ class CueTable:
         for word, b in cue_words().items():
             key = word if word.startswith("zz") else norm_of(word)
             words[key] = words.get(key, 0) | b
-        table = sorted((strings.add(word), b) for word, b in words.items())
-        self.keys = numpy.asarray([k for k, _ in table], dtype="uint64")
-        self.bits = numpy.asarray([b for _, b in table], dtype="int64")
+        hashes = {strings.add(word): b for word, b in words.items()}
+        size = 1 << max(8, (4 * len(hashes)).bit_length())
+        while True:
+            for shift in range(0, 64 - size.bit_length() + 2):
+                slots = {(h >> shift) & (size - 1) for h in hashes}
+                if len(slots) == len(hashes):
+                    break
+            else:
+                size <<= 1
+                continue
+            break
+        self.shift, self.mask = numpy.uint64(shift), numpy.uint64(size - 1)
+        # Empty slots hold bits 0, so whatever hash meets them looks up as "no cue".
+        self.keys = numpy.zeros(size, dtype="uint64")
+        self.bits = numpy.zeros(size, dtype="int64")
+        for h, b in hashes.items():
+            slot = (h >> shift) & (size - 1)
+            self.keys[slot], self.bits[slot] = h, b
 
     def lookup(self, norms: numpy.ndarray) -> numpy.ndarray:
-        at = numpy.searchsorted(self.keys, norms)
-        at[at == len(self.keys)] = 0
-        return numpy.where(self.keys[at] == norms, self.bits[at], 0)
-
-
-def _shift(bits: numpy.ndarray, doc_of: numpy.ndarray, k: int) -> numpy.ndarray:
-    """``bits`` of the token ``k`` places later (earlier if k < 0) in the same Doc, else 0."""
-    out = numpy.zeros_like(bits)
-    if abs(k) >= len(bits):
-        return out
-    if k > 0:
-        out[:-k] = numpy.where(doc_of[k:] == doc_of[:-k], bits[k:], 0)
-    else:
-        out[-k:] = numpy.where(doc_of[:k] == doc_of[-k:], bits[:k], 0)
-    return out
+        slot = ((norms >> self.shift) & self.mask).astype(numpy.intp)
+        return numpy.where(self.keys[slot] == norms, self.bits[slot], 0)
 
 
 def decide_batch(norm_idx: list[numpy.ndarray], title_chars: list[int], table: CueTable, with_hits=False):
@@ -141,22 +146,33 @@ def decide_batch(norm_idx: list[numpy.ndarray], title_chars: list[int], table: C
 
     Returns ``(regimes, anchors, hits)``: one regime per Doc; per Doc the token indices of
     framework names; per Doc the counted hits ``(regime, token, weight)`` if ``with_hits``.
+
+    Only tokens with cue bits are looked at after the lookup (a few per text, against ~50
+    tokens): every hit, multi-token pattern start and anchor is such a token, and the context
+    its rule reads (next two tokens, previous token, comparison words before it) is gathered
+    for those positions alone.
     """
     n_docs = len(norm_idx)
-    lens = numpy.asarray([len(a) for a in norm_idx], dtype="int64")
     regimes = ["none"] * n_docs
     anchors: list[list[int]] = [[] for _ in range(n_docs)]
     hits: list[list] = [[] for _ in range(n_docs)]
-    if not lens.sum():
+    arr = numpy.concatenate(norm_idx) if n_docs else numpy.zeros((0, 2), dtype="uint64")
+    if not len(arr):
         return regimes, anchors, hits
-    arr = numpy.concatenate(norm_idx)
-    bits = table.lookup(arr[:, 0])
-    if not bits.any():
+    bits_all = table.lookup(arr[:, 0])
+    nz = numpy.flatnonzero(bits_all)
+    if not len(nz):
         return regimes, anchors, hits
-    doc_of = numpy.repeat(numpy.arange(n_docs), lens)
-    starts = numpy.concatenate(([0], numpy.cumsum(lens)[:-1]))
-    tok = numpy.arange(len(bits)) - starts[doc_of]
-    nxt, nxt2, prev = _shift(bits, doc_of, 1), _shift(bits, doc_of, 2), _shift(bits, doc_of, -1)
+    ends = numpy.cumsum([len(a) for a in norm_idx])
+    doc_of = numpy.searchsorted(ends, nz, side="right")
+    end = ends[doc_of]
+    start = end - numpy.asarray([len(a) for a in norm_idx])[doc_of]
+    tok = nz - start
+    padded = numpy.concatenate((bits_all, [0, 0]))
+    bits = bits_all[nz]
+    nxt = numpy.where(nz + 1 < end, padded[nz + 1], 0)
+    nxt2 = numpy.where(nz + 2 < end, padded[nz + 2], 0)
+    prev = numpy.where(tok > 0, padded[nz - 1], 0)
 
     weak_rocm, weak_xla = (bits & _W_ROCM) != 0, (bits & _W_XLA) != 0
     multi_rocm = (weak_rocm & ((nxt & AMD_GPU_NEXT) != 0)) \
@@ -167,17 +183,22 @@ def decide_batch(norm_idx: list[numpy.ndarray], title_chars: list[int], table: C
                              | ((prev & NOT_XLA_PREV) != 0))) \
         | (weak_rocm & ((nxt & NOT_ROCM_NEXT) != 0))
 
-    # A cue right after a comparison word is a comparison target (tie-breaker 2).
-    cmp_before = numpy.concatenate(([0], numpy.cumsum((bits & CMP) != 0)))
-    lo = numpy.maximum(numpy.arange(len(bits)) - COMPARISON_WINDOW, starts[doc_of])
-    counted = (cmp_before[:-1] - cmp_before[lo]) == 0
+    # A cue right after a comparison word is a comparison target (tie-breaker 2): no comparison
+    # word among the COMPARISON_WINDOW tokens before it in the same Doc.
+    cmp_pos = nz[(bits & CMP) != 0]
+    if len(cmp_pos):
+        lo = numpy.maximum(nz - COMPARISON_WINDOW, start)
+        counted = numpy.searchsorted(cmp_pos, nz) == numpy.searchsorted(cmp_pos, lo)
+    else:
+        counted = numpy.ones(len(nz), dtype=bool)
 
-    strong_reg = numpy.full(len(bits), -1)
-    weak_reg = numpy.full(len(bits), -1)
+    strong_reg = numpy.full(len(nz), -1)
+    weak_reg = numpy.full(len(nz), -1)
     for i in range(len(REGIMES)):
         strong_reg[(bits & (1 << i)) != 0] = i
         weak_reg[((bits & (1 << (4 + i))) != 0) & ~cancelled] = i
     # (position, regime, strong) of every counted hit; a MULTI match adds a strong hit where it starts.
+    # ``pos`` indexes ``nz``.
     pos = numpy.concatenate([numpy.flatnonzero(strong_reg >= 0), numpy.flatnonzero(multi_rocm),
                              numpy.flatnonzero(multi_xla), numpy.flatnonzero(weak_reg >= 0)])
     reg = numpy.concatenate([strong_reg[strong_reg >= 0], numpy.full(int(multi_rocm.sum()), _ROCM),
@@ -186,31 +207,33 @@ def decide_batch(norm_idx: list[numpy.ndarray], title_chars: list[int], table: C
     keep = counted[pos]
     pos, reg, strong = pos[keep], reg[keep], strong[keep]
 
-    fw_pos = numpy.flatnonzero(bits & FW)
-    for p in fw_pos.tolist():
-        anchors[doc_of[p]].append(int(tok[p]))
+    fw = numpy.flatnonzero(bits & FW)
+    for d, t in zip(doc_of[fw].tolist(), tok[fw].tolist()):
+        anchors[d].append(t)
     if not len(pos):
         return regimes, anchors, hits
     hit_doc = doc_of[pos]
-    idx = arr[pos, 1].astype("int64")
+    idx = arr[nz[pos], 1].astype("int64")
     title = numpy.asarray(title_chars, dtype="int64")[hit_doc]
     weight = numpy.where(idx < title, TITLE_WEIGHT, numpy.where(idx < HEAD_CHARS, HEAD_WEIGHT, BODY_WEIGHT))
+    # Scores only for the Docs with a hit (row ``d`` of ``docs``).
+    docs, row = numpy.unique(hit_doc, return_inverse=True)
     n_reg = len(REGIMES)
-    strong_score = numpy.zeros((n_docs, n_reg))
-    weak_score = numpy.zeros((n_docs, n_reg))
-    numpy.add.at(strong_score, (hit_doc[strong], reg[strong]), weight[strong])
-    numpy.add.at(weak_score, (hit_doc[~strong], reg[~strong]), weight[~strong])
-    first = numpy.full((n_docs, n_reg), 1 << 30)
-    numpy.minimum.at(first, (hit_doc, reg), tok[pos])
+    strong_score = numpy.zeros((len(docs), n_reg))
+    weak_score = numpy.zeros((len(docs), n_reg))
+    numpy.add.at(strong_score, (row[strong], reg[strong]), weight[strong])
+    numpy.add.at(weak_score, (row[~strong], reg[~strong]), weight[~strong])
+    first = numpy.full((len(docs), n_reg), 1 << 30)
+    numpy.minimum.at(first, (row, reg), tok[pos])
     score = numpy.where(strong_score.any(axis=1, keepdims=True), strong_score, weak_score)
     present = score > 0
     several = present.sum(axis=1) > 1
     present[several, REGIMES.index("cuda")] = False  # tie-breaker 1: a named non-CUDA platform wins
     # Highest weight, then earliest first cue; weights are small integers, positions < 2**30.
     key = numpy.where(present, score * float(1 << 31) - first, -numpy.inf)
-    best = key.argmax(axis=1)
-    for d in numpy.flatnonzero(present.any(axis=1)).tolist():
-        regimes[d] = REGIMES[best[d]]
+    for d, b, any_present in zip(docs.tolist(), key.argmax(axis=1).tolist(), present.any(axis=1).tolist()):
+        if any_present:
+            regimes[d] = REGIMES[b]
     if with_hits:
         for d, r, t, w, s in zip(hit_doc.tolist(), reg.tolist(), tok[pos].tolist(), weight.tolist(), strong.tolist()):
             hits[d].append((REGIMES[r], t, w if s else -w))
