@@ -400,3 +400,52 @@ def test_status_of_agrees_with_reference_definition():
         parts = [rng.choice(words) for _ in range(rng.randint(1, 8))]
         clause = "".join(p + rng.choice(["", " ", " ", "  ", "-", "/"]) for p in parts)
         assert status_of(clause) == status_of_reference(clause), clause
+
+
+def test_clause_agrees_with_left_to_right_scan():
+    # _clause finds the clause ends with a backtracking match (last end before the mention) and a
+    # single-class search (first end after it); both must cut where a plain left-to-right scan
+    # for "punctuation + whitespace, newline or bar" cuts, also for ".\n", runs of punctuation and
+    # Unicode whitespace after a full stop.
+    import random
+    import re
+
+    from tracker.tagger.mentions import CLAUSE_REACH, _clause
+
+    end_rx = re.compile(r"[.!?;]\s|[\n|]")
+
+    def scan(text, pos):
+        lo = max(0, pos - CLAUSE_REACH)
+        start = lo
+        for m in end_rx.finditer(text, lo, pos):
+            start = m.end()
+        m = end_rx.search(text, pos, pos + CLAUSE_REACH)
+        if m is None:
+            return text[start:pos + CLAUSE_REACH]
+        end = m.start()
+        return text[start:end + 1 if text[end] in ".!?;" else end]
+
+    rng = random.Random(7)
+    alphabet = "ab .!?;\n|\t\u00a0\u2028x\r"
+    for _ in range(20000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300)))
+        pos = rng.randint(0, len(text))
+        assert _clause(text, pos) == scan(text, pos), (text, pos)
+    assert _clause("Old. PyTorch 2.9 is supported.\nNext", 5) == "PyTorch 2.9 is supported."
+
+
+def test_cue_table_finds_every_cue_word_and_nothing_else(tagger):
+    import numpy
+
+    from tracker.tagger.lexicon import norm_of
+    from tracker.tagger.rules import CueTable, cue_words
+
+    strings = tagger.nlp.vocab.strings
+    table = CueTable(strings)
+    words = cue_words()
+    keys = [w if w.startswith("zz") else norm_of(w) for w in words]
+    got = table.lookup(numpy.asarray([strings.add(k) for k in keys], dtype="uint64"))
+    assert all(got[i] & bits == bits for i, bits in enumerate(words.values()))
+    others = [strings.add(w) for w in ("crash", "the", "gpu0", "zzver", "zzplat", "tpx", "", "kernels")
+              if (w if w.startswith("zz") else norm_of(w)) not in keys]
+    assert not table.lookup(numpy.asarray(others, dtype="uint64")).any()

@@ -144,8 +144,9 @@ class CueTable:
 def decide_batch(norm_idx: list[numpy.ndarray], title_chars: list[int], table: CueTable, with_hits=False):
     """Regime of each Doc from its ``to_array([NORM, IDX])`` rows (the decision in the docstring).
 
-    Returns ``(regimes, anchors, hits)``: one regime per Doc; per Doc the token indices of
-    framework names; per Doc the counted hits ``(regime, token, weight)`` if ``with_hits``.
+    Returns ``(regimes, anchors, hits)``: one regime per Doc; per Doc the ``(NORM hash,
+    character offset)`` of each framework name; per Doc the counted hits ``(regime, token,
+    weight)`` if ``with_hits``.
 
     Only tokens with cue bits are looked at after the lookup (a few per text, against ~50
     tokens): every hit, multi-token pattern start and anchor is such a token, and the context
@@ -208,8 +209,8 @@ def decide_batch(norm_idx: list[numpy.ndarray], title_chars: list[int], table: C
     pos, reg, strong = pos[keep], reg[keep], strong[keep]
 
     fw = numpy.flatnonzero(bits & FW)
-    for d, t in zip(doc_of[fw].tolist(), tok[fw].tolist()):
-        anchors[d].append(t)
+    for d, (norm, idx) in zip(doc_of[fw].tolist(), arr[nz[fw]].tolist()):
+        anchors[d].append((norm, idx))
     if not len(pos):
         return regimes, anchors, hits
     hit_doc = doc_of[pos]
@@ -283,11 +284,10 @@ class RegimeRules:
         regimes, anchors, _ = decide_batch(arrays, [title_chars(t) for t in texts], self.table)
         out = []
         strings = self.strings
-        for d, regime in enumerate(regimes):
+        for text, regime, anchor in zip(texts, regimes, anchors):
             mentions = []
-            if anchors[d]:
-                a = arrays[d]
-                mentions = extract_mentions_at(texts[d], [(strings[int(a[i, 0])], int(a[i, 1])) for i in anchors[d]])
+            if anchor:
+                mentions = extract_mentions_at(text, [(strings[norm], idx) for norm, idx in anchor])
             out.append((regime, mentions))
         return out
 
