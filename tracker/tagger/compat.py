@@ -119,8 +119,10 @@ def version_note_class(text: str) -> str | None:
     2x slower"), else None (the classifier decides)."""
     nl = text.find("\n")
     # Every shape needs a dotted version number in the head: a fast exit for most texts. The head
-    # starts after the pseudo-tokens (< 64 characters), so this window covers it.
-    if not _DOTTED.search(text, 0, HEAD_CHARS + 64 if nl < 0 else min(nl, HEAD_CHARS + 64)):
+    # starts after the pseudo-tokens (< 64 characters), so this window covers it. (A plain
+    # find of the dot first: most titles have none, and it is cheaper than the regex.)
+    window = HEAD_CHARS + 64 if nl < 0 else min(nl, HEAD_CHARS + 64)
+    if text.find(".", 0, window) < 0 or not _DOTTED.search(text, 0, window):
         return None
     h = head(text)
     if not _DOTTED.search(h):

@@ -135,9 +135,14 @@ def clean(raw: str) -> str:
     s = raw[: MAX_CHARS * 4]
     if s.isascii() and "  " not in s and "---" not in s and not _NEEDS_CLEANING.search(s):
         # Fast path (most texts): plain ASCII with no markup, control or repeated-space characters;
-        # only blank lines can remain to collapse.
+        # only blank lines can remain to collapse. With no double spaces, the only whitespace
+        # between two line breaks is one space, so without "\n\n\n" and "\n \n" every blank
+        # line is a lone "\n\n" and a plain replace does what _BLANKS does.
         if "\n" in s:
-            s = _BLANKS.sub("\n", s)
+            if "\n\n\n" in s or "\n \n" in s:
+                s = _BLANKS.sub("\n", s)
+            else:
+                s = s.replace("\n\n", "\n")
         return s.strip()[:MAX_CHARS]
     # Each pass runs only when its trigger character is present.
     if "<" in s:

@@ -15,6 +15,8 @@ text is about (TAGGING.md tie-breaker 5), also when the body describes the slown
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy
 from spacy.attrs import LOWER
 from spacy.strings import hash_string
@@ -48,7 +50,15 @@ def lead_index(head: list[int]) -> int:
 _NOT_LEAD = numpy.asarray(sorted(_SKIP | {_OPEN}), dtype="uint64")
 
 
-def _lead_keys(arrays, uni: numpy.ndarray, lens: numpy.ndarray) -> tuple[numpy.ndarray, numpy.ndarray]:
+class NormColumns(NamedTuple):
+    """A batch already read off its Docs: the NORMs of all tokens, concatenated, and each Doc's
+    token count (the tagger's fast path has them from ``Doc.to_array`` for its rules)."""
+
+    norms: numpy.ndarray  # uint64
+    lens: numpy.ndarray   # int64, one per Doc
+
+
+def _lead_keys(uni: numpy.ndarray, lens: numpy.ndarray) -> tuple[numpy.ndarray, numpy.ndarray]:
     """(lead feature keys, document index of each) for the documents that have a lead word.
 
     ``uni``: the documents' NORMs concatenated, ``lens`` their lengths. Most titles start with
@@ -62,7 +72,7 @@ def _lead_keys(arrays, uni: numpy.ndarray, lens: numpy.ndarray) -> tuple[numpy.n
     if odd.any():
         keep = numpy.ones(len(docs), dtype=bool)
         for i in numpy.flatnonzero(odd).tolist():
-            head = arrays[docs[i]][:_SCAN].tolist()
+            head = uni[starts[i]:starts[i] + min(int(lens[docs[i]]), _SCAN)].tolist()
             j = lead_index(head)
             if j >= 0:
                 first[i] = head[j]
@@ -75,8 +85,9 @@ def _lead_keys(arrays, uni: numpy.ndarray, lens: numpy.ndarray) -> tuple[numpy.n
 def extract_ngrams_batched(ngram_size: int, attr: int = LOWER, lead: bool = False) -> Model:
     """Thinc layer: ``List[Doc] -> (keys uint64, counts float32, lengths int32)``.
 
-    Instead of Docs the layer also takes each Doc's ``attr`` column as a numpy array (the
-    tagger's fast path reads ``Doc.to_array`` once for the rules and the classifier).
+    Instead of Docs the layer also takes each Doc's ``attr`` column as a numpy array, or a
+    :class:`NormColumns` (the tagger's fast path reads ``Doc.to_array`` once for the rules and
+    the classifier).
     """
     model: Model = Model("extract_ngrams_batched", _forward)
     model.attrs["ngram_size"] = ngram_size
@@ -88,13 +99,21 @@ def extract_ngrams_batched(ngram_size: int, attr: int = LOWER, lead: bool = Fals
 def _forward(model: Model, docs, is_train: bool):
     ops = model.ops
     attr = model.attrs["attr"]
-    arrays = [doc if isinstance(doc, numpy.ndarray) else doc.to_array(attr) for doc in docs]
-    lens = numpy.asarray([len(a) for a in arrays], dtype="int64")
-    if not len(docs) or not lens.sum():
+    if isinstance(docs, NormColumns):
+        lens = docs.lens
+        n_docs = len(lens)
+        uni = numpy.ascontiguousarray(docs.norms, dtype="uint64")
+    else:
+        arrays = [doc if isinstance(doc, numpy.ndarray) else doc.to_array(attr) for doc in docs]
+        lens = numpy.asarray([len(a) for a in arrays], dtype="int64")
+        n_docs = len(docs)
+        uni = None
+    if not n_docs or not lens.sum():
         empty = numpy.zeros((0,), dtype="uint64")
-        return (empty, numpy.zeros((0,), dtype="f"), numpy.zeros((len(docs),), dtype="int32")), _no_backprop
-    uni = numpy.ascontiguousarray(numpy.concatenate(arrays).astype("uint64", copy=False))
-    doc_ids = numpy.repeat(numpy.arange(len(docs)), lens)
+        return (empty, numpy.zeros((0,), dtype="f"), numpy.zeros((n_docs,), dtype="int32")), _no_backprop
+    if uni is None:
+        uni = numpy.ascontiguousarray(numpy.concatenate(arrays).astype("uint64", copy=False))
+    doc_ids = numpy.repeat(numpy.arange(n_docs), lens)
     keys, ids = [uni], [doc_ids]
     for n in range(2, model.attrs["ngram_size"] + 1):
         if len(uni) < n:
@@ -105,7 +124,7 @@ def _forward(model: Model, docs, is_train: bool):
         keys.append(numpy.asarray(grams)[same_doc])
         ids.append(first[same_doc])
     if model.attrs.get("lead"):
-        lead_keys, lead_docs = _lead_keys(arrays, uni, lens)
+        lead_keys, lead_docs = _lead_keys(uni, lens)
         keys.append(lead_keys)
         ids.append(lead_docs)
     keys_a, ids_a = numpy.concatenate(keys), numpy.concatenate(ids)
@@ -113,7 +132,7 @@ def _forward(model: Model, docs, is_train: bool):
     # Repeated n-grams stay as repeated entries with count 1: the sparse linear layer sums
     # W[key] * count, so this equals spaCy's unique-with-counts form without sorting the keys.
     order = numpy.argsort(ids_a, kind="stable")
-    lengths = numpy.bincount(ids_a, minlength=len(docs)).astype("int32")
+    lengths = numpy.bincount(ids_a, minlength=n_docs).astype("int32")
     return (keys_a[order], numpy.ones(len(keys_a), dtype="f"), lengths), _no_backprop
 
 

@@ -44,7 +44,7 @@ from tracker.tagger.compat import apply as apply_compat  # also registers "track
 from tracker.tagger.rules import RULE_ATTRS
 from tracker.tagger.features import CLASSES, prepare
 from tracker.tagger.lexicon import install_norms
-from tracker.tagger.ngrams import extract_ngrams_batched
+from tracker.tagger.ngrams import NormColumns, extract_ngrams_batched
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 TAGGER_VERSION = "1.2.0"
@@ -171,9 +171,11 @@ class Tagger:
         # until the end of the batch cost a fifth of the tokenizer's own time in cache misses.
         attrs = RULE_ATTRS
         arrays = [tokenizer(t).to_array(attrs) for t in texts]
-        ruled = self.rules.annotate(None, texts, arrays)
-        # The classifier's first layer takes the NORM columns instead of re-reading each Doc.
-        scores = self.textcat.model.predict([a[:, 0] for a in arrays])
+        rows = numpy.concatenate(arrays)
+        ruled = self.rules.annotate(None, texts, arrays, rows=rows)
+        # The classifier's first layer takes the NORM column instead of re-reading each Doc.
+        lens = numpy.fromiter(map(len, arrays), dtype="int64", count=len(arrays))
+        scores = self.textcat.model.predict(NormColumns(rows[:, 0], lens))
         probs = numpy.asarray(scores, dtype="float64")[:, self._columns]
         return self._results(chunk, ruled, probs)
 

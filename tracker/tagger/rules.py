@@ -141,8 +141,11 @@ class CueTable:
         return numpy.where(self.keys[slot] == norms, self.bits[slot], 0)
 
 
-def decide_batch(norm_idx: list[numpy.ndarray], title_chars: list[int], table: CueTable, with_hits=False):
+def decide_batch(norm_idx: list[numpy.ndarray], title_chars: list[int], table: CueTable, with_hits=False,
+                 rows: numpy.ndarray | None = None):
     """Regime of each Doc from its ``to_array([NORM, IDX])`` rows (the decision in the docstring).
+
+    ``rows``: ``numpy.concatenate(norm_idx)`` if the caller has it.
 
     Returns ``(regimes, anchors, hits)``: one regime per Doc; per Doc the ``(NORM hash,
     character offset)`` of each framework name; per Doc the counted hits ``(regime, token,
@@ -157,7 +160,10 @@ def decide_batch(norm_idx: list[numpy.ndarray], title_chars: list[int], table: C
     regimes = ["none"] * n_docs
     anchors: list[list[int]] = [[] for _ in range(n_docs)]
     hits: list[list] = [[] for _ in range(n_docs)]
-    arr = numpy.concatenate(norm_idx) if n_docs else numpy.zeros((0, 2), dtype="uint64")
+    if rows is not None:
+        arr = rows
+    else:
+        arr = numpy.concatenate(norm_idx) if n_docs else numpy.zeros((0, 2), dtype="uint64")
     if not len(arr):
         return regimes, anchors, hits
     bits_all = table.lookup(arr[:, 0])
@@ -271,17 +277,19 @@ class RegimeRules:
         return [doc.to_array(_ATTRS) for doc in docs]
 
     def annotate(self, docs: list[Doc] | None, texts: list[str] | None = None,
-                 arrays: list[numpy.ndarray] | None = None) -> list[tuple[str, list]]:
+                 arrays: list[numpy.ndarray] | None = None, rows: numpy.ndarray | None = None
+                 ) -> list[tuple[str, list]]:
         """``(regime, mentions)`` for each Doc of a batch, without writing to the Docs.
 
         ``texts``: each Doc's text, ``arrays``: :meth:`arrays` of the batch, if the caller has them
-        (then ``docs`` may be None: only the texts and arrays are read).
+        (then ``docs`` may be None: only the texts and arrays are read); ``rows``: the arrays
+        concatenated, if the caller has them.
         """
         if texts is None:
             texts = [doc.text for doc in docs]
         if arrays is None:
             arrays = self.arrays(docs)
-        regimes, anchors, _ = decide_batch(arrays, [title_chars(t) for t in texts], self.table)
+        regimes, anchors, _ = decide_batch(arrays, [title_chars(t) for t in texts], self.table, rows=rows)
         out = []
         strings = self.strings
         for text, regime, anchor in zip(texts, regimes, anchors):
