@@ -118,16 +118,12 @@ class CueTable:
             key = word if word.startswith("zz") else norm_of(word)
             words[key] = words.get(key, 0) | b
         hashes = {strings.add(word): b for word, b in words.items()}
-        size = 1 << max(8, (4 * len(hashes)).bit_length())
-        while True:
-            for shift in range(0, 64 - size.bit_length() + 2):
-                slots = {(h >> shift) & (size - 1) for h in hashes}
-                if len(slots) == len(hashes):
-                    break
-            else:
+        size, shift = 1 << max(8, (4 * len(hashes)).bit_length()), None
+        while shift is None:
+            shift = next((s for s in range(64 - size.bit_length() + 2)
+                          if len({(h >> s) & (size - 1) for h in hashes}) == len(hashes)), None)
+            if shift is None:
                 size <<= 1
-                continue
-            break
         self.shift, self.mask = numpy.uint64(shift), numpy.uint64(size - 1)
         # Empty slots hold bits 0, so whatever hash meets them looks up as "no cue".
         self.keys = numpy.zeros(size, dtype="uint64")
