@@ -23,11 +23,10 @@ Combination (``Tagger.tag_many``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import NamedTuple, Iterable, Optional
 
 import numpy
 import spacy
@@ -124,14 +123,16 @@ def build_nlp() -> Language:
     return nlp
 
 
-@dataclass(frozen=True, slots=True)
-class TagResult:
-    """One tagged text. ``score`` is the probability of ``tag`` (0.0 when nothing to go on)."""
+class TagResult(NamedTuple):
+    """One tagged text. ``score`` is the probability of ``tag`` (0.0 when nothing to go on).
+
+    An immutable record; a NamedTuple because one is built per text and it builds in less
+    than half the time of a frozen dataclass."""
 
     tag: str
     score: float
     regime: str
-    mentions: list = field(default_factory=list)
+    mentions: list = []  # always passed by the tagger; the default is never mutated
     version: str = TAGGER_VERSION
 
 
