@@ -494,7 +494,7 @@ DOC_SOURCES = {  # source id -> (events, a fact the hand-written cassette states
     "rocm-release-notes": (5, ("note", "6.3.3", day(2025, 2, 19))),
     "rocm-compat-matrix": (9, ("note", "7.1.1", day(2025, 11, 26))),
     "rocm-compat-matrix-historical": (24, ("note", "7.0.0", day(2025, 9, 16))),
-    "neuron-release-notes": (6, ("release", "2.24.0", day(2025, 6, 24))),
+    "neuron-release-notes": (8, ("release", "2.23.0", day(2025, 5, 20))),
     "neuron-release-content": (1, ("note", "2.32.0", day(2026, 8, 17))),
     "neuron-pytorch-notes": (3, ("note", "2.27.0", day(2025, 12, 19))),
     "neuron-jax-notes": (2, ("note", "2.30.0", day(2026, 5, 21))),
