@@ -6,17 +6,17 @@ the rest were saved).
 
 from __future__ import annotations
 
-import csv
 import json
 import logging
 import sys
-from datetime import datetime, timezone
+from datetime import timezone
 from pathlib import Path
 
 import click
 
 from tracker import __version__
 from tracker.config import database_url, load_config, sources_path
+from tracker.cli_common import print_table, store_for, when
 from tracker.errors import TrackerError
 
 log = logging.getLogger("tracker")
@@ -62,15 +62,6 @@ def cli(ctx: click.Context, db: str | None, sources_file: str | None, verbose: i
     ctx.obj = {"db_url": database_url(db), "sources": sources_path(sources_file)}
 
 
-def _store(ctx: click.Context, *, check: bool = True):
-    from tracker.store import open_store
-
-    store = open_store(ctx.obj["db_url"])
-    if check:
-        store.ensure_current()
-    return store
-
-
 @cli.command("init-db")
 @click.pass_context
 def init_db(ctx: click.Context) -> None:
@@ -80,7 +71,7 @@ def init_db(ctx: click.Context) -> None:
     Example:
       tracker --db postgresql+psycopg://postgres@127.0.0.1/tracker init-db
     """
-    store = _store(ctx, check=False)
+    store = store_for(ctx, check=False)
     revision = store.init_db()
     click.echo(f"database {store.safe_url} is at revision {revision}")
 
@@ -121,7 +112,7 @@ def sources_list(ctx: click.Context) -> None:
     config = load_config(ctx.obj["sources"])
     rows = [(s.id, s.kind, s.project, s.regime or "-", "" if s.enabled else "disabled")
             for s in config.sources]
-    _print_table(["id", "kind", "project", "regime", ""], rows)
+    print_table(["id", "kind", "project", "regime", ""], rows)
 
 
 def _collect_options(func):
@@ -144,7 +135,7 @@ def _run_collect(ctx: click.Context, only, since, replay, record):
     if replay and record:
         raise click.UsageError("--replay and --record exclude each other")
     config = load_config(ctx.obj["sources"])
-    store = _store(ctx)
+    store = store_for(ctx)
     since_utc = since.replace(tzinfo=timezone.utc) if since else None
     summary = run_sources(config, store, only=list(only) or None, since=since_utc,
                           replay=replay, record=record)
@@ -189,7 +180,7 @@ def nightly(ctx: click.Context, only, since, replay, record, out) -> None:
         raise click.UsageError("--replay and --record exclude each other")
     config = load_config(ctx.obj["sources"])
     since_utc = since.replace(tzinfo=timezone.utc) if since else None
-    ctx.exit(run_nightly(config, _store(ctx, check=False), Path(out), echo=click.echo,
+    ctx.exit(run_nightly(config, store_for(ctx, check=False), Path(out), echo=click.echo,
                          only=list(only) or None, since=since_utc, replay=replay,
                          record=record))
 
@@ -216,78 +207,6 @@ def schedule(ctx: click.Context, crontab: str, out: str) -> None:
     run_forever(crontab, ctx.obj["db_url"], ctx.obj["sources"], Path(out))
 
 
-@cli.command("import-events")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
-@click.pass_context
-def import_events(ctx: click.Context, file) -> None:
-    """Import events from a JSONL file (or - for stdin).
-
-    Each line: source_id, project, kind, external_id, occurred_at (ISO 8601), title, and
-    optionally body, url, version, regime, labels, attrs. Events whose source_id is not in
-    sources.yaml are manual evidence: kept and marked as imported.
-
-    \b
-    Example:
-      tracker import-events manual-evidence.jsonl
-    """
-    from tracker.exchange import import_jsonl
-
-    config = load_config(ctx.obj["sources"])
-    written, new, imported = import_jsonl(_store(ctx), file, {s.id for s in config.sources})
-    click.echo(f"imported {written} events ({new} new, {imported} marked as manual evidence)")
-
-
-@cli.group("export")
-def export_group() -> None:
-    """Export stored data.
-
-    \b
-    Example:
-      tracker export events --format csv > events.csv
-    """
-
-
-@export_group.command("events")
-@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl",
-              show_default=True)
-@click.option("--source", "source_id", default=None, metavar="ID", help="Only this source.")
-@click.option("--kind", default=None, help="Only this kind (release, note, issue, ci_run, ci_job).")
-@click.pass_context
-def export_events(ctx: click.Context, fmt: str, source_id: str | None, kind: str | None) -> None:
-    """Write events to stdout as JSONL (the import-events format) or CSV.
-
-    \b
-    Example:
-      tracker export events --source rocm-release-notes > rocm.jsonl
-    """
-    from tracker.exchange import write_events
-
-    write_events(_store(ctx).iter_events(source_id, kind), sys.stdout, fmt)
-
-
-@cli.command("query")
-@click.argument("sql")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-              show_default=True)
-@click.pass_context
-def query(ctx: click.Context, sql: str, fmt: str) -> None:
-    """Run one read-only SQL statement; writes are refused, never executed.
-
-    \b
-    Example:
-      tracker query "SELECT regime, count(*) FROM events GROUP BY regime" --format csv
-    """
-    columns, rows = _store(ctx).read_only_query(sql)
-    if fmt == "json":
-        click.echo(json.dumps([dict(zip(columns, r)) for r in rows], default=str, indent=1))
-    elif fmt == "csv":
-        writer = csv.writer(sys.stdout)
-        writer.writerow(columns)
-        writer.writerows(rows)
-    else:
-        _print_table(columns, rows)
-
-
 @cli.command("status")
 @click.pass_context
 def status(ctx: click.Context) -> None:
@@ -298,13 +217,13 @@ def status(ctx: click.Context) -> None:
       tracker status
     """
     rows = []
-    for r in _store(ctx).status():
-        rows.append((r["source_id"], _when(r.get("last_run_at")), r.get("last_status") or "-",
-                     _when(r.get("cursor")), r["events"],
+    for r in store_for(ctx).status():
+        rows.append((r["source_id"], when(r.get("last_run_at")), r.get("last_status") or "-",
+                     when(r.get("cursor")), r["events"],
                      f"{r.get('requests') or 0}/{r.get('not_modified') or 0}",
                      "-" if r.get("rate_remaining") is None else r["rate_remaining"],
                      (r.get("last_error") or "")[:80]))
-    _print_table(["source", "last run", "result", "cursor", "events", "req/304", "rate left",
+    print_table(["source", "last run", "result", "cursor", "events", "req/304", "rate left",
                   "last error"], rows)
 
 
@@ -340,103 +259,15 @@ def parse(ctx: click.Context, file: str, kind: str, project: str, options) -> No
         click.echo(f"{pctx.skipped} items skipped (see warnings above)", err=True)
 
 
-@cli.command("lag")
-@click.option("--as-of", "as_of", type=click.DateTime(["%Y-%m-%d"]), default=None,
-              help="Compute as of DATE (default: now); open artifacts are censored there.")
-@click.option("--regime", default=None, help="Only this regime.")
-@click.option("--project", default=None, help="Only this upstream project.")
-@click.option("--primary-only", is_flag=True, help="Only each regime's primary definition.")
-@click.pass_context
-def lag(ctx: click.Context, as_of, regime, project, primary_only) -> None:
-    """Print day-0 coverage lag as CSV: one row per (artifact, regime, definition).
+def _mount() -> None:
+    """Mount the analyst commands (tracker/cli_data.py)."""
+    from tracker.cli_data import COMMANDS
 
-    Columns: project,series,regime,definition,primary,day0,available,lag_days,status,
-    evidence_url. Open artifacts have status `open` and lag_days = as_of - day0.
-
-    \b
-    Example:
-      tracker lag --regime rocm --primary-only > rocm-lag.csv
-    """
-    from tracker.report import compute_lag, write_lag_csv
-
-    when = as_of.replace(tzinfo=timezone.utc) if as_of else datetime.now(timezone.utc)
-    samples = [s for s in compute_lag(load_config(ctx.obj["sources"]), _store(ctx), when)
-               if (regime is None or s.regime == regime)
-               and (project is None or s.project == project)
-               and (s.primary or not primary_only)]
-    write_lag_csv(samples, sys.stdout)
+    for command in COMMANDS:
+        cli.add_command(command)
 
 
-@cli.command("report")
-@click.option("--out", type=click.Path(file_okay=False), default="report", show_default=True,
-              help="Directory to write index.html, CSV, JSON and PNG charts into.")
-@click.pass_context
-def report(ctx: click.Context, out: str) -> None:
-    """Write the report from what the store holds (no collection).
-
-    \b
-    Example:
-      tracker report --out /var/www/tracker && xdg-open /var/www/tracker/index.html
-    """
-    from tracker.report import write_report
-
-    for line in write_report(load_config(ctx.obj["sources"]), _store(ctx), Path(out)):
-        click.echo(line)
-
-
-@cli.command("digest")
-@click.option("--to", "recipients", multiple=True, envvar="TRACKER_DIGEST_TO",
-              help="Recipient (repeatable; env TRACKER_DIGEST_TO, space-separated).")
-@click.option("--from", "sender", default="tracker@localhost", envvar="TRACKER_DIGEST_FROM",
-              show_default=True, help="Sender address (env TRACKER_DIGEST_FROM).")
-@click.option("--smtp-host", default="localhost", envvar="TRACKER_SMTP_HOST", show_default=True)
-@click.option("--smtp-port", default=25, type=int, envvar="TRACKER_SMTP_PORT", show_default=True)
-@click.option("--starttls", is_flag=True, envvar="TRACKER_SMTP_STARTTLS",
-              help="Upgrade the connection with STARTTLS before sending.")
-@click.option("--dry-run", is_flag=True, help="Print the email instead of sending it.")
-@click.pass_context
-def digest(ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttls,
-           dry_run) -> None:
-    """Send the weekly maturity digest email (lag per regime, CI job pass rate, friction).
-
-    SMTP credentials, if the server needs them: TRACKER_SMTP_USER and TRACKER_SMTP_PASSWORD.
-
-    \b
-    Examples:
-      tracker digest --dry-run
-      0 7 * * 1 cd /srv/tracker && .venv/bin/tracker digest --to team@example.com --smtp-host mail
-    """
-    import os
-
-    from tracker.digest import build_message, digest_data, now_utc, send
-
-    if not recipients and not dry_run:
-        raise click.UsageError("give --to ADDRESS (or TRACKER_DIGEST_TO), or --dry-run")
-    data = digest_data(load_config(ctx.obj["sources"]), _store(ctx), now_utc())
-    message = build_message(data, sender, list(recipients) or ["(dry run)"])
-    if dry_run:
-        click.echo(message.get_body(("plain",)).get_content())
-        return
-    send(message, smtp_host, smtp_port, starttls=starttls,
-         user=os.environ.get("TRACKER_SMTP_USER"), password=os.environ.get("TRACKER_SMTP_PASSWORD"))
-    click.echo(f"digest {data['week']} sent to {', '.join(recipients)} via {smtp_host}:{smtp_port}")
-
-
-def _when(value) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M")
-    return str(value)
-
-
-def _print_table(columns, rows) -> None:
-    cells = [[str(c) for c in columns]] + [["" if v is None else str(v) for v in r] for r in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
-    for index, row in enumerate(cells):
-        click.echo("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
-        if index == 0:
-            click.echo("  ".join("-" * w for w in widths))
+_mount()
 
 
 def _mount_optional() -> None:

@@ -1,0 +1,37 @@
+"""Helpers shared by the CLI modules (tracker/cli.py and tracker/cli_data.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import click
+
+
+def store_for(ctx: click.Context, *, check: bool = True):
+    """The store the global --db option names; unless `check` is off, StoreError (exit 1, "run
+    tracker init-db") when its schema is not at the newest migration."""
+    from tracker.store import open_store
+
+    store = open_store(ctx.obj["db_url"])
+    if check:
+        store.ensure_current()
+    return store
+
+
+def when(value) -> str:
+    """A timestamp for a table cell ("-" when there is none)."""
+    if value is None:
+        return "-"
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M")
+    return str(value)
+
+
+def print_table(columns, rows) -> None:
+    """Print rows as an aligned text table with a header rule."""
+    cells = [[str(c) for c in columns]] + [["" if v is None else str(v) for v in r] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    for index, row in enumerate(cells):
+        click.echo("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
+        if index == 0:
+            click.echo("  ".join("-" * w for w in widths))

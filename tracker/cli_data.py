@@ -1,0 +1,171 @@
+"""CLI commands for analysts: import / export events, read-only queries, lag CSV, the report
+and the weekly digest. Mounted on the `tracker` group by tracker/cli.py."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+
+from tracker.cli_common import print_table, store_for
+from tracker.config import load_config
+
+@click.command("import-events")
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.pass_context
+def import_events(ctx: click.Context, file) -> None:
+    """Import events from a JSONL file (or - for stdin).
+
+    Each line: source_id, project, kind, external_id, occurred_at (ISO 8601), title, and
+    optionally body, url, version, regime, labels, attrs. Events whose source_id is not in
+    sources.yaml are manual evidence: kept and marked as imported.
+
+    \b
+    Example:
+      tracker import-events manual-evidence.jsonl
+    """
+    from tracker.exchange import import_jsonl
+
+    config = load_config(ctx.obj["sources"])
+    written, new, imported = import_jsonl(store_for(ctx), file, {s.id for s in config.sources})
+    click.echo(f"imported {written} events ({new} new, {imported} marked as manual evidence)")
+
+
+@click.group("export")
+def export_group() -> None:
+    """Export stored data.
+
+    \b
+    Example:
+      tracker export events --format csv > events.csv
+    """
+
+
+@export_group.command("events")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl",
+              show_default=True)
+@click.option("--source", "source_id", default=None, metavar="ID", help="Only this source.")
+@click.option("--kind", default=None, help="Only this kind (release, note, issue, ci_run, ci_job).")
+@click.pass_context
+def export_events(ctx: click.Context, fmt: str, source_id: str | None, kind: str | None) -> None:
+    """Write events to stdout as JSONL (the import-events format) or CSV.
+
+    \b
+    Example:
+      tracker export events --source rocm-release-notes > rocm.jsonl
+    """
+    from tracker.exchange import write_events
+
+    write_events(store_for(ctx).iter_events(source_id, kind), sys.stdout, fmt)
+
+
+@click.command("query")
+@click.argument("sql")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              show_default=True)
+@click.pass_context
+def query(ctx: click.Context, sql: str, fmt: str) -> None:
+    """Run one read-only SQL statement; writes are refused, never executed.
+
+    \b
+    Example:
+      tracker query "SELECT regime, count(*) FROM events GROUP BY regime" --format csv
+    """
+    columns, rows = store_for(ctx).read_only_query(sql)
+    if fmt == "json":
+        click.echo(json.dumps([dict(zip(columns, r)) for r in rows], default=str, indent=1))
+    elif fmt == "csv":
+        writer = csv.writer(sys.stdout)
+        writer.writerow(columns)
+        writer.writerows(rows)
+    else:
+        print_table(columns, rows)
+
+
+@click.command("lag")
+@click.option("--as-of", "as_of", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="Compute as of DATE (default: now); open artifacts are censored there.")
+@click.option("--regime", default=None, help="Only this regime.")
+@click.option("--project", default=None, help="Only this upstream project.")
+@click.option("--primary-only", is_flag=True, help="Only each regime's primary definition.")
+@click.pass_context
+def lag(ctx: click.Context, as_of, regime, project, primary_only) -> None:
+    """Print day-0 coverage lag as CSV: one row per (artifact, regime, definition).
+
+    Columns: project,series,regime,definition,primary,day0,available,lag_days,status,
+    evidence_url. Open artifacts have status `open` and lag_days = as_of - day0.
+
+    \b
+    Example:
+      tracker lag --regime rocm --primary-only > rocm-lag.csv
+    """
+    from tracker.report import compute_lag, write_lag_csv
+
+    when = as_of.replace(tzinfo=timezone.utc) if as_of else datetime.now(timezone.utc)
+    samples = [s for s in compute_lag(load_config(ctx.obj["sources"]), store_for(ctx), when)
+               if (regime is None or s.regime == regime)
+               and (project is None or s.project == project)
+               and (s.primary or not primary_only)]
+    write_lag_csv(samples, sys.stdout)
+
+
+@click.command("report")
+@click.option("--out", type=click.Path(file_okay=False), default="report", show_default=True,
+              help="Directory to write index.html, CSV, JSON and PNG charts into.")
+@click.pass_context
+def report(ctx: click.Context, out: str) -> None:
+    """Write the report from what the store holds (no collection).
+
+    \b
+    Example:
+      tracker report --out /var/www/tracker && xdg-open /var/www/tracker/index.html
+    """
+    from tracker.report import write_report
+
+    for line in write_report(load_config(ctx.obj["sources"]), store_for(ctx), Path(out)):
+        click.echo(line)
+
+
+@click.command("digest")
+@click.option("--to", "recipients", multiple=True, envvar="TRACKER_DIGEST_TO",
+              help="Recipient (repeatable; env TRACKER_DIGEST_TO, space-separated).")
+@click.option("--from", "sender", default="tracker@localhost", envvar="TRACKER_DIGEST_FROM",
+              show_default=True, help="Sender address (env TRACKER_DIGEST_FROM).")
+@click.option("--smtp-host", default="localhost", envvar="TRACKER_SMTP_HOST", show_default=True)
+@click.option("--smtp-port", default=25, type=int, envvar="TRACKER_SMTP_PORT", show_default=True)
+@click.option("--starttls", is_flag=True, envvar="TRACKER_SMTP_STARTTLS",
+              help="Upgrade the connection with STARTTLS before sending.")
+@click.option("--dry-run", is_flag=True, help="Print the email instead of sending it.")
+@click.pass_context
+def digest(ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttls,
+           dry_run) -> None:
+    """Send the weekly maturity digest email (lag per regime, CI job pass rate, friction).
+
+    SMTP credentials, if the server needs them: TRACKER_SMTP_USER and TRACKER_SMTP_PASSWORD.
+
+    \b
+    Examples:
+      tracker digest --dry-run
+      0 7 * * 1 cd /srv/tracker && .venv/bin/tracker digest --to team@example.com --smtp-host mail
+    """
+    import os
+
+    from tracker.digest import build_message, digest_data, now_utc, send
+
+    if not recipients and not dry_run:
+        raise click.UsageError("give --to ADDRESS (or TRACKER_DIGEST_TO), or --dry-run")
+    data = digest_data(load_config(ctx.obj["sources"]), store_for(ctx), now_utc())
+    message = build_message(data, sender, list(recipients) or ["(dry run)"])
+    if dry_run:
+        click.echo(message.get_body(("plain",)).get_content())
+        return
+    send(message, smtp_host, smtp_port, starttls=starttls,
+         user=os.environ.get("TRACKER_SMTP_USER"), password=os.environ.get("TRACKER_SMTP_PASSWORD"))
+    click.echo(f"digest {data['week']} sent to {', '.join(recipients)} via {smtp_host}:{smtp_port}")
+
+
+COMMANDS = (import_events, export_group, query, lag, report, digest)
