@@ -449,3 +449,72 @@ def test_cue_table_finds_every_cue_word_and_nothing_else(tagger):
     others = [strings.add(w) for w in ("crash", "the", "gpu0", "zzver", "zzplat", "tpx", "", "kernels")
               if (w if w.startswith("zz") else norm_of(w)) not in keys]
     assert not table.lookup(numpy.asarray(others, dtype="uint64")).any()
+
+
+def test_word_cue_table_keys_words_as_written():
+    # status_of looks words up as written; each entry must hold the bits of the lower-cased word,
+    # so "REMOVED", "Removed" and "removed" begin the same cues (and "İ", whose lower case is two
+    # characters, does not break the word split).
+    from tracker.tagger.mentions import _WORD_CUES, _word_cues, status_of
+
+    for word in ("REMOVED", "Removed", "removed", "EOL.", "Don't", "İstanbul", "Will", "x", "VS."):
+        assert _WORD_CUES[word] == _word_cues(word.lower()), word
+    assert _word_cues("removed") and _WORD_CUES["REMOVED"] == _word_cues("removed")
+    assert status_of("PyTorch 2.9 REMOVED") == status_of("pytorch 2.9 removed") == "dropped"
+    assert status_of("PyTorch 2.9 İs supported") == "supported"
+
+
+def test_batched_ngrams_equal_per_document_definition():
+    # _forward writes each key straight to its slot; the result must equal the plain per-document
+    # build: a document's unigrams, then its bigrams (within the document), then its lead feature,
+    # each in text order (the order the sparse linear layer sums its float32 weights in).
+    import numpy
+    from thinc.api import NumpyOps
+
+    from tracker.tagger.ngrams import _CLOSE, _LEAD_SALT, _OPEN, NormColumns, extract_ngrams_batched, lead_index
+
+    ops = NumpyOps()
+    layer = extract_ngrams_batched(2, lead=True)
+    rng = numpy.random.default_rng(3)
+    vocab = numpy.asarray([_OPEN, _CLOSE, 11, 12, 13, 2**63 + 5, 2**64 - 1], dtype="uint64")
+    for _ in range(300):
+        lens = rng.integers(0, 7, size=rng.integers(1, 6))
+        norms = rng.choice(vocab, size=int(lens.sum()))
+        keys, counts, lengths = layer.predict(NormColumns(norms, lens.astype("int64")))
+        want, want_lens, at = [], [], 0
+        for n in lens.tolist():
+            doc = norms[at:at + n]
+            at += n
+            part = doc.tolist()
+            if n >= 2:
+                part += numpy.asarray(ops.ngrams(2, doc)).tolist()
+            j = lead_index(doc[:16].tolist()) if n else -1
+            if j >= 0:
+                part.append(int(doc[j] ^ _LEAD_SALT))
+            want += part
+            want_lens.append(len(part))
+        assert keys.dtype == numpy.uint64 and counts.dtype == numpy.float32 and lengths.dtype == numpy.int32
+        assert keys.tolist() == want and lengths.tolist() == want_lens and (counts == 1).all()
+
+
+def test_title_lengths_on_demand_give_the_same_decision(tagger):
+    # decide_batch may take a function giving a Doc's title length (called only for Docs with a
+    # hit) instead of the list of all title lengths: same regimes, anchors and hits.
+    from tracker.tagger.rules import RULE_ATTRS, decide_batch, title_chars
+
+    texts = ["crash on MI300X\nworks on H100", "TPU v5e hang\n\nthe ROCm build is fine", "nothing here",
+             "", "Faster than TPU on Trn2\nPyTorch 2.9 on XLA", "AMD GPU\n" + "x " * 200 + "libtpu crash",
+             "vs H100, ROCm 7 slower\nJAX 0.8.2"]
+    arrays = [tagger.nlp.tokenizer(t).to_array(RULE_ATTRS) for t in texts]
+    table = tagger.rules.table
+    asked = []
+
+    def title(d):
+        asked.append(d)
+        return title_chars(texts[d])
+
+    eager = decide_batch(arrays, [title_chars(t) for t in texts], table, with_hits=True)
+    lazy = decide_batch(arrays, title, table, with_hits=True)
+    assert lazy == eager
+    assert eager[0][:2] == ["rocm", "xla"] and eager[0][2:4] == ["none", "none"]
+    assert 2 not in asked and 3 not in asked and len(asked) == len(set(asked))

@@ -118,14 +118,15 @@ def _word_cues(word: str) -> int:
 
 
 class _WordCues(dict):
-    """word -> :func:`_word_cues`, filled on first sight (bounded: cleared past ``MAX_WORDS``)."""
+    """word as written -> :func:`_word_cues` of the lower-cased word, filled on first sight
+    (bounded: cleared past ``MAX_WORDS``)."""
 
     MAX_WORDS = 200_000
 
     def __missing__(self, word: str) -> int:
         if len(self) >= self.MAX_WORDS:
             self.clear()
-        bits = self[word] = _word_cues(word)
+        bits = self[word] = _word_cues(word.lower())
         return bits
 
 
@@ -149,9 +150,14 @@ def status_of(clause: str) -> str:
     the cues that could start in them (built once per distinct word), and only those cues are
     tried, anchored at the occurrences of their literal. Most clauses thus run no regex at all.
     """
-    low = clause.lower()
+    # The table is keyed by the word as written (its bits are those of the lower-cased word:
+    # lower-casing neither makes nor removes whitespace, so the words are the same), which saves
+    # lower-casing clauses that have no cue at all (most of them).
     # Most words begin no cue: dropping their zeros first halves the cost of the OR.
-    cues = reduce(or_, filter(None, map(_WORD_CUES.__getitem__, low.split())), 0)
+    cues = reduce(or_, filter(None, map(_WORD_CUES.__getitem__, clause.split())), 0)
+    if not cues:
+        return "other"
+    low = clause.lower()
     while cues:  # cues in bit order, which is the status order
         bit = cues & -cues
         cues ^= bit

@@ -114,26 +114,34 @@ def _forward(model: Model, docs, is_train: bool):
     if uni is None:
         uni = numpy.ascontiguousarray(numpy.concatenate(arrays).astype("uint64", copy=False))
     doc_ids = numpy.repeat(numpy.arange(n_docs), lens)
-    keys, ids = [uni], [doc_ids]
-    for n in range(2, model.attrs["ngram_size"] + 1):
-        if len(uni) < n:
-            break
-        grams = ops.ngrams(n, uni)  # window i covers uni[i : i + n]
-        first, last = doc_ids[: len(grams)], doc_ids[n - 1:]
-        same_doc = first == last  # drop windows that straddle two documents
-        keys.append(numpy.asarray(grams)[same_doc])
-        ids.append(first[same_doc])
-    if model.attrs.get("lead"):
+    lead = model.attrs.get("lead")
+    if lead:
         lead_keys, lead_docs = _lead_keys(uni, lens)
-        keys.append(lead_keys)
-        ids.append(lead_docs)
-    keys_a, ids_a = numpy.concatenate(keys), numpy.concatenate(ids)
-    # Group by document: each part is already doc-ordered, so a stable sort is one merge pass.
+    # Output layout, per document: its unigrams, then its bigrams, ..., then its lead feature,
+    # each part in text order (the order the sparse linear layer sums in). Each key is written
+    # straight to its slot: ``base[d]`` is where document d's part for the current n begins,
+    # minus the document's first global index, so a key at global index g goes to g + base[d].
     # Repeated n-grams stay as repeated entries with count 1: the sparse linear layer sums
     # W[key] * count, so this equals spaCy's unique-with-counts form without sorting the keys.
-    order = numpy.argsort(ids_a, kind="stable")
-    lengths = numpy.bincount(ids_a, minlength=n_docs).astype("int32")
-    return (keys_a[order], numpy.ones(len(keys_a), dtype="f"), lengths), _no_backprop
+    n_max = model.attrs["ngram_size"]
+    part_lens = [lens] + [numpy.maximum(lens - (n - 1), 0) for n in range(2, n_max + 1) if len(uni) >= n]
+    lengths = numpy.sum(part_lens, axis=0)
+    if lead:
+        lengths[lead_docs] += 1
+    out_start = numpy.cumsum(lengths) - lengths
+    base = out_start - (numpy.cumsum(lens) - lens)  # output start - first global index, per document
+    total = int(lengths.sum())
+    out = numpy.empty(total, dtype="uint64")
+    out[numpy.arange(len(uni)) + base[doc_ids]] = uni
+    for n, part in zip(range(2, n_max + 1), part_lens[1:]):
+        base = base + part_lens[n - 2]  # past the previous part; window g covers uni[g : g + n]
+        grams = numpy.asarray(ops.ngrams(n, uni))
+        first = doc_ids[: len(grams)]
+        same_doc = numpy.flatnonzero(first == doc_ids[n - 1:])  # drop windows straddling two documents
+        out[same_doc + base[first[same_doc]]] = grams[same_doc]
+    if lead:
+        out[out_start[lead_docs] + lengths[lead_docs] - 1] = lead_keys
+    return (out, numpy.ones(total, dtype="f"), lengths.astype("int32")), _no_backprop
 
 
 def _no_backprop(d_output):

@@ -137,11 +137,13 @@ class CueTable:
         return numpy.where(self.keys[slot] == norms, self.bits[slot], 0)
 
 
-def decide_batch(norm_idx: list[numpy.ndarray], title_chars: list[int], table: CueTable, with_hits=False,
+def decide_batch(norm_idx: list[numpy.ndarray], title_chars, table: CueTable, with_hits=False,
                  rows: numpy.ndarray | None = None):
     """Regime of each Doc from its ``to_array([NORM, IDX])`` rows (the decision in the docstring).
 
-    ``rows``: ``numpy.concatenate(norm_idx)`` if the caller has it.
+    ``rows``: ``numpy.concatenate(norm_idx)`` if the caller has it. ``title_chars``: each Doc's
+    title length (:func:`title_chars`), or a function of the Doc's index giving it (then called
+    only for the Docs with a counted hit).
 
     Returns ``(regimes, anchors, hits)``: one regime per Doc; per Doc the ``(NORM hash,
     character offset)`` of each framework name; per Doc the counted hits ``(regime, token,
@@ -217,10 +219,13 @@ def decide_batch(norm_idx: list[numpy.ndarray], title_chars: list[int], table: C
         return regimes, anchors, hits
     hit_doc = doc_of[pos]
     idx = arr[nz[pos], 1].astype("int64")
-    title = numpy.asarray(title_chars, dtype="int64")[hit_doc]
-    weight = numpy.where(idx < title, TITLE_WEIGHT, numpy.where(idx < HEAD_CHARS, HEAD_WEIGHT, BODY_WEIGHT))
     # Scores only for the Docs with a hit (row ``d`` of ``docs``).
     docs, row = numpy.unique(hit_doc, return_inverse=True)
+    if callable(title_chars):  # only the Docs with a hit need their title length
+        title = numpy.asarray([title_chars(d) for d in docs.tolist()], dtype="int64")[row]
+    else:
+        title = numpy.asarray(title_chars, dtype="int64")[hit_doc]
+    weight = numpy.where(idx < title, TITLE_WEIGHT, numpy.where(idx < HEAD_CHARS, HEAD_WEIGHT, BODY_WEIGHT))
     n_reg = len(REGIMES)
     strong_score = numpy.zeros((len(docs), n_reg))
     weak_score = numpy.zeros((len(docs), n_reg))
@@ -285,7 +290,7 @@ class RegimeRules:
             texts = [doc.text for doc in docs]
         if arrays is None:
             arrays = self.arrays(docs)
-        regimes, anchors, _ = decide_batch(arrays, [title_chars(t) for t in texts], self.table, rows=rows)
+        regimes, anchors, _ = decide_batch(arrays, lambda d: title_chars(texts[d]), self.table, rows=rows)
         out = []
         strings = self.strings
         for text, regime, anchor in zip(texts, regimes, anchors):
