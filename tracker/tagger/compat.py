@@ -42,6 +42,8 @@ import re
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from tracker.tagger.lexicon import Stateless
+
 HEAD_CHARS = 240
 MAX_GAP_WORDS = 6
 RULE_SCORE = 0.9
@@ -157,7 +159,7 @@ def make_compat(nlp: Language, name: str):
     return CompatRule()
 
 
-class CompatRule:
+class CompatRule(Stateless):
     """See the module docstring. No weights; serialisation is a no-op."""
 
     def __call__(self, doc: Doc) -> Doc:
@@ -168,14 +170,3 @@ class CompatRule:
             doc.cats = dict(zip(labels, new))
         return doc
 
-    def to_disk(self, path, exclude=()):
-        pass
-
-    def from_disk(self, path, exclude=()):
-        return self
-
-    def to_bytes(self, exclude=()):
-        return b""
-
-    def from_bytes(self, data, exclude=()):
-        return self

@@ -150,3 +150,20 @@ def install_norms(nlp: Language) -> None:
     nlp.vocab.lex_attr_getters[NORM] = norm_of
     for lex in nlp.vocab:
         lex.norm_ = norm_of(lex.orth_)
+
+
+class Stateless:
+    """Base of our pipeline components that have no weights: spaCy's serialisation calls are
+    no-ops (their tables are rebuilt from code when the pipeline loads)."""
+
+    def to_disk(self, path, exclude=()):
+        pass
+
+    def from_disk(self, path, exclude=()):
+        return self
+
+    def to_bytes(self, exclude=()):
+        return b""
+
+    def from_bytes(self, data, exclude=()):
+        return self

@@ -40,7 +40,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import minibatch
 
-from tracker.tagger.lexicon import FRAMEWORKS, REGIMES, install_norms, norm_of
+from tracker.tagger.lexicon import FRAMEWORKS, REGIMES, Stateless, install_norms, norm_of
 from tracker.tagger.mentions import extract_mentions_at
 
 COMPARISON_WORDS = ("than", "vs", "vs.", "versus", "compared", "comparison", "relative", "against")
@@ -264,7 +264,7 @@ def make_rules(nlp: Language, name: str):
     return RegimeRules(nlp)
 
 
-class RegimeRules:
+class RegimeRules(Stateless):
     """Sets ``doc._.regime`` and ``doc._.mentions``; see module docstring."""
 
     def __init__(self, nlp: Language):
@@ -311,18 +311,6 @@ class RegimeRules:
                 doc.user_data["tracker_rules"] = res
                 yield doc
 
-    # The component has no weights: serialisation is a no-op (the table is rebuilt on load).
-    def to_disk(self, path, exclude=()):
-        pass
-
-    def from_disk(self, path, exclude=()):
-        return self
-
-    def to_bytes(self, exclude=()):
-        return b""
-
-    def from_bytes(self, data, exclude=()):
-        return self
 
 
 _DEBUG_TABLES: dict[int, CueTable] = {}
