@@ -112,6 +112,36 @@ def test_issues_any_of_several_labels_is_one_listing_per_label_merged_in_order(h
     assert all(e.regime is None for e in got)  # no source regime: the tagger decides
 
 
+def test_issues_label_renamed_upstream_is_a_logged_skip(httpserver):
+    # GitHub answers an unknown label with an empty list; the label lookup says 404.
+    listings = {"rocm": [issue(1, "2025-03-01T00:00:00Z", labels=["rocm"])], "tpu": []}
+    httpserver.expect_request("/repos/o/r/issues").respond_with_handler(
+        lambda request: Response(json.dumps(listings[request.args["labels"]]),
+                                 content_type="application/json"))
+    httpserver.expect_request("/repos/o/r/labels/tpu").respond_with_data("Not Found", status=404)
+    from tracker.collectors import github_issues
+    from tracker.http import HttpClient
+
+    spec = SourceSpec(id="v", kind="github_issues", project="vllm",
+                      options={"repo": "o/r", "api_url": httpserver.url_for(""),
+                               "labels": ["rocm", "tpu"]})
+    ctx = CollectContext(spec=spec, http=HttpClient())
+    got = list(github_issues.collect(ctx))
+    assert [e.external_id for e in got] == ["issue:1"]  # the other label's issues still come
+    assert ctx.skipped == 1
+    assert "label 'tpu'" in ctx.warnings[0] and "renamed upstream" in ctx.warnings[0]
+    # a label that exists but has no issues is not a skip
+    httpserver.clear()
+    listings["tpu"] = []
+    httpserver.expect_request("/repos/o/r/issues").respond_with_handler(
+        lambda request: Response(json.dumps(listings[request.args["labels"]]),
+                                 content_type="application/json"))
+    httpserver.expect_request("/repos/o/r/labels/tpu").respond_with_json({"name": "tpu"})
+    ctx = CollectContext(spec=spec, http=HttpClient())
+    assert [e.external_id for e in github_issues.collect(ctx)] == ["issue:1"]
+    assert ctx.skipped == 0
+
+
 def test_issues_rate_limit_keeps_what_came_before_and_cursor_stops_there(store, httpserver):
     path = "/repos/o/r/issues"
     httpserver.expect_request(path, query_string={"page": "2"}).respond_with_data(

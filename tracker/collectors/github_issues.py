@@ -74,17 +74,39 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
 
 
 def _listing(ctx: CollectContext, url: str, params: dict) -> Iterator[tuple[datetime, dict]]:
-    """(updated_at, item) of one listing, in the order GitHub returns them (ascending)."""
+    """(updated_at, item) of one listing, in the order GitHub returns them (ascending).
+
+    GitHub answers a label that does not exist (renamed upstream) with an empty list, not an
+    error: when a label's listing comes back empty (not 304), the label is looked up once
+    (a conditional request, free on later nights) and a missing one is logged as a skip."""
+    pages = 0
     for page in ctx.http.get_pages(url, params):
+        pages += 1
         if not isinstance(page, list):
             ctx.skip(f"{url} page", f"expected a JSON list of issues, got {type(page).__name__}")
             return
+        if pages == 1 and not page and params.get("labels"):
+            _check_label(ctx, url, params["labels"])
         for item in page:
             updated = parse_time(item.get("updated_at")) if isinstance(item, dict) else None
             if updated is None:
                 ctx.skip(f"issue {_number(item)}", "no parseable updated_at")
                 continue
             yield updated, item
+
+
+def _check_label(ctx: CollectContext, issues_url: str, label: str) -> None:
+    from urllib.parse import quote
+
+    from tracker.errors import FatalHTTPError
+
+    try:
+        ctx.http.get(f"{issues_url.rsplit('/issues', 1)[0]}/labels/{quote(label, safe='')}")
+    except FatalHTTPError as exc:
+        if getattr(exc, "status", None) != 404:
+            raise
+        ctx.skip(f"label {label!r}", f"no such label in {ctx.option('repo')} (renamed upstream?): "
+                                     "fix 'labels' in sources.yaml")
 
 
 def parse(content: bytes, ctx: CollectContext) -> Iterable[Event]:
