@@ -339,6 +339,8 @@ def summarize(samples: Sequence[LagSample], as_of: datetime, by_quarter: bool = 
         out.append(LagSummary(project, regime, definition, primary, period, len(group),
                               sum(s.status == "covered" for s in group),
                               sum(s.status == "open" for s in group),
+                              # a negative lag (support announced before day 0) enters the
+                              # median as 0; the sample itself keeps its sign and its flag
                               kaplan_meier_median((max(s.lag_days, 0), s.status == "covered")
                                                   for s in group), within))
     return out
