@@ -17,7 +17,7 @@ EXPORT_FIELDS = ["source_id", "project", "kind", "external_id", "occurred_at", "
 REQUIRED = ("source_id", "project", "kind", "external_id", "occurred_at", "title")
 
 
-class ImportError_(TrackerError):
+class EventFileError(TrackerError):
     """A line of an import file is not a valid event."""
 
 
@@ -57,24 +57,24 @@ def write_events(rows: Iterable[dict], stream: IO[str], fmt: str) -> int:
 
 
 def parse_event_line(line: str, lineno: int) -> Event:
-    """One JSONL line -> Event; ImportError_ names the line and the problem."""
+    """One JSONL line -> Event; EventFileError names the line and the problem."""
     try:
         data = json.loads(line)
     except ValueError as exc:
-        raise ImportError_(f"line {lineno}: not valid JSON ({exc})") from None
+        raise EventFileError(f"line {lineno}: not valid JSON ({exc})") from None
     if not isinstance(data, dict):
-        raise ImportError_(f"line {lineno}: expected a JSON object")
+        raise EventFileError(f"line {lineno}: expected a JSON object")
     missing = [k for k in REQUIRED if not data.get(k)]
     if missing:
-        raise ImportError_(f"line {lineno}: missing {', '.join(missing)}")
+        raise EventFileError(f"line {lineno}: missing {', '.join(missing)}")
     if data["kind"] not in EVENT_KINDS:
-        raise ImportError_(f"line {lineno}: kind {data['kind']!r} is not one of "
+        raise EventFileError(f"line {lineno}: kind {data['kind']!r} is not one of "
                            f"{', '.join(EVENT_KINDS)}")
     try:
         times = {k: datetime.fromisoformat(data[k]) if data.get(k) else None
                  for k in ("occurred_at", "ended_at", "updated_at")}
     except (TypeError, ValueError) as exc:
-        raise ImportError_(f"line {lineno}: bad ISO 8601 timestamp ({exc})") from None
+        raise EventFileError(f"line {lineno}: bad ISO 8601 timestamp ({exc})") from None
     return Event(
         source_id=str(data["source_id"]), project=str(data["project"]), kind=data["kind"],
         external_id=str(data["external_id"]), occurred_at=times["occurred_at"],
