@@ -135,3 +135,28 @@ def test_progress_draws_a_tqdm_bar_on_a_tty(caplog):
         assert p._bar.n == 4
     assert "src: issues" in stream.getvalue() and "/4 [" in stream.getvalue()
     assert not caplog.records  # no log lines on a terminal
+
+
+def test_parse_time_is_tolerant_and_utc():
+    from datetime import datetime, timezone
+
+    assert ci.parse_time("2025-12-30T16:49:55+08:00") == datetime(2025, 12, 30, 8, 49, 55,
+                                                                  tzinfo=timezone.utc)
+    assert ci.parse_time("2025-12-30T08:49:55") == datetime(2025, 12, 30, 8, 49, 55,
+                                                            tzinfo=timezone.utc)
+    assert ci.parse_time("yesterday-ish") is None and ci.parse_time(None) is None
+    assert ci.created_time({"created_at": "not a time"}) is None
+
+
+def test_truncated_saved_listing_is_a_clear_error_naming_the_source():
+    import pytest
+
+    from tracker.collectors import CollectContext, buildkite, github_issues
+    from tracker.config import SourceSpec
+    from tracker.errors import FatalHTTPError
+
+    for module in (buildkite, github_issues):
+        ctx = CollectContext(SourceSpec(f"saved-{module.KIND}", module.KIND, "vllm",
+                                        options={"org": "vllm", "pipeline": "ci", "repo": "o/r"}))
+        with pytest.raises(FatalHTTPError, match=f"saved-{module.KIND}: .* is not JSON"):
+            list(module.parse(b'[{"number": 1, "state": "pas', ctx))

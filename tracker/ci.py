@@ -23,6 +23,8 @@ from datetime import datetime, timezone
 from fnmatch import fnmatchcase
 from typing import Any, Iterable, Mapping, Sequence
 
+from tracker.records import parse_time  # noqa: F401  (collectors call ci.parse_time)
+
 log = logging.getLogger("tracker.ci")
 
 PASSED = "passed"
@@ -127,22 +129,12 @@ def queue_of(agent_query_rules: Iterable[str] | None) -> str | None:
     return None
 
 
-def parse_time(value: str | None) -> datetime | None:
-    """An ISO 8601 timestamp from GitHub / Buildkite ("...Z" or with offset) or None."""
-    if not value:
-        return None
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
-
-
 OLDEST = datetime.min.replace(tzinfo=timezone.utc)  # sorts before any real time
 
 
 def created_time(item: Mapping[str, Any]) -> datetime | None:
     """The ``created_at`` of a run / build / pending entry; None when missing or unreadable."""
-    try:
-        return parse_time(item.get("created_at"))
-    except (TypeError, ValueError, AttributeError):
-        return None
+    return parse_time(item.get("created_at")) if isinstance(item, Mapping) else None
 
 
 def creation_order(item: Mapping[str, Any], id_key: str) -> tuple[datetime, int]:

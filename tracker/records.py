@@ -29,6 +29,17 @@ def utc(value: datetime) -> datetime:
     return value.astimezone(timezone.utc)
 
 
+def parse_time(value: str | None) -> datetime | None:
+    """An ISO 8601 timestamp from an API ("2025-12-19T03:02:22Z", "...+08:00", naive = UTC) as
+    aware UTC; None when missing or unreadable (the caller skips or falls back, never guesses)."""
+    if not value or not isinstance(value, str):
+        return None
+    try:
+        return utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
+    except ValueError:
+        return None
+
+
 @dataclass(frozen=True)
 class Event:
     """One dated, sourced fact (DESIGN.md section 2).

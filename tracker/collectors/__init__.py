@@ -18,12 +18,15 @@ Collectors hold no state of their own; they never sleep, retry or set headers (t
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import pkgutil
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
+
+from tracker.errors import FatalHTTPError
 
 if TYPE_CHECKING:
     from tracker.config import SourceSpec
@@ -65,6 +68,20 @@ class CollectContext:
     def option(self, key: str, default: Any = None) -> Any:
         """A kind-specific key of the source entry."""
         return self.spec.options.get(key, default)
+
+
+def load_json(content: bytes, ctx: CollectContext, what: str,
+              expect: type | tuple[type, ...] = list) -> Any:
+    """Parse a local JSON document for ``parse``; FatalHTTPError naming the source when it is not
+    JSON or not of the `expect`-ed top-level type."""
+    try:
+        document = json.loads(content)
+    except ValueError as exc:
+        raise FatalHTTPError(f"{ctx.spec.id}: {what} is not JSON: {exc}") from None
+    if not isinstance(document, expect):
+        names = " or ".join(t.__name__ for t in (expect if isinstance(expect, tuple) else (expect,)))
+        raise FatalHTTPError(f"{ctx.spec.id}: {what} is not a JSON {names}")
+    return document
 
 
 def _discover() -> dict[str, ModuleType]:

@@ -38,13 +38,12 @@ Contract:
 
 from __future__ import annotations
 
-import json
 import logging
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Iterator, Mapping
 
 from tracker import ci
-from tracker.collectors import CollectContext
+from tracker.collectors import CollectContext, load_json
 from tracker.errors import FatalHTTPError, SourceSkipped
 from tracker.http import parse_json
 from tracker.progress import Progress
@@ -154,7 +153,7 @@ def _recheck(ctx: CollectContext, url: str, number: str) -> Iterator[Event]:
 
 def parse(content: bytes, ctx: CollectContext) -> Iterable[Event]:
     """Events of a saved builds listing (JSON list of builds) or of one build object."""
-    data = json.loads(content)
+    data = load_json(content, ctx, "Buildkite builds document", (list, dict))
     builds = data if isinstance(data, list) else [data]
     ctx.state.setdefault("pending", {})
     return [e for build in builds for e in build_events(build, ctx)]

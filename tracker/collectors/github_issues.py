@@ -31,7 +31,7 @@ from datetime import datetime
 from typing import Any, Iterable, Iterator
 
 from tracker.ci import iso, parse_time
-from tracker.collectors import CollectContext
+from tracker.collectors import CollectContext, load_json
 from tracker.progress import Progress
 from tracker.records import Event
 
@@ -111,12 +111,7 @@ def _check_label(ctx: CollectContext, issues_url: str, label: str) -> None:
 
 def parse(content: bytes, ctx: CollectContext) -> Iterable[Event]:
     """Events of one saved page of the issues listing (a JSON list), no network."""
-    import json
-
-    page = json.loads(content)
-    if not isinstance(page, list):
-        ctx.skip("document", "expected a JSON list of issues")
-        return []
+    page = load_json(content, ctx, "issues page")
     events = (parse_item(item, ctx) for item in page if isinstance(item, dict))
     return [e for e in events if e is not None]
 

@@ -22,16 +22,15 @@ Contract:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, Iterable, Iterator
 
 from markdown_it import MarkdownIt
 
-from tracker.collectors import CollectContext
+from tracker.collectors import CollectContext, load_json
 from tracker.errors import FatalHTTPError
-from tracker.records import Event, utc
+from tracker.records import Event, parse_time
 from tracker.versions import parse_version
 
 KIND = "github_releases"
@@ -55,16 +54,6 @@ class Bullet:
     text: str
     section: str
     depth: int
-
-
-def parse_time(value: str | None) -> datetime | None:
-    """An ISO 8601 API timestamp ("2025-12-19T03:02:22Z") as aware UTC, or None."""
-    if not value:
-        return None
-    try:
-        return utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
-    except ValueError:
-        return None
 
 
 def _plain(inline: Any) -> str:
@@ -153,18 +142,6 @@ def release_events(release: dict, ctx: CollectContext) -> list[Event]:
                    "prerelease": prerelease},
         ))
     return events
-
-
-def load_json(content: bytes, ctx: CollectContext, what: str, expect: type = list) -> Any:
-    """Parse a local JSON document for ``parse``; FatalHTTPError naming the source when it is not
-    JSON or not of the `expect`-ed top-level type."""
-    try:
-        document = json.loads(content)
-    except ValueError as exc:
-        raise FatalHTTPError(f"{ctx.spec.id}: {what} is not JSON: {exc}") from None
-    if not isinstance(document, expect):
-        raise FatalHTTPError(f"{ctx.spec.id}: {what} is not a JSON {expect.__name__}")
-    return document
 
 
 def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:

@@ -26,8 +26,9 @@ import logging
 import re
 from typing import Any, Iterator
 
-from tracker.collectors import CollectContext
-from tracker.collectors.github_releases import DEFAULT_API, load_json, parse_time
+from tracker.collectors import CollectContext, load_json
+from tracker.collectors.github_releases import DEFAULT_API
+from tracker.records import parse_time
 from tracker.errors import FatalHTTPError
 from tracker.records import Event
 from tracker.versions import parse_version

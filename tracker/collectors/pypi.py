@@ -19,10 +19,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Iterator
 
-from tracker.collectors import CollectContext
-from tracker.collectors.github_releases import load_json, parse_time
+from tracker.collectors import CollectContext, load_json
 from tracker.errors import FatalHTTPError
-from tracker.records import Event
+from tracker.records import Event, parse_time
 from tracker.versions import parse_version
 
 KIND = "pypi"
