@@ -9,6 +9,14 @@ Public API::
 Rules follow ``../shared/TAGGING.md``; see ``pipeline.py`` for how the pieces combine.
 """
 
-from tracker.tagger.pipeline import TAGGER_VERSION, TagResult, Tagger, load_tagger
-
 __all__ = ["TAGGER_VERSION", "TagResult", "Tagger", "load_tagger"]
+
+
+def __getattr__(name: str):
+    # Lazy: importing spaCy takes half a second, and every `tracker` command imports this
+    # package (for its CLI commands) while only tagging needs the pipeline.
+    if name in __all__:
+        from tracker.tagger import pipeline
+
+        return getattr(pipeline, name)
+    raise AttributeError(f"module 'tracker.tagger' has no attribute {name!r}")

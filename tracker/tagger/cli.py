@@ -12,8 +12,7 @@ import sys
 
 import click
 
-from tracker.tagger.features import CLASSES
-from tracker.tagger.lexicon import ALL_REGIMES
+from tracker.tagger.features import ALL_REGIMES, CLASSES
 
 
 

@@ -29,6 +29,8 @@ from typing import NamedTuple
 MAX_RAW_CHARS = 200_000
 MAX_CHARS = 2_000
 CLASSES = ("friction", "optimization", "neutral")
+REGIMES = ("cuda", "rocm", "xla", "neuron")
+ALL_REGIMES = REGIMES + ("none",)
 
 # Section heading keyword -> pseudo-token; first match wins (order matters: "known issues" before "issues").
 _SECTIONS = (

@@ -24,8 +24,7 @@ import re
 from spacy.attrs import NORM
 from spacy.language import Language
 
-REGIMES = ("cuda", "rocm", "xla", "neuron")
-ALL_REGIMES = REGIMES + ("none",)
+from tracker.tagger.features import ALL_REGIMES, REGIMES  # noqa: F401  (re-exported)
 
 # Strong single-token cues, matched case-insensitively against the whole token (fullmatch).
 # Order matters only for readability; a token matches at most one regime because the lists
