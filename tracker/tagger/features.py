@@ -71,10 +71,13 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\uf
 _DECOR_TRIGGERS = ("===", "---", "~~~", "^^^", "***", "###", "+++", "\"\"\"", "```")
 _ASCII_CONTROL = {i: " " for i in (*range(0, 9), *range(11, 32), 127)}
 _ASCII_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-# A character that could make one of the passes in ``clean`` do work (with the checks for "  " and
-# "---": texts with none of them take the fast path). One character class is a
-# fast scan; an alternation with the multi-character triggers was several times slower.
-_NEEDS_CLEANING = re.compile(r"[<`*\]=~^#+\"\t\r\f\v\x00-\x08\x0b-\x1f\x7f]")
+# ASCII characters that could make one of the passes in ``clean`` do work (with the checks for
+# "  " and "---": texts with none of them take the fast path). Found with one bytes.translate
+# that deletes every other byte (several times faster than a regex character class). Some only
+# matter as part of a longer trigger ("==" in "torch==2.9.1" is not "==="), checked on a hit.
+_TRIGGERS = '<`*]=~^#+"\t\r\f\v' + "".join(map(chr, (*range(0, 9), *range(11, 32), 127)))
+_NOT_TRIGGER = bytes(b for b in range(256) if chr(b) not in _TRIGGERS)
+_ONLY_AS_PART_OF = {"*": "**", "]": "](", "=": "===", "~": "~~~", "^": "^^^", "#": "###", "+": "+++", '"': '"""'}
 _TWO_LETTERS = re.compile(r"[A-Za-z].{0,40}?[A-Za-z]", re.S)
 
 
@@ -132,10 +135,22 @@ def _to_str(value) -> str:
     return str(value)[:MAX_RAW_CHARS]
 
 
+def _plain(s: str) -> bool:
+    """True when no pass of :func:`_clean_markup` but the blank-line collapse can change ``s``."""
+    if not s.isascii() or "  " in s or "---" in s:
+        return False
+    found = s.encode("ascii").translate(None, _NOT_TRIGGER)
+    for ch in set(found.decode("ascii")) if found else ():
+        longer = _ONLY_AS_PART_OF.get(ch)
+        if longer is None or longer in s:
+            return False
+    return True
+
+
 def clean(raw: str) -> str:
     """Reduce markup and control characters; cut to ``MAX_CHARS`` (see module docstring)."""
     s = raw[: MAX_CHARS * 4]
-    if s.isascii() and "  " not in s and "---" not in s and not _NEEDS_CLEANING.search(s):
+    if _plain(s):
         # Fast path (most texts): plain ASCII with no markup, control or repeated-space characters;
         # only blank lines can remain to collapse. With no double spaces, the only whitespace
         # between two line breaks is one space, so without "\n\n\n" and "\n \n" every blank
@@ -146,6 +161,11 @@ def clean(raw: str) -> str:
             else:
                 s = s.replace("\n\n", "\n")
         return s.strip()[:MAX_CHARS]
+    return _clean_markup(s)
+
+
+def _clean_markup(s: str) -> str:
+    """The full cleaning passes (the definition; :func:`clean` skips them for plain text)."""
     # Each pass runs only when its trigger character is present.
     if "<" in s:
         s = _HTML.sub(" ", s)

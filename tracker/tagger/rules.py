@@ -137,13 +137,12 @@ class CueTable:
         return numpy.where(self.keys[slot] == norms, self.bits[slot], 0)
 
 
-def decide_batch(norm_idx: list[numpy.ndarray], title_chars, table: CueTable, with_hits=False,
-                 rows: numpy.ndarray | None = None):
+def decide_batch(rows: numpy.ndarray, lens: numpy.ndarray, title_chars, table: CueTable, with_hits=False):
     """Regime of each Doc from its ``to_array([NORM, IDX])`` rows (the decision in the docstring).
 
-    ``rows``: ``numpy.concatenate(norm_idx)`` if the caller has it. ``title_chars``: each Doc's
-    title length (:func:`title_chars`), or a function of the Doc's index giving it (then called
-    only for the Docs with a counted hit).
+    ``rows``: the rows of all Docs of a batch, concatenated; ``lens``: each Doc's token count.
+    ``title_chars``: each Doc's title length (:func:`title_chars`), or a function of the Doc's
+    index giving it (then called only for the Docs with a counted hit).
 
     Returns ``(regimes, anchors, hits)``: one regime per Doc; per Doc the ``(NORM hash,
     character offset)`` of each framework name; per Doc the counted hits ``(regime, token,
@@ -154,24 +153,21 @@ def decide_batch(norm_idx: list[numpy.ndarray], title_chars, table: CueTable, wi
     its rule reads (next two tokens, previous token, comparison words before it) is gathered
     for those positions alone.
     """
-    n_docs = len(norm_idx)
+    n_docs = len(lens)
     regimes = ["none"] * n_docs
     anchors: list[list[int]] = [[] for _ in range(n_docs)]
     hits: list[list] = [[] for _ in range(n_docs)]
-    if rows is not None:
-        arr = rows
-    else:
-        arr = numpy.concatenate(norm_idx) if n_docs else numpy.zeros((0, 2), dtype="uint64")
+    arr = rows
     if not len(arr):
         return regimes, anchors, hits
     bits_all = table.lookup(arr[:, 0])
     nz = numpy.flatnonzero(bits_all)
     if not len(nz):
         return regimes, anchors, hits
-    ends = numpy.cumsum([len(a) for a in norm_idx])
+    ends = numpy.cumsum(lens)
     doc_of = numpy.searchsorted(ends, nz, side="right")
     end = ends[doc_of]
-    start = end - numpy.asarray([len(a) for a in norm_idx])[doc_of]
+    start = end - lens[doc_of]
     tok = nz - start
     padded = numpy.concatenate((bits_all, [0, 0]))
     bits = bits_all[nz]
@@ -255,7 +251,60 @@ def title_chars(text: str) -> int:
 
 
 RULE_ATTRS = [NORM, IDX]  # the columns the rules (and the classifier, column 0) read
-_ATTRS = RULE_ATTRS
+
+
+def doc_rows(docs: list[Doc]) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """The rows the rules read, ``Doc.to_array(RULE_ATTRS)`` of each Doc concatenated, and each
+    Doc's token count."""
+    arrays = [doc.to_array(RULE_ATTRS) for doc in docs]
+    lens = numpy.fromiter(map(len, arrays), dtype="int64", count=len(arrays))
+    rows = numpy.concatenate(arrays) if arrays else numpy.zeros((0, len(RULE_ATTRS)), dtype="uint64")
+    return rows, lens
+
+
+# Between two texts of a batch tokenized as one string (``text_rows``). A whitespace run, so
+# spaCy splits there exactly as at a text's end; the record separator makes the run's token
+# unlike any a text yields. Its characters belong to no text, so neither do its tokens.
+_SEP = " \x1e "
+
+
+def text_rows(tokenizer, texts: list[str]) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """:func:`doc_rows` of ``[tokenizer(t) for t in texts]`` without building a Doc per text.
+
+    spaCy splits a string at whitespace and tokenizes each piece on its own (affixes, infixes,
+    special cases never cross whitespace), so tokenizing the texts joined by a whitespace
+    separator gives each text's tokens unchanged, at ``IDX`` shifted by where the text starts.
+    One Doc and one ``to_array`` per batch instead of per text: with ~50-token texts, spaCy's
+    per-Doc overhead was a third of the tokenizing time. A text that starts or ends with
+    whitespace would merge its edge into the separator's run, so it is tokenized alone
+    (cleaned texts are stripped; the case is rare). ``tests/test_tagger.py`` checks the result
+    against per-Doc tokenization on real and hostile texts.
+    """
+    n = len(texts)
+    if not n:
+        return numpy.zeros((0, len(RULE_ATTRS)), dtype="uint64"), numpy.zeros(0, dtype="int64")
+    joinable = [i for i, t in enumerate(texts) if t and not t[0].isspace() and not t[-1].isspace()]
+    pieces = [texts[i] for i in joinable] if len(joinable) < n else texts
+    chars = numpy.fromiter(map(len, pieces), dtype="int64", count=len(pieces))
+    starts = numpy.cumsum(chars + len(_SEP)) - (chars + len(_SEP))
+    rows = tokenizer(_SEP.join(pieces)).to_array(RULE_ATTRS)
+    idx = rows[:, 1].astype("int64")
+    piece = numpy.searchsorted(starts, idx, side="right") - 1
+    inside = idx < starts[piece] + chars[piece]  # separator tokens start past their text's end
+    rows, piece = rows[inside], piece[inside]
+    rows[:, 1] -= starts[piece].astype("uint64")
+    counts = numpy.bincount(piece, minlength=len(pieces))
+    if len(pieces) == n:
+        return rows, counts
+    # Rare path: put the texts tokenized alone (and the empty ones) back in their places.
+    joined = numpy.split(rows, numpy.cumsum(counts)[:-1])
+    parts = [None] * n
+    for i, part in zip(joinable, joined):
+        parts[i] = part
+    for i in range(n):
+        if parts[i] is None:
+            parts[i] = tokenizer(texts[i]).to_array(RULE_ATTRS)
+    return numpy.concatenate(parts), numpy.fromiter(map(len, parts), dtype="int64", count=n)
 
 
 @Language.factory("tracker_rules")
@@ -272,25 +321,19 @@ class RegimeRules(Stateless):
         self.table = CueTable(nlp.vocab.strings)
         self.strings = nlp.vocab.strings
 
-    @staticmethod
-    def arrays(docs: list[Doc]) -> list[numpy.ndarray]:
-        """The rows the rules read: ``Doc.to_array([NORM, IDX])`` of each Doc."""
-        return [doc.to_array(_ATTRS) for doc in docs]
-
     def annotate(self, docs: list[Doc] | None, texts: list[str] | None = None,
-                 arrays: list[numpy.ndarray] | None = None, rows: numpy.ndarray | None = None
+                 rows: numpy.ndarray | None = None, lens: numpy.ndarray | None = None
                  ) -> list[tuple[str, list]]:
         """``(regime, mentions)`` for each Doc of a batch, without writing to the Docs.
 
-        ``texts``: each Doc's text, ``arrays``: :meth:`arrays` of the batch, if the caller has them
-        (then ``docs`` may be None: only the texts and arrays are read); ``rows``: the arrays
-        concatenated, if the caller has them.
+        ``texts``, ``rows`` and ``lens``: each Doc's text and the batch's :func:`doc_rows`, if the
+        caller has them (then ``docs`` may be None: only these are read).
         """
         if texts is None:
             texts = [doc.text for doc in docs]
-        if arrays is None:
-            arrays = self.arrays(docs)
-        regimes, anchors, _ = decide_batch(arrays, lambda d: title_chars(texts[d]), self.table, rows=rows)
+        if rows is None:
+            rows, lens = doc_rows(docs)
+        regimes, anchors, _ = decide_batch(rows, lens, lambda d: title_chars(texts[d]), self.table)
         out = []
         strings = self.strings
         for text, regime, anchor in zip(texts, regimes, anchors):
@@ -321,4 +364,5 @@ def _debug_hits(doc: Doc) -> list:
     key = id(doc.vocab)
     if key not in _DEBUG_TABLES:
         _DEBUG_TABLES[key] = CueTable(doc.vocab.strings)
-    return decide_batch([doc.to_array(_ATTRS)], [title_chars(doc.text)], _DEBUG_TABLES[key], with_hits=True)[2][0]
+    rows, lens = doc_rows([doc])
+    return decide_batch(rows, lens, [title_chars(doc.text)], _DEBUG_TABLES[key], with_hits=True)[2][0]
