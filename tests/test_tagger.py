@@ -542,24 +542,21 @@ def test_batched_ngrams_equal_per_document_definition():
         assert keys.tolist() == want and lengths.tolist() == want_lens and (counts == 1).all()
 
 
-def test_title_lengths_on_demand_give_the_same_decision(tagger):
-    # decide_batch may take a function giving a Doc's title length (called only for Docs with a
-    # hit) instead of the list of all title lengths: same regimes, anchors and hits.
-    from tracker.tagger.rules import decide_batch, doc_rows, title_chars
+def test_batch_decision_equals_one_text_at_a_time(tagger):
+    # decide_batch reads a whole batch at once; each text must get the decision it gets alone
+    # (no cue, weight or comparison window leaks across texts), with title cues weighing triple.
+    from tracker.tagger.rules import decide_batch, doc_rows, title_lengths
 
     texts = ["crash on MI300X\nworks on H100", "TPU v5e hang\n\nthe ROCm build is fine", "nothing here",
              "", "Faster than TPU on Trn2\nPyTorch 2.9 on XLA", "AMD GPU\n" + "x " * 200 + "libtpu crash",
-             "vs H100, ROCm 7 slower\nJAX 0.8.2"]
-    rows, lens = doc_rows([tagger.nlp.tokenizer(t) for t in texts])
+             "vs H100, ROCm 7 slower\nJAX 0.8.2", "works on Trn2\nbut TPU TPU fails"]
+    assert title_lengths(texts).tolist() == [15, 12, 12, 0, 23, 7, 22, 13]
     table = tagger.rules.table
-    asked = []
-
-    def title(d):
-        asked.append(d)
-        return title_chars(texts[d])
-
-    eager = decide_batch(rows, lens, [title_chars(t) for t in texts], table, with_hits=True)
-    lazy = decide_batch(rows, lens, title, table, with_hits=True)
-    assert lazy == eager
-    assert eager[0][:2] == ["rocm", "xla"] and eager[0][2:4] == ["none", "none"]
-    assert 2 not in asked and 3 not in asked and len(asked) == len(set(asked))
+    rows, lens = doc_rows([tagger.nlp.tokenizer(t) for t in texts])
+    batch = decide_batch(rows, lens, title_lengths(texts), table, with_hits=True)
+    for i, text in enumerate(texts):
+        one_rows, one_lens = doc_rows([tagger.nlp.tokenizer(text)])
+        alone = decide_batch(one_rows, one_lens, title_lengths([text]), table, with_hits=True)
+        assert [part[0] for part in alone] == [part[i] for part in batch], text
+    # Trn2 sits in the comparison window after "than"; two TPU cues near the top outweigh one Trn2 in the title.
+    assert batch[0] == ["rocm", "xla", "none", "none", "xla", "rocm", "none", "xla"]

@@ -139,7 +139,7 @@ def normalise_version(raw: str) -> str:
     v = raw.strip()
     if v[:1] in "vV":
         v = v[1:]
-    return v.split("+", 1)[0]
+    return v.partition("+")[0]
 
 
 def status_of(clause: str) -> str:
@@ -221,9 +221,9 @@ def extract_mentions_at(text: str, anchors: list[tuple[str, int]]) -> list[dict]
         if not m:
             continue
         framework = norm[5:]
-        versions = [m.group("first")] + _VER_RE.findall(m.group("rest") or "")
+        first, rest = m.group("first", "rest")
         status = status_of(_clause(text, idx))
-        for raw in versions:
+        for raw in (first, *_VER_RE.findall(rest)) if rest else (first,):
             key = (framework, normalise_version(raw), status)
             if key not in seen:
                 seen.add(key)

@@ -34,6 +34,8 @@ Regime decision (TAGGING.md tie-breakers):
 
 from __future__ import annotations
 
+from itertools import repeat
+
 import numpy
 from spacy.attrs import IDX, NORM
 from spacy.language import Language
@@ -62,6 +64,7 @@ NOT_ROCM_NEXT = 1 << 14  # after "AMD": an AMD CPU
 COLON, SLASH, HYPHEN, SMI, COMPOSABLE, KERNEL, PT = (1 << b for b in range(15, 22))
 _W_ROCM, _W_XLA = 1 << (4 + REGIMES.index("rocm")), 1 << (4 + REGIMES.index("xla"))
 _ROCM, _XLA = REGIMES.index("rocm"), REGIMES.index("xla")
+_REGIME_NAMES = REGIMES + ("none",)
 
 _GPU_WORDS = ("gpu", "gpus", "hardware", "accelerator", "accelerators", "zzplat_rocm")
 _NOT_XLA_AFTER = ("gpu", "gpus", "cpu", "cpus", "zzplat_cuda", "zzplat_rocm")
@@ -137,12 +140,12 @@ class CueTable:
         return numpy.where(self.keys[slot] == norms, self.bits[slot], 0)
 
 
-def decide_batch(rows: numpy.ndarray, lens: numpy.ndarray, title_chars, table: CueTable, with_hits=False):
+def decide_batch(rows: numpy.ndarray, lens: numpy.ndarray, title_chars: numpy.ndarray, table: CueTable,
+                 with_hits=False):
     """Regime of each Doc from its ``to_array([NORM, IDX])`` rows (the decision in the docstring).
 
-    ``rows``: the rows of all Docs of a batch, concatenated; ``lens``: each Doc's token count.
-    ``title_chars``: each Doc's title length (:func:`title_chars`), or a function of the Doc's
-    index giving it (then called only for the Docs with a counted hit).
+    ``rows``: the rows of all Docs of a batch, concatenated; ``lens``: each Doc's token count;
+    ``title_chars``: each Doc's title length (:func:`title_lengths`).
 
     Returns ``(regimes, anchors, hits)``: one regime per Doc; per Doc the ``(NORM hash,
     character offset)`` of each framework name; per Doc the counted hits ``(regime, token,
@@ -217,10 +220,7 @@ def decide_batch(rows: numpy.ndarray, lens: numpy.ndarray, title_chars, table: C
     idx = arr[nz[pos], 1].astype("int64")
     # Scores only for the Docs with a hit (row ``d`` of ``docs``).
     docs, row = numpy.unique(hit_doc, return_inverse=True)
-    if callable(title_chars):  # only the Docs with a hit need their title length
-        title = numpy.asarray([title_chars(d) for d in docs.tolist()], dtype="int64")[row]
-    else:
-        title = numpy.asarray(title_chars, dtype="int64")[hit_doc]
+    title = numpy.asarray(title_chars, dtype="int64")[hit_doc]
     weight = numpy.where(idx < title, TITLE_WEIGHT, numpy.where(idx < HEAD_CHARS, HEAD_WEIGHT, BODY_WEIGHT))
     n_reg = len(REGIMES)
     strong_score = numpy.zeros((len(docs), n_reg))
@@ -235,19 +235,21 @@ def decide_batch(rows: numpy.ndarray, lens: numpy.ndarray, title_chars, table: C
     present[several, REGIMES.index("cuda")] = False  # tie-breaker 1: a named non-CUDA platform wins
     # Highest weight, then earliest first cue; weights are small integers, positions < 2**30.
     key = numpy.where(present, score * float(1 << 31) - first, -numpy.inf)
-    for d, b, any_present in zip(docs.tolist(), key.argmax(axis=1).tolist(), present.any(axis=1).tolist()):
-        if any_present:
-            regimes[d] = REGIMES[b]
+    choice = numpy.full(n_docs, len(REGIMES))  # index into _REGIME_NAMES: "none" unless a cue counts
+    decided = present.any(axis=1)
+    choice[docs[decided]] = key.argmax(axis=1)[decided]
+    regimes = list(map(_REGIME_NAMES.__getitem__, choice.tolist()))
     if with_hits:
         for d, r, t, w, s in zip(hit_doc.tolist(), reg.tolist(), tok[pos].tolist(), weight.tolist(), strong.tolist()):
             hits[d].append((REGIMES[r], t, w if s else -w))
     return regimes, anchors, hits
 
 
-def title_chars(text: str) -> int:
-    """Characters of the title: the text up to its first newline."""
-    nl = text.find("\n")
-    return len(text) if nl < 0 else nl
+def title_lengths(texts: list[str]) -> numpy.ndarray:
+    """Characters of each text's title: the text up to its first newline."""
+    n = len(texts)
+    newline = numpy.fromiter(map(str.find, texts, repeat("\n", n)), dtype="int64", count=n)
+    return numpy.where(newline < 0, numpy.fromiter(map(len, texts), dtype="int64", count=n), newline)
 
 
 RULE_ATTRS = [NORM, IDX]  # the columns the rules (and the classifier, column 0) read
@@ -340,7 +342,7 @@ class RegimeRules(Stateless):
             texts = [doc.text for doc in docs]
         if rows is None:
             rows, lens = doc_rows(docs)
-        regimes, anchors, _ = decide_batch(rows, lens, lambda d: title_chars(texts[d]), self.table)
+        regimes, anchors, _ = decide_batch(rows, lens, title_lengths(texts), self.table)
         out = []
         strings = self.strings
         for text, regime, anchor in zip(texts, regimes, anchors):
@@ -372,4 +374,4 @@ def _debug_hits(doc: Doc) -> list:
     if key not in _DEBUG_TABLES:
         _DEBUG_TABLES[key] = CueTable(doc.vocab.strings)
     rows, lens = doc_rows([doc])
-    return decide_batch(rows, lens, [title_chars(doc.text)], _DEBUG_TABLES[key], with_hits=True)[2][0]
+    return decide_batch(rows, lens, title_lengths([doc.text]), _DEBUG_TABLES[key], with_hits=True)[2][0]
