@@ -69,6 +69,7 @@ def test_digest_numbers(sqlite_store):
     [lag] = data["lag"]
     assert (lag["regime"], lag["artifacts"], lag["open"], lag["median"]) == ("rocm", 2, 1, 41)
     assert lag["open_now"] == ["2.9 (36 d)"]
+    assert lag["latest"] == ["2.8: 41 d", "2.9: 36+ d open"]  # the trend, oldest series first
     [ci] = data["ci"]
     assert (ci["now_counts"], ci["now_rate"], ci["prev_counts"], ci["prev_rate"]) == \
         ("1/2", 0.5, "1/1", 1.0)

@@ -2,8 +2,9 @@
 numbers as the report, sent over SMTP.
 
 It answers the two questions users pay for: how far behind CUDA is each regime (primary-
-definition lag, with open artifacts counted), and is the gap closing (the last two quarters'
-Kaplan-Meier medians, CI job pass rate and friction ratio this week against last week).
+definition lag, with open artifacts counted), and is the gap closing (the lags of the latest
+series in release order, the last two quarters' Kaplan-Meier medians, CI job pass rate and
+friction ratio this week against last week).
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from tracker.errors import TrackerError
 from tracker.metrics import quarter, summarize
 from tracker.records import now_utc  # noqa: F401  (the CLI takes the digest's clock from here)
 from tracker.store import Store
+
+
+LATEST_SERIES = 5  # series per lag row in "latest series", newest last
 
 
 class DigestError(TrackerError):
@@ -46,14 +50,18 @@ def digest_data(config: Config, store: Store, as_of: datetime) -> dict[str, Any]
             continue
         by_q = {q.period: q for q in summaries if (q.project, q.regime, q.definition) ==
                 (s.project, s.regime, s.definition)}
+        mine = sorted((x for x in samples if (x.project, x.regime, x.definition) ==
+                       (s.project, s.regime, s.definition) and x.status in ("covered", "open")),
+                      key=lambda x: x.day0)
         lag_rows.append({
             "project": s.project, "regime": s.regime, "definition": s.definition,
             "artifacts": s.artifacts, "open": s.open, "median": s.km_median_days,
             "median_prev_q": by_q[last_q].km_median_days if last_q in by_q else None,
             "median_this_q": by_q[this_q].km_median_days if this_q in by_q else None,
-            "open_now": [f"{x.series} ({x.lag_days} d)" for x in samples
-                         if (x.project, x.regime, x.definition) ==
-                         (s.project, s.regime, s.definition) and x.status == "open"][-3:],
+            "open_now": [f"{x.series} ({x.lag_days} d)" for x in mine if x.status == "open"][-3:],
+            # The trend, read off the series themselves (oldest first); an open one is a floor.
+            "latest": [f"{x.series}: {x.lag_days}{'+ d open' if x.status == 'open' else ' d'}"
+                       for x in mine[-LATEST_SERIES:]],
         })
     week, prev = iso_week(as_of), iso_week(as_of - timedelta(days=7))
     ci = _two_weeks(store.view_rows("v_ci_pass_rate_weekly"), week, prev,
