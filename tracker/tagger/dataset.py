@@ -10,8 +10,10 @@ Three sources, each a list of :class:`Example` (``text``, ``label``, ``regime``,
    "Removals", JAX CHANGELOG "Bug fixes"/"Deprecations", Neuron rst "Known Issues"/"Bug Fixes"/
    "Improvements"/"Breaking Changes"). Headings whose items are mixed ("Changes", "New features")
    give no label. Each weak item carries its section, so the classifier learns the
-   ``zzsection_*`` pseudo-tokens; half of them (chosen by hash) are also given without it so the
-   words themselves are learned too. Where the heading's label contradicts TAGGING.md the item's
+   ``zzsection_*`` pseudo-tokens and the heading, not the item's words, takes most of the
+   (noisy) label. Measured by 4-fold cross-validation over the labelled field texts (dev fold
+   never used): giving half the items without their section, so that their words carried the
+   heading's label, cost 0.016 field macro-F1 (0.843 vs 0.859, mean of three seeds). Where the heading's label contradicts TAGGING.md the item's
    own wording wins (:func:`weak_label`): version bumps and framework-version compatibility
    statements (``compat.py``) are neutral even under "Improvements", and "Fixed ..." items are
    friction under any heading.
@@ -185,9 +187,7 @@ def load_weak(exclude_texts: set[str] = frozenset()) -> list[Example]:
             if not label or len(text) < 25 or key in seen:
                 continue
             seen.add(key)
-            src = f"corpus/{rel}:{line}"
-            with_section = zlib.crc32(src.encode()) % 2 == 0
-            out.append(Example(text, label, "none", src, "weak", heading if with_section else None))
+            out.append(Example(text, label, "none", f"corpus/{rel}:{line}", "weak", heading))
     # Cap each label (JAX deprecations alone would outnumber the real data); keep a
     # deterministic, file-order-independent sample.
     out.sort(key=lambda e: zlib.crc32(e.source.encode()))
