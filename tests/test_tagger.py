@@ -16,8 +16,9 @@ from tracker.tagger.cli import tag, tagger as tagger_group
 TRAINING = Path(os.environ.get("TRACKER_TRAINING", Path(__file__).resolve().parents[2] / "shared" / "training"))
 
 # Measured on the dev split (20 % of ../shared/training held out by source hash) when the model
-# was trained: tagger 1.3.0 (shipped seed): class macro-F1 0.893, regime macro-F1 1.000 (seeds 1-5:
-# 0.893-0.899). Floors leave room for retraining noise.
+# was trained: tagger 1.3.0 (shipped seed): class macro-F1 0.886, regime macro-F1 1.000 (seeds 1-3:
+# 0.899-0.907; 5-fold cross-validation over all labelled field texts: 0.876-0.883). Floors leave
+# room for retraining noise.
 DEV_CLASS_FLOOR = 0.86
 DEV_REGIME_FLOOR = 0.95
 
@@ -195,7 +196,7 @@ def test_clean_fast_path_equals_the_full_passes():
 
 
 def test_label_and_section_signals(tagger):
-    text = {"title": "Widget panel behaves differently after resize"}
+    text = {"title": "Resize handling in the widget panel"}
     assert tagger.tag({**text, "labels": ["bug"]}).tag == "friction"
     assert tagger.tag({**text, "labels": ["enhancement"]}).tag == "optimization"
     assert tagger.tag({**text, "labels": ["question"]}).tag == "neutral"
@@ -327,7 +328,7 @@ def test_generic_dev_quality_floor(tagger):
     _, dev = split([e for e in load_own() if e.kind == "generic"])
     rows = [dict(e.item(), label=e.label) for e in dev]
     cls, _, _ = evaluate_rows(tagger, rows)
-    assert cls.macro_f1 >= 0.80  # measured on the 69 held-out generic examples: 0.926 (1.2.0), 0.927 (1.3.0)
+    assert cls.macro_f1 >= 0.80  # measured on the 69 held-out generic examples: 0.926 (1.2.0), 0.941 (1.3.0)
 
 
 def test_nlp_pipe_path_agrees_with_tag_many(tagger):
@@ -509,22 +510,27 @@ def test_word_cue_table_keys_words_as_written():
     assert status_of("PyTorch 2.9 İs supported") == "supported"
 
 
-def test_batched_ngrams_equal_per_document_definition():
+@pytest.mark.parametrize("title", [False, True])
+def test_batched_ngrams_equal_per_document_definition(title):
     # _forward writes each key straight to its slot; the result must equal the plain per-document
     # build: a document's unigrams, then its bigrams (within the document), then its lead feature,
-    # each in text order (the order the sparse linear layer sums its float32 weights in).
+    # then (v3) its title words up to the first line break, each in text order (the order the
+    # sparse linear layer sums its float32 weights in).
     import numpy
+    from spacy.strings import hash_string
     from thinc.api import NumpyOps
 
-    from tracker.tagger.ngrams import _CLOSE, _LEAD_SALT, _OPEN, NormColumns, extract_ngrams_batched, lead_index
+    from tracker.tagger.ngrams import (_CLOSE, _LEAD_SALT, _OPEN, _TITLE_SALT, TITLE_MAX, NormColumns,
+                                       extract_ngrams_batched, lead_index)
 
     ops = NumpyOps()
-    layer = extract_ngrams_batched(2, lead=True)
+    layer = extract_ngrams_batched(2, lead=True, title=title)
     rng = numpy.random.default_rng(3)
-    vocab = numpy.asarray([_OPEN, _CLOSE, 11, 12, 13, 2**63 + 5, 2**64 - 1], dtype="uint64")
+    newline = hash_string("\n")
+    vocab = numpy.asarray([_OPEN, _CLOSE, 11, 12, 13, 2**63 + 5, 2**64 - 1, newline], dtype="uint64")
     for _ in range(300):
-        lens = rng.integers(0, 7, size=rng.integers(1, 6))
-        norms = rng.choice(vocab, size=int(lens.sum()))
+        lens = rng.integers(0, 7 if rng.random() < 0.7 else 40, size=rng.integers(1, 6))
+        norms = rng.choice(vocab, size=int(lens.sum()), p=[0.12] * 7 + [0.16])
         keys, counts, lengths = layer.predict(NormColumns(norms, lens.astype("int64")))
         want, want_lens, at = [], [], 0
         for n in lens.tolist():
@@ -536,6 +542,10 @@ def test_batched_ngrams_equal_per_document_definition():
             j = lead_index(doc[:16].tolist()) if n else -1
             if j >= 0:
                 part.append(int(doc[j] ^ _LEAD_SALT))
+            if title:
+                words = doc.tolist()
+                head = words[:words.index(newline)] if newline in words else words
+                part += [int(numpy.uint64(w) ^ _TITLE_SALT) for w in head[:TITLE_MAX]]
             want += part
             want_lens.append(len(part))
         assert keys.dtype == numpy.uint64 and counts.dtype == numpy.float32 and lengths.dtype == numpy.int32

@@ -3,7 +3,8 @@
 Pipeline (``spacy.blank("en")``, no pretrained weights):
   tokenizer -> ``tracker_rules`` (Matcher: regime cues, regime decision, version mentions)
             -> ``textcat`` (exclusive friction | optimization | neutral, bag of uni+bigrams over
-               token NORMs + the title's lead word, architecture ``tracker.TextCatBOWNorm.v2`` below)
+               token NORMs + the title's lead word + the title's words again, architecture
+               ``tracker.TextCatBOWNorm.v3`` below)
             -> ``tracker_compat`` (version bumps and framework-version compatibility statements
                are neutral, or friction when they name a defect; ``compat.py``).
 
@@ -52,12 +53,13 @@ _CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
 _NEG_VALUE = -5000.0
 
 
-def _bow_norm(exclusive_classes: bool, ngram_size: int, length: int, nO: Optional[int], lead: bool) -> Model:
+def _bow_norm(exclusive_classes: bool, ngram_size: int, length: int, nO: Optional[int], lead: bool,
+              title: bool = False) -> Model:
     length = 2 ** (length - 1).bit_length()
     sparse = SparseLinear_v2(nO=nO, length=length)
     fill = {"b": _NEG_VALUE, "W": 0}
     resizable_layer = resizable(sparse, resize_layer=partial(resize_linear_weighted, fill_defaults=fill))
-    model = chain(extract_ngrams_batched(ngram_size, attr=NORM, lead=lead), resizable_layer)
+    model = chain(extract_ngrams_batched(ngram_size, attr=NORM, lead=lead, title=title), resizable_layer)
     out = softmax_activation() if exclusive_classes else Logistic()
     model = chain(model, out)
     if nO is not None:
@@ -79,13 +81,20 @@ def build_bow_norm(exclusive_classes: bool, ngram_size: int, length: int = 2**17
 @registry.architectures("tracker.TextCatBOWNorm.v2")
 def build_bow_norm_lead(exclusive_classes: bool, ngram_size: int, length: int = 2**17,
                         nO: Optional[int] = None) -> Model:
-    """v1 plus the title's lead word as one more feature (``ngrams.py``)."""
+    """v1 plus the title's lead word as one more feature (``ngrams.py``); models of tagger 1.2."""
     return _bow_norm(exclusive_classes, ngram_size, length, nO, lead=True)
+
+
+@registry.architectures("tracker.TextCatBOWNorm.v3")
+def build_bow_norm_title(exclusive_classes: bool, ngram_size: int, length: int = 2**17,
+                         nO: Optional[int] = None) -> Model:
+    """v2 plus the title's words (up to the first line break) as features of their own."""
+    return _bow_norm(exclusive_classes, ngram_size, length, nO, lead=True, title=True)
 
 
 TEXTCAT_CONFIG = {
     "threshold": 0.0,
-    "model": {"@architectures": "tracker.TextCatBOWNorm.v2", "exclusive_classes": True,
+    "model": {"@architectures": "tracker.TextCatBOWNorm.v3", "exclusive_classes": True,
               "ngram_size": 2, "length": 2**17},
 }
 
