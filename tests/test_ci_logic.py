@@ -121,6 +121,10 @@ def test_progress_logs_periodic_lines_when_not_a_tty(caplog):
     lines = [r.getMessage() for r in caplog.records]
     # one periodic line at 30 s (3 runs), then the final one
     assert lines == ["src: runs: 3 runs in 30s (0.1/s)", "src: runs: 5 runs in 50s (0.1/s) (done)"]
+    caplog.clear()
+    with Progress("src: quick", unit="run", every=30, stream=io.StringIO(), clock=clock) as p:
+        p.update(7)  # under 30 s: the caller's own summary line is enough
+    assert caplog.records == []
 
 
 def test_progress_draws_a_tqdm_bar_on_a_tty(caplog):

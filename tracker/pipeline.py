@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 
 from tracker.config import Config
+from tracker.progress import Progress
 from tracker.store import Store
 
 log = logging.getLogger("tracker.pipeline")
@@ -68,13 +69,17 @@ def tag_store(store: Store, retag: bool = False, batch: int = 2000, tagger=None)
     started = time.perf_counter()
     done = 0
     pending: list[dict] = []
-    for item in store.events_to_tag(retag=retag):
-        pending.append(item)
-        if len(pending) >= batch:
-            done += _tag_batch(tagger, store, pending)
-            pending = []
-    if pending:
-        done += _tag_batch(tagger, store, pending)
+    # A first tagging or a --retag of a large store takes a while: a bar on a terminal, a log
+    # line every 30 s under cron.
+    with Progress("tag: events", unit="event") as progress:
+        for item in store.events_to_tag(retag=retag):
+            pending.append(item)
+            if len(pending) >= batch:
+                progress.update(_tag_batch(tagger, store, pending))
+                pending = []
+        if pending:
+            progress.update(_tag_batch(tagger, store, pending))
+        done = progress.count
     return (f"tag: {done} events tagged in {time.perf_counter() - started:.1f} s "
             f"(tagger {tagger.version})")
 

@@ -8,8 +8,8 @@ Usage::
             progress.update()
 
 On a TTY (stderr) this draws a tqdm bar. Under cron / CI it logs one INFO line at most every
-``every`` seconds (default 30) and a final summary line, so a long backfill shows it is alive
-without flooding the mail.
+``every`` seconds (default 30) and, if it logged any, a final line, so a long backfill shows it
+is alive without flooding the mail.
 """
 
 from __future__ import annotations
@@ -62,7 +62,9 @@ class Progress:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
-        elif self.count:
+        elif self.count and self._last_line > self._started:
+            # Only a step long enough to have logged progress gets a closing line: short ones are
+            # summed up by their caller's own summary.
             self._log.info("%s (done)", self._line(self._clock()))
 
     def _line(self, now: float) -> str:
