@@ -153,3 +153,17 @@ def test_tag_store_mode_and_override_survive_retag(run):
                                    "WHERE event_id = '" + event_id + "'", "--format",
                           "json").output)
     assert rows == [{"tag": "neutral", "regime": "none", "overridden": 1}]
+
+
+def test_lag_as_of_a_date_includes_that_whole_day(run, tmp_path):
+    # JAX 0.7.0 was published 2025-07-22 17:46 UTC: as of 2025-07-22 it exists (not only from 00:00).
+    release = {"source_id": "analyst", "project": "jax", "kind": "release", "external_id": "jax-0.7.0",
+               "occurred_at": "2025-07-22T17:46:00Z", "title": "JAX 0.7.0", "version": "0.7.0",
+               "url": "https://github.com/jax-ml/jax/releases/tag/jax-v0.7.0"}
+    (tmp_path / "e.jsonl").write_text(json.dumps(release) + "\n")
+    run("init-db")
+    result = run("import-events", str(tmp_path / "e.jsonl"))
+    assert result.exit_code == 0, result.output
+    out = run("lag", "--as-of", "2025-07-22", "--project", "jax", "--regime", "cuda").output
+    assert "jax,0.7.0,cuda,upstream_release,true,2025-07-22,2025-07-22,0,covered," in out
+    assert run("lag", "--as-of", "2025-07-21", "--project", "jax").output.count("\n") == 1  # header only

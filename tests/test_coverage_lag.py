@@ -11,8 +11,8 @@ import pytest
 from tracker.collectors import CollectContext, compat_matrix
 from tracker.config import SourceSpec
 from tracker.errors import ConfigError
-from tracker.metrics import (NoteFact, ReleaseFact, artifact_series, kaplan_meier_median,
-                             lag_samples, parse_coverage, summarize)
+from tracker.metrics import (LagSample, NoteFact, ReleaseFact, artifact_series,
+                             kaplan_meier_median, lag_samples, parse_coverage, summarize)
 
 
 def day(y: int, m: int, d: int) -> datetime:
@@ -119,6 +119,76 @@ def test_bad_coverage_rules_name_the_key():
     with pytest.raises(ConfigError, match="needs 'mentions"):
         parse_coverage([{"project": "jax", "regimes": {"rocm": [
             {"definition": "a", "primary": True, "evidence": {"project": "rocm", "kind": "note"}}]}}])
+
+
+def test_negative_lags_enter_the_median_unclamped():
+    # pre-announced support (lags -30, -10) and one late series (+50): the median is -10, not 0
+    assert kaplan_meier_median([(-30, True), (-10, True), (50, True)]) == -10
+    samples = [LagSample("pytorch", series, "rocm", "vendor_matrix", True, day(2025, 1, 1), "d",
+                         day(2025, 1, 1), lag, "covered", "e", lag < 0)
+               for series, lag in (("2.6", -30), ("2.7", -10), ("2.8", 50))]
+    [summary] = summarize(samples, AS_OF, by_quarter=False)
+    assert summary.km_median_days == -10
+
+
+def test_kaplan_meier_median_is_exact_at_one_half():
+    # 24 events: survival after the 12th is exactly 1/2 (floats said 0.5000000000000001 -> 13)
+    assert kaplan_meier_median([(d, True) for d in range(1, 25)]) == 12
+    assert kaplan_meier_median([(d, True) for d in range(1, 23)]) == 11
+
+
+def test_evidence_found_after_a_late_start_is_a_bound_not_a_lag():
+    # torch-xla releases collected only from 2025-09-01: 2.8.1 (not the series' first release)
+    # is evidence for PyTorch 2.8, but an uncollected 2.8.0 may be older: unknown, with the bound.
+    releases = [r for r in RELEASES if r.project != "torch-xla"] + [
+        ReleaseFact("torch-xla", "2.8.1", day(2025, 9, 1), "xla-2.8.1"),
+        ReleaseFact("torch-xla", "2.9.0", day(2025, 10, 20), "xla-2.9.0")]
+    unknown = []
+    samples = by_key(lag_samples(RULES, releases, NOTES, AS_OF, unknown))
+    assert ("2.8", "xla", "torch_xla_release") not in samples
+    [reason] = [u[4] for u in unknown if u[:4] == ("pytorch", "2.8", "xla", "torch_xla_release")]
+    assert "at most 26 days" in reason
+    # 2.9.0 is the first release of its series: nothing earlier can exist, the lag is exact
+    assert samples[("2.9", "xla", "torch_xla_release")].lag_days == 5
+
+
+def test_pre_release_mentions_are_not_support_of_the_series():
+    notes = NOTES + [NoteFact("rocm", day(2025, 10, 1), "rc-note", (("pytorch", "2.9.0rc1", "supported"),))]
+    sample = by_key(lag_samples(RULES, RELEASES, notes, AS_OF))[("2.9", "rocm", "vendor_matrix")]
+    assert sample.status == "open"
+
+
+def test_coverage_rules_refuse_duplicates_and_unquoted_versions():
+    rocm = {"definition": "a", "primary": True, "evidence": {"project": "rocm-jax", "kind": "release"}}
+    with pytest.raises(ConfigError, match="names definition 'a' twice"):
+        parse_coverage([{"project": "jax", "regimes": {"rocm": [rocm, {**rocm, "primary": False}]}}])
+    with pytest.raises(ConfigError, match="second rule for the same project"):
+        parse_coverage([{"project": "jax", "regimes": {"rocm": [rocm]}}] * 2)
+    with pytest.raises(ConfigError, match="quoted strings"):
+        parse_coverage([{"project": "pytorch", "regimes": {"neuron": [
+            {**rocm, "version_map": {"1.10.0": 2.10}}]}}])  # YAML's 2.10 is the float 2.1
+
+
+def test_stored_facts_are_untrusted(sqlite_store):
+    # A mention whose version is a number (import-events takes any JSON) is ignored, not a crash;
+    # evidence without a URL is referred to by its event id; notes naming nothing still show how
+    # far back the vendor's notes reach.
+    from tracker.records import Event
+    from tracker.report import load_facts
+
+    items = [
+        Event("m", "rocm", "note", "bad", day(2025, 9, 1), "x",
+              attrs={"mentions": [{"framework": "pytorch", "version": 2.7, "status": "supported"}, "junk"]}),
+        Event("m", "rocm", "note", "nourl", day(2025, 9, 2), "ROCm supports PyTorch 2.8",
+              attrs={"mentions": [{"framework": "pytorch", "version": "2.8", "status": "supported"}]}),
+        Event("m", "rocm", "note", "plain", day(2024, 1, 10), "Fixed a hang"),
+    ]
+    with sqlite_store.transaction() as conn:
+        sqlite_store.upsert_events(conn, items)
+    _, notes = load_facts(sqlite_store, ["rocm"])
+    by_time = sorted(notes, key=lambda n: n.occurred_at)
+    assert [n.mentions for n in by_time] == [(), (), (("pytorch", "2.8", "supported"),)]
+    assert by_time[2].url == f"event:{items[1].id}"
 
 
 def test_real_rocm_matrix_gives_pytorch_2_4_its_vendor_matrix_lag(corpus):

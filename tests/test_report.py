@@ -28,6 +28,9 @@ def test_report_files_and_escaping(sqlite_store, tmp_path):
     items = [
         Event("pytorch-releases", "pytorch", "release", "release:v2.8.0", day(2025, 8, 6),
               f"PyTorch 2.8.0 {hostile}", url="javascript:alert(1)", version="2.8.0"),
+        # An earlier ROCm note naming no framework: the rocm notes reach back before day 0.
+        Event("rocm-notes", "rocm", "note", "6.4.2#1", day(2025, 7, 21), "Fixed a hang in rocprof",
+              url="https://rocm.docs.amd.com/n"),
         Event("rocm-matrix", "rocm", "note", "7.0.0:pytorch:2.8", day(2025, 9, 16),
               "ROCm 7.0.0 supports PyTorch 2.8", url="https://rocm.docs.amd.com/m",
               attrs={"mentions": [{"framework": "pytorch", "version": "2.8",
@@ -56,7 +59,7 @@ def test_report_files_and_escaping(sqlite_store, tmp_path):
            "https://rocm.docs.amd.com/m" in lag_csv
     summary = (out / "lag_summary.csv").read_text().splitlines()
     assert summary[0].endswith("evidence_from,evidence_through")
-    assert "pytorch,rocm,vendor_matrix,true,all,1,1,0,41,0/1,0/1,1/1,2025-09-16,2025-09-16" in summary
+    assert "pytorch,rocm,vendor_matrix,true,all,1,1,0,41,0/1,0/1,1/1,2025-07-21,2025-09-16" in summary
     ci = (out / "ci_pass_rate_weekly.csv").read_text().splitlines()
     assert ci[1] == "vllm,rocm,2025-W38,1,0,0,1,1.0,0.0"
     columns, rows = sqlite_store.read_only_query(

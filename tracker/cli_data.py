@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import click
@@ -88,7 +88,8 @@ def query(ctx: click.Context, sql: str, fmt: str) -> None:
 
 @click.command("lag")
 @click.option("--as-of", "as_of", type=click.DateTime(["%Y-%m-%d"]), default=None,
-              help="Compute as of DATE (default: now); open artifacts are censored there.")
+              help="Compute as of the end of DATE, UTC (default: now); open artifacts are "
+                   "censored there.")
 @click.option("--regime", default=None, help="Only this regime.")
 @click.option("--project", default=None, help="Only this upstream project.")
 @click.option("--primary-only", is_flag=True, help="Only each regime's primary definition.")
@@ -105,7 +106,9 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only) -> None:
     """
     from tracker.report import compute_lag, write_lag_csv
 
-    when = as_of.replace(tzinfo=timezone.utc) if as_of else datetime.now(timezone.utc)
+    # The whole day counts: a release published on DATE is known as of DATE.
+    when = (as_of.replace(tzinfo=timezone.utc) + timedelta(days=1, microseconds=-1)) if as_of \
+        else datetime.now(timezone.utc)
     samples = [s for s in compute_lag(load_config(ctx.obj["sources"]), store_for(ctx), when)
                if (regime is None or s.regime == regime)
                and (project is None or s.project == project)

@@ -124,6 +124,10 @@ def load_config(path: str | os.PathLike | None = None) -> Config:
     coverage = raw.get("coverage") or []
     if not isinstance(coverage, list):
         raise ConfigError(f"{file}: 'coverage' must be a list of rules")
+    # Checked here so `sources check` and a nightly run fail before collecting, not at the report.
+    from tracker.metrics import parse_coverage
+
+    parse_coverage(coverage, str(file), next((r.id for r in regimes if r.reference), "cuda"))
     return Config(file, regimes, tuple(specs), tuple(coverage), raw.get("settings") or {})
 
 

@@ -63,13 +63,17 @@ def digest_data(config: Config, store: Store, as_of: datetime) -> dict[str, Any]
             "latest": [f"{x.series}: {x.lag_days}{'+ d open' if x.status == 'open' else ' d'}"
                        for x in mine[-LATEST_SERIES:]],
         })
-    week, prev = iso_week(as_of), iso_week(as_of - timedelta(days=7))
+    # Rates compare the last two *complete* ISO weeks: sent on Monday morning (the README's
+    # cron), the current week holds a few hours and would read as an empty week.
+    last_sunday = as_of - timedelta(days=as_of.weekday() + 1)
+    week, prev = iso_week(last_sunday), iso_week(last_sunday - timedelta(days=7))
     ci = _two_weeks(store.view_rows("v_ci_pass_rate_weekly"), week, prev,
                     ("jobs_passed", "jobs_failed"), ("project", "regime"))
     friction = _two_weeks(store.view_rows("v_friction_weekly"), week, prev,
                           ("friction", "optimization"), ("regime",))
-    return {"as_of": as_of, "week": week, "prev_week": prev, "this_quarter": this_q,
-            "prev_quarter": last_q, "lag": lag_rows, "ci": ci, "friction": friction}
+    return {"as_of": as_of, "digest_week": iso_week(as_of), "week": week, "prev_week": prev,
+            "this_quarter": this_q, "prev_quarter": last_q, "lag": lag_rows, "ci": ci,
+            "friction": friction}
 
 
 def _reference(config: Config) -> str:
@@ -99,11 +103,14 @@ def _two_weeks(rows: Sequence[dict], week: str, prev: str, counts: tuple[str, st
 def build_message(data: dict[str, Any], sender: str, recipients: Sequence[str]) -> EmailMessage:
     """The digest as a multipart email; the HTML part is autoescaped (collected text is
     untrusted)."""
+    from tracker.report import percent
+
     env = Environment(loader=PackageLoader("tracker", "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     text_env = Environment(loader=PackageLoader("tracker", "templates"), autoescape=False)
+    env.filters["percent"] = text_env.filters["percent"] = percent
     message = EmailMessage()
-    message["Subject"] = f"tracker weekly digest {data['week']}: how far behind CUDA?"
+    message["Subject"] = f"tracker weekly digest {data['digest_week']}: how far behind CUDA?"
     message["From"] = sender
     message["To"] = ", ".join(recipients)
     message.set_content(text_env.get_template("digest.txt.j2").render(**data))

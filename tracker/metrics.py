@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from fractions import Fraction
 from datetime import datetime
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -99,6 +100,7 @@ def parse_coverage(raw_rules: Sequence[Mapping[str, Any]], where: str = "sources
     """Validate the `coverage:` list of sources.yaml into CoverageRules (ConfigError naming
     the rule and key on any problem)."""
     rules = []
+    seen_projects: set = set()
     for index, raw in enumerate(raw_rules):
         name = f"coverage[{index}]"
         if not isinstance(raw, Mapping) or "project" not in raw or "regimes" not in raw:
@@ -111,10 +113,18 @@ def parse_coverage(raw_rules: Sequence[Mapping[str, Any]], where: str = "sources
         if granularity not in _MIN_COMPONENTS:
             raise ConfigError(f"{where}: {name}: key 'series' must be one of "
                               f"{', '.join(_MIN_COMPONENTS)}")
+        if raw["project"] in seen_projects:
+            raise ConfigError(f"{where}: {name}: a second rule for the same project (merge them: "
+                              "lag rows are keyed by project, series, regime and definition)")
+        seen_projects.add(raw["project"])
         evidence = []
         for regime, definitions in (raw["regimes"] or {}).items():
             for entry in definitions or []:
-                evidence.append(_evidence_rule(where, name, regime, entry))
+                rule = _evidence_rule(where, name, regime, entry)
+                if any(e.regime == regime and e.definition == rule.definition for e in evidence):
+                    raise ConfigError(f"{where}: {name}: regime {regime!r} names definition "
+                                      f"{rule.definition!r} twice")
+                evidence.append(rule)
             primaries = [e for e in evidence if e.regime == regime and e.primary]
             if len(primaries) != 1:
                 raise ConfigError(f"{where}: {name}: regime {regime!r} needs exactly one "
@@ -144,9 +154,15 @@ def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRu
     if evidence["kind"] == "note" and not evidence.get("mentions"):
         raise ConfigError(f"{where}: {name}: definition {entry['definition']!r}: note evidence "
                           "needs 'mentions: <framework>'")
+    version_map = entry.get("version_map") or {}
+    if not isinstance(version_map, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in version_map.items()):
+        # YAML reads 1.10 as the float 1.1: a version written unquoted is already wrong.
+        raise ConfigError(f"{where}: {name}: definition {entry['definition']!r}: version_map "
+                          "keys and values must be quoted strings, e.g. {\"1.10.0\": \"2.10\"}")
     return EvidenceRule(regime, str(entry["definition"]), bool(entry.get("primary", False)),
                         str(evidence["project"]), evidence["kind"], evidence.get("mentions"),
-                        {str(k): str(v) for k, v in (entry.get("version_map") or {}).items()})
+                        dict(version_map))
 
 
 def artifact_series(version: str, granularity: str) -> str | None:
@@ -167,6 +183,11 @@ def is_final(fact: ReleaseFact) -> bool:
     return parsed is not None and not parsed.prerelease
 
 
+def _prerelease(version: str) -> bool:
+    parsed = parse_version(version)
+    return parsed is not None and parsed.prerelease
+
+
 def day0_by_series(rule: CoverageRule, releases: Iterable[ReleaseFact]
                    ) -> dict[str, tuple[datetime, str]]:
     """Publish date (and URL) of each series' first final release of the rule's project."""
@@ -182,16 +203,21 @@ def day0_by_series(rule: CoverageRule, releases: Iterable[ReleaseFact]
 
 def evidence_by_series(rule: CoverageRule, evidence: EvidenceRule,
                        releases: Iterable[ReleaseFact], notes: Iterable[NoteFact]
-                       ) -> dict[str, tuple[datetime, str]]:
+                       ) -> dict[str, tuple[datetime, str, bool]]:
     """Earliest dated evidence per series under one definition (the earliest wins and keeps
-    its provenance; later contradicting evidence changes nothing here)."""
-    found: dict[str, tuple[datetime, str]] = {}
+    its provenance; later contradicting evidence changes nothing here): (date, URL, first),
+    where `first` says no earlier evidence of the series can exist: a release that is the
+    series' first version (2.7.0 for series 2.7). A vendor note never is: an earlier note may
+    have said the same."""
+    found: dict[str, tuple[datetime, str, bool]] = {}
 
     def offer(version: str, when: datetime, url: str) -> None:
         version = evidence.version_map.get(version, version)
         key = artifact_series(version, rule.granularity)
         if key and (key not in found or when < found[key][0]):
-            found[key] = (when, url)
+            first = evidence.kind == "release" and \
+                not any(parse_version(version).parsed.release[_MIN_COMPONENTS[rule.granularity]:])
+            found[key] = (when, url, first)
 
     if evidence.kind == "release":
         for fact in releases:
@@ -203,7 +229,8 @@ def evidence_by_series(rule: CoverageRule, evidence: EvidenceRule,
             if note.project != evidence.project:
                 continue
             for framework, version, status in note.mentions:
-                if status == "supported" and FRAMEWORK_PROJECTS.get(framework, framework) == wanted:
+                if status == "supported" and FRAMEWORK_PROJECTS.get(framework, framework) == wanted \
+                        and not _prerelease(version):  # "supports 2.10.0rc1" is not 2.10 yet
                     offer(version, note.occurred_at, note.url)
     return found
 
@@ -228,10 +255,12 @@ def lag_samples(rules: Sequence[CoverageRule], releases: Sequence[ReleaseFact],
     """Every (artifact, regime, definition) with its lag; open artifacts are kept, right-censored
     at `as_of` (lag = as_of - day0). Artifacts whose day 0 is after `as_of` are left out.
 
-    An artifact without evidence whose day 0 precedes everything collected from the evidence
-    stream (or whose stream is empty) is neither covered nor open but unknown: it is left out
-    of the samples and, when `unknown` is given, listed there as (project, series, regime,
-    definition, reason). Otherwise a partial backfill would read as years of open lag.
+    An artifact whose day 0 precedes everything collected from the evidence stream (or whose
+    stream is empty) is neither covered nor open but unknown: without evidence it is not known
+    to be open, and with evidence the lag is only an upper bound, unless the evidence is the
+    series' first release. It is left out of the samples and, when `unknown` is given, listed
+    there as (project, series, regime, definition, reason). Otherwise a partial backfill would
+    read as years of open lag, or as a confident lag that earlier evidence would shorten.
     `spans`, when given, receives each (project, regime, definition)'s evidence window.
     """
     samples = []
@@ -253,15 +282,25 @@ def lag_samples(rules: Sequence[CoverageRule], releases: Sequence[ReleaseFact],
                 if day0 > as_of:
                     continue
                 hit = available.get(key)
-                if not (hit and hit[0] <= as_of) and (window is None or day0 < window):
+                covered = hit is not None and hit[0] <= as_of
+                if (window is None or day0 < window) and not (covered and hit[2]):
+                    # Collected from after day 0: no evidence says nothing, and evidence found
+                    # bounds the lag from above only (earlier evidence may not be collected).
                     if unknown is not None:
-                        reason = ("no evidence collected from " + evidence.project if window is None
-                                  else f"day 0 precedes the first {evidence.project} "
-                                       f"{evidence.kind} collected ({window.date()})")
+                        if window is None:
+                            reason = "no evidence collected from " + evidence.project
+                        elif covered:
+                            reason = (f"evidence on {hit[0].date()}, but {evidence.project} "
+                                      f"{evidence.kind}s are collected only from {window.date()}, "
+                                      f"after day 0: the lag is at most "
+                                      f"{(hit[0].date() - day0.date()).days} days")
+                        else:
+                            reason = (f"day 0 precedes the first {evidence.project} "
+                                      f"{evidence.kind} collected ({window.date()})")
                         unknown.append((rule.project, key, evidence.regime, evidence.definition,
                                         reason))
                     continue
-                if hit and hit[0] <= as_of:
+                if covered:
                     lag = (hit[0].date() - day0.date()).days
                     samples.append(LagSample(rule.project, key, evidence.regime,
                                              evidence.definition, evidence.primary, day0,
@@ -280,7 +319,7 @@ def kaplan_meier_median(durations: Iterable[tuple[float, bool]]) -> float | None
     half are still open past the longest observed lag)."""
     data = sorted(durations, key=lambda d: (d[0], not d[1]))
     at_risk = len(data)
-    survival = 1.0
+    survival = Fraction(1)  # exact: with floats, 12 of 24 left gave 0.5000000000000001 > 0.5
     index = 0
     while index < len(data):
         time = data[index][0]
@@ -292,7 +331,7 @@ def kaplan_meier_median(durations: Iterable[tuple[float, bool]]) -> float | None
                 censored += 1
             index += 1
         if events:
-            survival *= 1 - events / at_risk
+            survival *= Fraction(at_risk - events, at_risk)
             if survival <= 0.5:
                 return time
         at_risk -= events + censored
@@ -339,8 +378,8 @@ def summarize(samples: Sequence[LagSample], as_of: datetime, by_quarter: bool = 
         out.append(LagSummary(project, regime, definition, primary, period, len(group),
                               sum(s.status == "covered" for s in group),
                               sum(s.status == "open" for s in group),
-                              # a negative lag (support announced before day 0) enters the
-                              # median as 0; the sample itself keeps its sign and its flag
-                              kaplan_meier_median((max(s.lag_days, 0), s.status == "covered")
+                              # negative lags (support announced before day 0) enter as they
+                              # are: DESIGN says report, never clamp; the samples carry a flag
+                              kaplan_meier_median((s.lag_days, s.status == "covered")
                                                   for s in group), within))
     return out

@@ -21,25 +21,33 @@ from tracker.metrics import (LAG_CSV_COLUMNS, LagSample, LagSummary, NoteFact, R
 from tracker.store import Store
 
 log = logging.getLogger("tracker.report")
+TABLE_WEEKS = 12  # weeks of CI and friction rows in the HTML tables (the CSVs hold them all)
 
 
 def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact], list[NoteFact]]:
-    """Release facts and note mentions (structured ones from the parsers plus the tagger's)."""
+    """Release facts and notes with their mentions (structured ones from the parsers plus the
+    tagger's). Notes naming nothing are kept too: they show how far back a vendor's notes were
+    collected. Stored values are untrusted (`import-events` takes any JSON): a mention whose
+    fields are not strings is ignored. Evidence without a URL is referred to by its event id."""
     releases, notes = [], []
     for row in store.coverage_events(projects):
-        attrs = row["attrs"] or {}
+        attrs = row["attrs"] if isinstance(row["attrs"], dict) else {}
+        url = row["url"] or f"event:{row['id']}"
         if row["kind"] == "release":
-            if row["version"]:
+            if isinstance(row["version"], str) and row["version"]:
                 releases.append(ReleaseFact(row["project"], row["version"], row["occurred_at"],
-                                            row["url"], bool(attrs.get("prerelease"))))
+                                            url, bool(attrs.get("prerelease"))))
             continue
-        found = {(m.get("framework"), m.get("version"), m.get("status"))
-                 for m in list(attrs.get("mentions") or []) + list(row["mentions"] or [])
-                 if isinstance(m, dict) and m.get("framework") and m.get("version")}
-        if found:
-            notes.append(NoteFact(row["project"], row["occurred_at"], row["url"],
-                                  tuple(sorted(found, key=str))))
+        found = {(m["framework"], m["version"], m["status"])
+                 for m in _as_list(attrs.get("mentions")) + _as_list(row["mentions"])
+                 if isinstance(m, dict) and all(isinstance(m.get(k), str) and m.get(k)
+                                                for k in ("framework", "version", "status"))}
+        notes.append(NoteFact(row["project"], row["occurred_at"], url, tuple(sorted(found))))
     return releases, notes
+
+
+def _as_list(value) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else []
 
 
 def compute_lag(config: Config, store: Store, as_of: datetime,
@@ -89,6 +97,16 @@ def _summary_row(s: LagSummary, spans: dict | None = None) -> dict[str, Any]:
     return row
 
 
+def percent(rate: float | None) -> str:
+    """A pass rate for people: "-" when nothing counted; "100%" and "0%" only when exact, one
+    decimal otherwise (299 of 300 jobs is 99.7%, not a green "100%")."""
+    if rate is None:
+        return "-"
+    if rate in (0, 1):
+        return f"{rate:.0%}"
+    return f"{min(max(rate, 0.001), 0.999):.1%}"
+
+
 def http_only(url: str | None) -> str:
     """Collected URLs become links only when they are http(s): no javascript: or data: links."""
     return url if url and url.lower().startswith(("https://", "http://")) else ""
@@ -106,8 +124,11 @@ def write_report(config: Config, store: Store, out_dir: Path,
     samples = compute_lag(config, store, as_of, unknown, spans)
     store.replace_lag_samples(lag_rows_for_store(samples, as_of))
     summaries = summarize(samples, as_of)
-    pass_rates = store.view_rows("v_ci_pass_rate_weekly")
-    friction = store.view_rows("v_friction_weekly")
+    # Views have no inherent order (PostgreSQL returns any): sort, so files and tables are stable.
+    pass_rates = sorted(store.view_rows("v_ci_pass_rate_weekly"),
+                        key=lambda r: (r["project"] or "", r["regime"] or "", r["week"]))
+    friction = sorted(store.view_rows("v_friction_weekly"),
+                      key=lambda r: (r["regime"] or "", r["week"]))
 
     with (out_dir / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
         write_lag_csv(samples, handle)
@@ -135,13 +156,22 @@ def write_report(config: Config, store: Store, out_dir: Path,
     env = Environment(loader=PackageLoader("tracker", "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["http_only"] = http_only
+    env.filters["percent"] = percent
     html = env.get_template("report.html.j2").render(
         as_of=as_of, banner=banner, headline=[_summary_row(s, spans) for s in headline], summaries=[s for s in summaries if s.period == "all"],
-        samples=samples, pass_rates=pass_rates[-60:], friction=friction[-60:], images=images,
+        samples=samples, pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
+        friction=latest_weeks(friction, TABLE_WEEKS), images=images,
         negative=[s for s in samples if s.negative], unknown=unknown)
     (out_dir / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)
     return [f"report: {out_dir / 'index.html'} ({len(samples)} lag samples: {covered} covered, "
             f"{len(samples) - covered} open, {len(unknown)} before the evidence reaches; "
-            f"{len(pass_rates)} CI weeks; "
-            f"{len(friction)} friction weeks; CSV and PNG beside it)"]
+            f"{len({r['week'] for r in pass_rates})} CI weeks; "
+            f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)"]
+
+
+def latest_weeks(rows: Sequence[dict], weeks: int) -> list[dict]:
+    """The rows of the newest `weeks` ISO weeks present, newest week first (every project and
+    regime of those weeks: cutting by row count dropped whole projects)."""
+    keep = set(sorted({r["week"] for r in rows})[-weeks:])
+    return sorted((r for r in rows if r["week"] in keep), key=lambda r: r["week"], reverse=True)

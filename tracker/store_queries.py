@@ -73,9 +73,9 @@ class StoreQueries:
     # -- metrics inputs and outputs --------------------------------------------------------
     def coverage_events(self, projects: Iterable[str]) -> Iterator[dict]:
         """Releases and notes of `projects` with the tagger's mentions (if tagged): the facts
-        the lag metric reads. Keys: project, kind, version, occurred_at, url, attrs, mentions."""
-        query = (select(events.c.project, events.c.kind, events.c.version, events.c.occurred_at,
-                        events.c.url, events.c.attrs, tags.c.mentions)
+        the lag metric reads. Keys: id, project, kind, version, occurred_at, url, attrs, mentions."""
+        query = (select(events.c.id, events.c.project, events.c.kind, events.c.version,
+                        events.c.occurred_at, events.c.url, events.c.attrs, tags.c.mentions)
                  .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
                  .where(events.c.project.in_(sorted(set(projects))),
                         events.c.kind.in_(("release", "note"))))
