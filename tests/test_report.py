@@ -101,10 +101,13 @@ def test_friction_view_counts_issues_and_notes_with_effective_tags(store):
              Event("i", "vllm", "issue", "2", when, "MI300X slow", regime=None),
              Event("n", "neuron-sdk", "note", "3", when, "faster NKI kernels", regime="neuron"),
              Event("c", "vllm", "ci_job", "4", when, "mi300: failing job", regime="rocm",
-                   outcome="failed")]
+                   outcome="failed"),
+             # an item edited upstream: the old wording is kept (vanished), its successor counts
+             Event("n", "rocm", "note", "5", when, "Known issue: hang on MI300X (old wording)")]
     with store.transaction() as conn:
         store.upsert_events(conn, items)
-    assert {t["id"] for t in store.events_to_tag()} == {items[0].id, items[1].id, items[2].id}
+        store.mark_vanished(conn, "n", ["5"], when)
+    assert {t["id"] for t in store.events_to_tag()} == {items[0].id, items[1].id, items[2].id, items[4].id}
     store.save_tags([
         {"event_id": items[0].id, "tag": "friction", "score": 0.9, "regime": "rocm",
          "mentions": [], "tagger_version": "t"},
@@ -114,6 +117,8 @@ def test_friction_view_counts_issues_and_notes_with_effective_tags(store):
         {"event_id": items[2].id, "tag": "optimization", "score": 0.7, "regime": "none",
          "mentions": [], "tagger_version": "t"},
         {"event_id": items[3].id, "tag": "friction", "score": 0.9, "regime": "rocm",
+         "mentions": [], "tagger_version": "t"},
+        {"event_id": items[4].id, "tag": "friction", "score": 0.9, "regime": "rocm",
          "mentions": [], "tagger_version": "t"}])
     store.set_override(items[1].id, "optimization")  # an analyst disagrees
     rows = {r["regime"]: r for r in store.view_rows("v_friction_weekly")}
