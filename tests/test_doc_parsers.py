@@ -487,6 +487,28 @@ def test_collect_not_modified_yields_nothing():
         assert len(http.calls) == 1 and ctx.skipped == 0
 
 
+def test_an_edited_release_note_marks_its_old_wording_vanished():
+    # A note id hashes its text: upstream fixes a typo, the item comes back under a new id and the
+    # old one must be marked vanished (or it counts twice); a read with a skip marks nothing.
+    url = "https://x.test/notes.md"
+    http = FakeHttp({url: ROCM_NOTES})
+    first = ctx_for("release_notes", "rocm", http=http, url=url, format="markdown", release_date="2024-12-20")
+    before = {e.external_id for e in release_notes.collect(first) if e.kind == "note"}
+    assert first.vanished == [] and set(first.state["notes"]) == before
+    http.pages[url] = ROCM_NOTES.replace("Fixed a hang with streams.", "Fixed a hang with HIP streams.")
+    second = ctx_for("release_notes", "rocm", http=http, url=url, format="markdown", release_date="2024-12-20")
+    second.state = dict(first.state)
+    after = {e.external_id for e in release_notes.collect(second) if e.kind == "note"}
+    [gone] = before - after
+    assert second.vanished == [gone] and len(after - before) == 1
+    # the release date is gone from the page now: notes skipped, nothing marked, ids kept
+    http.pages[url] = ""
+    third = ctx_for("release_notes", "rocm", http=http, url=url, format="markdown")
+    third.state = dict(second.state)
+    list(release_notes.collect(third))
+    assert third.skipped and third.vanished == [] and set(third.state["notes"]) == after
+
+
 # ----------------------------------------------------------------------- sources + cassettes
 
 DOC_SOURCES = {  # source id -> (events, a fact the hand-written cassette states)

@@ -272,8 +272,26 @@ def parse(content: bytes, ctx: CollectContext, history: dict | None = None) -> I
 
 
 def collect(ctx: CollectContext) -> Iterator[Event]:
-    """Fetch the document (a 304 means nothing new) and parse it."""
+    """Fetch the document (a 304 means nothing new) and parse it.
+
+    ctx.state["notes"] holds the note ids of the last complete read. A note id hashes the
+    item's text, so an item edited upstream comes back under a new id; its old id, gone from
+    the document, is marked vanished (kept, never deleted), or one item would count twice. A
+    read that skipped anything (a release without a date yet) is not complete: nothing is
+    marked then, and the ids seen are added to those known."""
     response = ctx.http.get(ctx.option("url"))
     if response is None:
         return
-    yield from parse(response.content, ctx)
+    previous = set(ctx.state.get("notes") or [])
+    skipped_before = ctx.skipped
+    current = set()
+    for event in parse(response.content, ctx):
+        if event.kind == "note":
+            current.add(event.external_id)
+        yield event
+    if ctx.skipped == skipped_before:
+        for gone in sorted(previous - current):
+            ctx.mark_vanished(gone)
+        ctx.state["notes"] = sorted(current)
+    else:
+        ctx.state["notes"] = sorted(previous | current)
