@@ -158,6 +158,20 @@ def test_pre_release_mentions_are_not_support_of_the_series():
     assert sample.status == "open"
 
 
+def test_a_version_map_ignores_versions_it_does_not_name():
+    rules = parse_coverage([{"project": "pytorch", "regimes": {"neuron": [
+        {"definition": "torch_neuronx", "primary": True, "version_map": {"1.10.0": "2.10.0"},
+         "evidence": {"project": "torch-neuronx", "kind": "release"}}]}}])
+    releases = [ReleaseFact("pytorch", "2.10.0", day(2026, 1, 21), "pt-2.10"),
+                ReleaseFact("pytorch", "1.10.0", day(2021, 10, 21), "pt-1.10"),
+                ReleaseFact("torch-neuronx", "1.10.0", day(2026, 2, 1), "nx-1.10.0"),
+                ReleaseFact("torch-neuronx", "1.10.1", day(2026, 3, 1), "nx-1.10.1"),
+                ReleaseFact("torch-neuronx", "1.0.0", day(2021, 1, 1), "nx-1.0.0")]  # stream reach
+    samples = by_key(lag_samples(rules, releases, [], day(2026, 6, 1), []))
+    assert samples[("2.10", "neuron", "torch_neuronx")].lag_days == 11
+    assert samples[("1.10", "neuron", "torch_neuronx")].status == "open"  # 1.10.1 is not PyTorch 1.10
+
+
 def test_coverage_rules_refuse_duplicates_and_unquoted_versions():
     rocm = {"definition": "a", "primary": True, "evidence": {"project": "rocm-jax", "kind": "release"}}
     with pytest.raises(ConfigError, match="names definition 'a' twice"):

@@ -212,7 +212,12 @@ def evidence_by_series(rule: CoverageRule, evidence: EvidenceRule,
     found: dict[str, tuple[datetime, str, bool]] = {}
 
     def offer(version: str, when: datetime, url: str) -> None:
-        version = evidence.version_map.get(version, version)
+        if evidence.version_map:
+            # A package that numbers differently: a version the map does not name would be
+            # read in the upstream's numbering (torch-neuronx 1.10.1 as PyTorch 1.10): ignore it.
+            if version not in evidence.version_map:
+                return
+            version = evidence.version_map[version]
         key = artifact_series(version, rule.granularity)
         if key and (key not in found or when < found[key][0]):
             first = evidence.kind == "release" and \
