@@ -389,6 +389,87 @@ def test_actions_second_run_costs_one_conditional_request_per_workflow(store, ht
     assert (second.events_new, second.requests, second.not_modified) == (0, 1, 1)
 
 
+class FlakyActions(FakeActions):
+    """FakeActions where a path in `broken` answers what its function returns instead."""
+
+    def __init__(self, httpserver, cap: int):
+        super().__init__(httpserver, cap)
+        self.broken: dict = {}
+
+    def run(self, request):
+        answer = self.broken.get(request.path)
+        return answer() if answer else super().run(request)
+
+    def job_list(self, request):
+        answer = self.broken.get(request.path)
+        return answer() if answer else super().job_list(request)
+
+
+def test_actions_failing_recheck_is_a_skip_and_the_pending_limit_still_applies(
+        store, httpserver, caplog):
+    """A run whose re-check keeps failing never blocks its source: each failure is a skip naming
+    the run, which stays pending until pending_max_days drops it before any re-check; a rate
+    limit still stops the source."""
+    caplog.set_level(logging.WARNING)
+    fake = FlakyActions(httpserver, cap=1000)
+    fake.runs["rocm.yml"] = [gh_run(11, "2025-03-01T00:00:00Z", status="in_progress")]
+    spec = actions_spec(httpserver)
+    assert one(run_sources(cfg(spec), store, since=datetime(2025, 3, 1, tzinfo=UTC))).status == "ok"
+    entry = {"11": {"workflow": "rocm.yml", "created_at": "2025-03-01T00:00:00Z"}}
+    assert store.load_source("gha").state["pending"] == entry
+
+    # Its re-check answers a truncated body; a new run is listed all the same.
+    fake.runs["rocm.yml"].append(gh_run(12, "2025-03-06T00:00:00Z"))
+    fake.jobs[12] = [gh_job(112, 12, "test")]
+    fake.broken["/repos/o/r/actions/runs/11"] = lambda: Response(
+        '{"id": 11, "status": "compl', content_type="application/json")
+    since = datetime(2025, 3, 5, tzinfo=UTC)
+    second = one(run_sources(cfg(spec), store, since=since))
+    assert (second.status, second.items_skipped) == ("ok", 1), second.error
+    assert sorted(rows(store, "gha")) == ["job:12:112", "run:11", "run:12"]
+    assert store.load_source("gha").state["pending"] == entry
+    assert any(r.getMessage().startswith("gha: skipped run 11: re-check failed, still pending")
+               and "truncated or malformed JSON" in r.getMessage() for r in caplog.records)
+
+    # The run concluded, but its jobs cannot be read: nothing of it is stored half-way.
+    fake.runs["rocm.yml"][0] = gh_run(11, "2025-03-01T00:00:00Z", conclusion="failure")
+    fake.jobs[11] = [gh_job(111, 11, "test", "failure")]
+    fake.broken = {"/repos/o/r/actions/runs/11/jobs": lambda: Response("gone", status=410)}
+    third = one(run_sources(cfg(spec), store, since=since))
+    assert (third.status, third.items_skipped) == ("ok", 1), third.error
+    assert rows(store, "gha")["run:11"]["state"] == "in_progress"
+    assert store.load_source("gha").state["pending"] == entry
+
+    # A spent rate limit still stops the source.
+    fake.broken = {"/repos/o/r/actions/runs/11": rate_limited}
+    limited = one(run_sources(cfg(spec), store, since=since))
+    assert limited.status == "partial" and "rate limited" in limited.error
+    assert store.load_source("gha").state["pending"] == entry
+
+    # Pending for longer than pending_max_days: dropped before it is re-checked.
+    httpserver.clear_log()
+    expired = one(run_sources(cfg(actions_spec(httpserver, pending_max_days=30)), store,
+                              since=since))
+    assert (expired.status, expired.items_skipped) == ("ok", 0), expired.error
+    assert not [r for r in httpserver.log if r[0].path.startswith("/repos/o/r/actions/runs/11")]
+    assert store.load_source("gha").state["pending"] == {}
+    assert any("gha: run 11 still not concluded after 30 days" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_actions_listed_item_that_is_not_an_object_is_a_skip(store, httpserver):
+    httpserver.expect_request("/repos/o/r/actions/workflows/rocm.yml/runs").respond_with_json(
+        {"total_count": 3, "workflow_runs": [gh_run(51, "2025-03-01T00:00:00Z"), None, "x"]})
+    httpserver.expect_request("/repos/o/r/actions/workflows/odd.yml/runs").respond_with_json([])
+    httpserver.expect_request("/repos/o/r/actions/runs/51/jobs").respond_with_json(
+        {"total_count": 2, "jobs": [gh_job(501, 51, "test"), None]})
+    spec = actions_spec(httpserver, workflows=[{"file": "rocm.yml"}, {"file": "odd.yml"}])
+    result = one(run_sources(cfg(spec), store, since=datetime(2025, 3, 1, tzinfo=UTC)))
+    # the null and the string run, the null job, the listing that is a list, not an object
+    assert (result.status, result.items_skipped) == ("ok", 4), result.error
+    assert sorted(rows(store, "gha")) == ["job:51:501", "run:51"]
+
+
 # -- Buildkite ---------------------------------------------------------------------------------
 
 def bk_job(job_id, state, queue, *, soft=False, retried=False, retried_in=None, kind="script",
@@ -473,6 +554,90 @@ def test_buildkite_without_token_is_skipped_with_a_clear_message(store, monkeypa
     result = one(run_sources(cfg(spec), store))
     assert result.status == "skipped" and "TRACKER_BUILDKITE_TOKEN" in result.error
     assert result.requests == 0
+
+
+def test_buildkite_failing_recheck_is_a_skip_and_the_pending_limit_still_applies(
+        store, httpserver, monkeypatch, caplog):
+    """A build whose re-check keeps failing never blocks its pipeline: each failure is a skip
+    naming the build, which stays pending until pending_max_days drops it before any re-check;
+    a rate limit still stops the source."""
+    caplog.set_level(logging.WARNING)
+    monkeypatch.setenv("TRACKER_BUILDKITE_TOKEN", "dummy-test-token")
+    path = "/v2/organizations/vllm/pipelines/ci/builds"
+    fake = FakeBuildkite(httpserver, path)
+    answer = [lambda: Response('{"number": 3, "state": "pass', content_type="application/json")]
+    httpserver.expect_request(f"{path}/3").respond_with_handler(lambda request: answer[0]())
+    now = datetime.now(UTC)
+    created = ci.iso(now - timedelta(days=3))
+    fake.builds = [bk_build(3, "running", [bk_job("e", "running", "gpu_1_queue")],
+                            created=created)]
+
+    def spec(max_days):
+        return SourceSpec(id="bk", kind="buildkite", project="vllm", regime="cuda",
+                          options={"org": "vllm", "pipeline": "ci", "pending_max_days": max_days,
+                                   "api_url": httpserver.url_for("")})
+
+    first = one(run_sources(cfg(spec(9999)), store, since=now - timedelta(days=4)))
+    assert first.status == "ok", first.error
+    entry = {"3": {"created_at": created}}
+    assert store.load_source("bk").state["pending"] == entry
+
+    # Build 3, now older than the listing's lower bound, is re-read first: a truncated body.
+    fake.builds.append(bk_build(4, "passed", [bk_job("f", "passed", "gpu_1_queue")],
+                                created=ci.iso(now - timedelta(hours=2))))
+    since = now - timedelta(days=1)
+    second = one(run_sources(cfg(spec(9999)), store, since=since))
+    assert (second.status, second.items_skipped) == ("ok", 1), second.error
+    assert {"build:4", "job:4:f"} <= set(rows(store, "bk"))  # the listing still ran
+    assert store.load_source("bk").state["pending"] == entry
+    assert any(r.getMessage().startswith("bk: skipped build #3: re-check failed, still pending")
+               and "truncated or malformed JSON" in r.getMessage() for r in caplog.records)
+
+    # A spent rate limit still stops the source.
+    answer[0] = rate_limited
+    limited = one(run_sources(cfg(spec(9999)), store, since=since))
+    assert limited.status == "partial" and "rate limited" in limited.error
+    assert store.load_source("bk").state["pending"] == entry
+
+    # Running for longer than pending_max_days: dropped before it is re-read.
+    httpserver.clear_log()
+    expired = one(run_sources(cfg(spec(2)), store, since=since))
+    assert (expired.status, expired.items_skipped) == ("ok", 0), expired.error
+    assert not [r for r in httpserver.log if r[0].path == f"{path}/3"]
+    assert store.load_source("bk").state["pending"] == {}
+    assert any("bk: build 3 still not concluded after 2 days" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_buildkite_build_or_job_that_is_not_an_object_is_a_skip(store, httpserver, monkeypatch):
+    monkeypatch.setenv("TRACKER_BUILDKITE_TOKEN", "dummy-test-token")
+    path = "/v2/organizations/vllm/pipelines/ci/builds"
+    now = datetime.now(UTC)
+    created = ci.iso(now - timedelta(hours=3))
+    listing = [[bk_build(5, "passed", [bk_job("a", "passed", "gpu_1_queue"), None]), None,
+                bk_build("abc", "running", [], created=created),  # not a build number
+                bk_build(6, "running", [], created=created)]]
+    httpserver.expect_request(path).respond_with_handler(
+        lambda request: Response(json.dumps(listing[0]), content_type="application/json"))
+    httpserver.expect_request(f"{path}/6").respond_with_json([])  # a list, not a build
+    spec = SourceSpec(id="bk", kind="buildkite", project="vllm", regime="cuda",
+                      options={"org": "vllm", "pipeline": "ci", "pending_max_days": 9999,
+                               "api_url": httpserver.url_for("")})
+    first = one(run_sources(cfg(spec), store, since=now - timedelta(days=1)))
+    # the null build, the null job, build "abc"
+    assert (first.status, first.items_skipped) == ("ok", 3), first.error
+    assert sorted(rows(store, "bk")) == ["build:5", "build:6", "job:5:a"]
+    assert store.load_source("bk").state["pending"] == {"6": {"created_at": created}}
+
+    listing[0] = []  # build 6 is re-read by number: the answer is not a build
+    second = one(run_sources(cfg(spec), store, since=now - timedelta(hours=1)))
+    assert (second.status, second.items_skipped) == ("ok", 1), second.error
+    assert store.load_source("bk").state["pending"] == {"6": {"created_at": created}}
+
+    # A saved document is read the same way.
+    ctx = CollectContext(spec=spec)
+    got = buildkite.parse(json.dumps([bk_build(7, "passed", []), None]).encode(), ctx)
+    assert [e.external_id for e in got] == ["build:7"] and ctx.skipped == 1
 
 
 # -- the real vLLM nightly builds of 2026-05-08 (corpus) ----------------------------------------

@@ -14,15 +14,21 @@ Nothing here does I/O. Three contracts:
 
 Only jobs that run commands count: ``counts_as_job(type)`` tells Buildkite command jobs
 ("script") from waiters, block ("manual") and trigger steps.
+
+Hostile input is a skip, never a failed source: ``objects`` keeps the JSON objects of a listed
+array (builds, runs, jobs); runs / builds still in progress are first pruned after
+``pending_max_days`` (``prune_pending``), then each re-check goes through ``recheck``, where a
+failure other than a rate limit is a skip and the item stays pending for the next collection.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from fnmatch import fnmatchcase
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+from tracker.errors import RateLimited, SourceError, first_line
 from tracker.records import parse_time  # noqa: F401  (collectors call ci.parse_time)
 
 log = logging.getLogger("tracker.ci")
@@ -54,7 +60,7 @@ _warned: set[str] = set()
 
 
 def _normalise(state: str | None, where: str) -> str | None:
-    key = (state or "").strip().lower()
+    key = str(state or "").strip().lower()
     if key in _PASSED_STATES:
         return PASSED
     if key in _FAILED_STATES:
@@ -83,7 +89,7 @@ def job_outcome(state: str | None, *, soft_failed: bool = False, superseded: boo
 
 def is_in_progress(state: str | None) -> bool:
     """Whether a run / build state means "not finished yet" (re-check it later)."""
-    return (state or "").strip().lower() in IN_PROGRESS_STATES
+    return str(state or "").strip().lower() in IN_PROGRESS_STATES
 
 
 def counts_as_job(job_type: str | None) -> bool:
@@ -159,11 +165,22 @@ def iso(value: datetime) -> str:
 DEFAULT_PENDING_MAX_DAYS = 14
 
 
+def objects(ctx, items: Any, what: str) -> list[Mapping[str, Any]]:
+    """The JSON objects of a listed array (builds, runs, jobs). Anything else in it, or an
+    ``items`` that is not an array at all, is a skip naming ``what``."""
+    if not isinstance(items, list):
+        ctx.skip(what, f"expected a JSON list, got {type(items).__name__}")
+        return []
+    for item in items:
+        if not isinstance(item, Mapping):
+            ctx.skip(what, f"not a JSON object: {item!r:.60}")
+    return [item for item in items if isinstance(item, Mapping)]
+
+
 def prune_pending(ctx, pending: dict, what: str) -> None:
     """Stop re-checking runs / builds that have been in progress for longer than the source's
-    ``pending_max_days`` (default 14): they are logged once and forgotten."""
-    from datetime import timedelta
-
+    ``pending_max_days`` (default 14): they are logged once and forgotten. Called before the
+    re-checks, so an entry whose re-check keeps failing is dropped all the same."""
     max_age = timedelta(days=float(ctx.option("pending_max_days", DEFAULT_PENDING_MAX_DAYS)))
     for key, info in list(pending.items()):
         when = parse_time(info.get("created_at"))
@@ -171,3 +188,19 @@ def prune_pending(ctx, pending: dict, what: str) -> None:
             del pending[key]
             log.warning("%s: %s %s still not concluded after %s; no longer re-checked",
                         ctx.spec.id, what, key, max_age)
+
+
+def recheck(ctx, what: str, events: Iterator[Any]) -> Iterator[Any]:
+    """The events of one re-check of a pending run / build (``what`` names it: "build #12").
+
+    A rate limit stops the source as usual (the runner keeps what came before). Any other
+    failure (an HTTP error, a malformed body) is a skip naming the item, which stays pending and
+    is re-checked on the next collection until ``prune_pending`` drops it: one re-check that
+    keeps failing never blocks its source. ``events`` must do its requests before it yields.
+    """
+    try:
+        yield from events
+    except RateLimited:
+        raise
+    except SourceError as exc:
+        ctx.skip(what, f"re-check failed, still pending: {first_line(exc)}")

@@ -25,7 +25,12 @@ Contract:
   tracker.ci.run_outcome. Builds still running are remembered in ``ctx.state["pending"]`` and
   re-read by number (``GET .../builds/{number}``) on later collections until they finish:
   those created before the listing's lower bound first, those the listing did not show after it
-  (they stay in the state until they finish, so the cursor never has to cover them).
+  (they stay in the state until they finish, so the cursor never has to cover them). Builds
+  running for longer than ``pending_max_days`` are dropped before the re-checks; a re-check that
+  fails (other than a rate limit) is a skip and the build stays pending (tracker.ci.recheck); a
+  build deleted upstream (404) is a skip and forgotten.
+- A listed build or job that is not a JSON object, or a build without a numeric ``number`` or a
+  ``created_at``, is a skip; the other builds go on.
 - Job -> ``ci_job`` ``job:<number>:<job uuid>``, only for command jobs (waiter, block and trigger
   steps run nothing). A soft-failed job is failed; a job with ``retried`` / ``retried_in_job_id``
   is superseded (outcome None, ``attrs.superseded``); its retry is a job of its own. Regime: the
@@ -79,12 +84,13 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     lowest = ctx.since or ctx.now - timedelta(days=float(ctx.option("backfill_days",
                                                                     DEFAULT_BACKFILL_DAYS)))
     seen: set[str] = set()
+    ci.prune_pending(ctx, pending, "build")
     with Progress(f"{ctx.spec.id}: builds", unit="build") as progress:
         # Running builds older than anything the listing can show: re-read first, in order.
         early = [n for n, info in pending.items() if (ci.created_time(info) or lowest) < lowest]
         for number in sorted(early, key=lambda n: (ci.creation_order(pending[n], ""), int(n))):
             seen.add(number)
-            yield from _recheck(ctx, url, number)
+            yield from ci.recheck(ctx, f"build #{number}", _recheck(ctx, url, number))
         for build in _builds(ctx, url, params, lowest):
             number = str(build.get("number"))
             if number in seen:
@@ -94,8 +100,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
             yield from build_events(build, ctx)
         # Running builds the listing did not show (a 304): tracked by number in the state.
         for number in sorted(set(pending) - seen, key=int):
-            yield from _recheck(ctx, url, number)
-    ci.prune_pending(ctx, pending, "build")
+            yield from ci.recheck(ctx, f"build #{number}", _recheck(ctx, url, number))
 
 
 def _builds(ctx: CollectContext, url: str, params: dict, lowest: datetime) -> Iterator[dict]:
@@ -123,10 +128,7 @@ def _builds(ctx: CollectContext, url: str, params: dict, lowest: datetime) -> It
 
 
 def _page_builds(ctx: CollectContext, url: str, page: Any) -> list[dict]:
-    if not isinstance(page, list):
-        ctx.skip(f"{url} page", f"expected a JSON list of builds, got {type(page).__name__}")
-        return []
-    return [b for b in page if isinstance(b, Mapping)]
+    return ci.objects(ctx, page, f"build listed on {url}")
 
 
 def _sort_key(item: Mapping[str, Any]) -> tuple[datetime, int]:
@@ -147,14 +149,19 @@ def _recheck(ctx: CollectContext, url: str, number: str) -> Iterator[Event]:
         ctx.state["pending"].pop(number, None)
         ctx.skip(f"build #{number}", "was running, now HTTP 404 (deleted upstream)")
         return
-    if build is not None:  # None = 304: unchanged, still running
-        yield from build_events(build, ctx)
+    if build is None:  # 304: unchanged, still running
+        return
+    if not isinstance(build, Mapping):
+        ctx.skip(f"build #{number}", f"re-check answered a JSON {type(build).__name__}, "
+                 "not a build object; still pending")
+        return
+    yield from build_events(build, ctx)
 
 
 def parse(content: bytes, ctx: CollectContext) -> Iterable[Event]:
     """Events of a saved builds listing (JSON list of builds) or of one build object."""
     data = load_json(content, ctx, "Buildkite builds document", (list, dict))
-    builds = data if isinstance(data, list) else [data]
+    builds = ci.objects(ctx, data if isinstance(data, list) else [data], "build in the document")
     ctx.state.setdefault("pending", {})
     return [e for build in builds for e in build_events(build, ctx)]
 
@@ -163,7 +170,7 @@ def build_events(build: Mapping[str, Any], ctx: CollectContext) -> Iterator[Even
     """The ci_run event of one build and a ci_job event per command job."""
     number = build.get("number")
     created = ci.parse_time(build.get("created_at"))
-    if number is None or created is None:
+    if not isinstance(number, int) or created is None:
         ctx.skip(f"build {build.get('id')}", "missing number or created_at")
         return
     pending = ctx.state.setdefault("pending", {})
@@ -171,7 +178,7 @@ def build_events(build: Mapping[str, Any], ctx: CollectContext) -> Iterator[Even
     where = f"{ctx.spec.id} build #{number}"
     finished = ci.parse_time(build.get("finished_at"))
     started = ci.parse_time(build.get("started_at"))
-    jobs = [j for j in build.get("jobs") or () if isinstance(j, Mapping)]
+    jobs = ci.objects(ctx, build.get("jobs") or [], f"job of build #{number}")
     commands = [j for j in jobs if ci.counts_as_job(j.get("type"))]
     if ci.is_in_progress(state):
         pending[str(number)] = {"created_at": build.get("created_at")}
@@ -180,7 +187,7 @@ def build_events(build: Mapping[str, Any], ctx: CollectContext) -> Iterator[Even
     if not commands:
         log.warning("%s: build #%s (%s) has no command jobs: the run counts, with zero jobs",
                     ctx.spec.id, number, state)
-    message = (build.get("message") or "").strip().splitlines()
+    message = str(build.get("message") or "").strip().splitlines()
     pipeline = ctx.option("pipeline")
     yield Event(
         source_id=ctx.spec.id, project=ctx.spec.project, kind="ci_run",

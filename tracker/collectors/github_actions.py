@@ -30,12 +30,15 @@ Contract:
   Pending runs created before the listing's lower bound are re-checked first (they are older
   than anything listed); the others after the listing, when it did not show them (a 304 window).
   Either way they stay in the state until they conclude, so the cursor never has to cover them.
+  Runs pending for longer than ``pending_max_days`` are dropped before the re-checks; a re-check
+  that fails (other than a rate limit) is a skip and the run stays pending (tracker.ci.recheck).
   ``ctx.state["done"]`` remembers concluded runs (attempt, updated_at) inside the look-back window
   so an unchanged run is not fetched again.
 - Regimes: the run takes its workflow's regime; a job takes the first ``job_regimes`` glob that
   matches its name or a runner label (tracker.ci.job_regime), else the workflow's regime.
 - A workflow file that no longer exists (404) is logged and counted as a skipped item naming
-  source and workflow; the other workflows of the source go on.
+  source and workflow; the other workflows of the source go on. So is a listed run or job that
+  is not a JSON object, or a listing page that is not one.
 """
 
 from __future__ import annotations
@@ -96,6 +99,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     ctx.state.setdefault("done", {})
     seen: set[str] = set()
     lowest = ctx.since or _backfill_bound(ctx)
+    ci.prune_pending(ctx, pending, "run")
     with Progress(f"{ctx.spec.id}: runs", unit="run") as progress:
         # Pending runs older than anything the listing can show: re-checked first, in order.
         early = [key for key, info in pending.items()
@@ -103,7 +107,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         for key in sorted(early, key=lambda k: ci.creation_order(pending[k], "id")):
             seen.add(key)
             wf = by_file.get(pending[key].get("workflow")) or flows[0]
-            yield from _recheck(ctx, api, repo, wf, key, pending[key])
+            yield from ci.recheck(ctx, f"run {key}", _recheck(ctx, api, repo, wf, key))
         streams = [_workflow_runs(ctx, f"{api}/repos/{repo}/actions/workflows/{wf['file']}/runs",
                                   wf) for wf in flows]
         for _key, wf, run in heapq.merge(*streams, key=lambda item: item[0]):
@@ -117,8 +121,8 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         # id in the state, so re-checking them last cannot hide a run from the cursor.
         for key in sorted(set(pending) - seen, key=lambda k: ci.creation_order(pending[k], "id")):
             wf = by_file.get(pending[key].get("workflow")) or flows[0]
-            yield from _recheck(ctx, api, repo, wf, key, pending[key])
-    _prune(ctx, ctx.state["done"], pending)
+            yield from ci.recheck(ctx, f"run {key}", _recheck(ctx, api, repo, wf, key))
+    _prune_done(ctx, ctx.state["done"])
 
 
 def _workflow_runs(ctx: CollectContext, url: str, wf: dict) -> Iterator[tuple]:
@@ -141,9 +145,8 @@ def _backfill_bound(ctx: CollectContext) -> datetime:
     return ctx.now - timedelta(days=float(ctx.option("backfill_days", DEFAULT_BACKFILL_DAYS)))
 
 
-def _recheck(ctx: CollectContext, api: str, repo: str, wf: dict, key: str, info: dict
-             ) -> Iterator[Event]:
-    """Re-read one run that was in progress; drop it when gone or pending for too long."""
+def _recheck(ctx: CollectContext, api: str, repo: str, wf: dict, key: str) -> Iterator[Event]:
+    """Re-read one run that was in progress; drop it when gone upstream."""
     pending = ctx.state["pending"]
     try:
         run = ctx.http.get_json(f"{api}/repos/{repo}/actions/runs/{key}")
@@ -154,6 +157,10 @@ def _recheck(ctx: CollectContext, api: str, repo: str, wf: dict, key: str, info:
         ctx.skip(f"run {key}", "was in progress, now HTTP 404 (deleted upstream)")
         return
     if run is None:  # 304: unchanged since the last look, still in progress
+        return
+    if not isinstance(run, Mapping):
+        ctx.skip(f"run {key}", f"re-check answered a JSON {type(run).__name__}, "
+                 "not a run object; still pending")
         return
     yield from _run_events(ctx, api, repo, wf, run)
 
@@ -172,8 +179,8 @@ def _runs(ctx: CollectContext, url: str) -> Iterator[dict]:
     newest: list[dict] = []
     oldest, total = None, 0
     for page in ctx.http.get_pages(url, base):
-        total = int(page.get("total_count") or 0)
-        runs = page.get("workflow_runs") or []
+        total = _total(page)
+        runs = _listed(ctx, url, page, "workflow_runs")
         newest.extend(runs)
         for run in runs:
             created = ci.parse_time(run.get("created_at"))
@@ -197,7 +204,7 @@ def _window(ctx: CollectContext, url: str, base: dict, lo: datetime, hi: datetim
     first = next(pages, None)
     if first is None:
         return  # 304: nothing changed in this window
-    total = int(first.get("total_count") or 0)
+    total = _total(first)
     end = hi or ctx.now
     if total > LISTING_CAP and end - lo > timedelta(seconds=2):
         pages.close()
@@ -210,13 +217,26 @@ def _window(ctx: CollectContext, url: str, base: dict, lo: datetime, hi: datetim
     if total > LISTING_CAP:
         log.warning("%s: %d runs created within %s: only the first %d can be read",
                     ctx.spec.id, total, created, LISTING_CAP)
-    runs = list(first.get("workflow_runs") or [])
+    runs = _listed(ctx, url, first, "workflow_runs")
     for page in pages:
-        runs.extend(page.get("workflow_runs") or [])
+        runs.extend(_listed(ctx, url, page, "workflow_runs"))
     yield from sorted(runs, key=_sort_key)
 
 
-def _run_events(ctx: CollectContext, api: str, repo: str, wf: dict, run: dict
+def _listed(ctx: CollectContext, url: str, page: Any, field: str) -> list[Mapping[str, Any]]:
+    """The objects under ``field`` of one listing page; anything else is a logged skip."""
+    if not isinstance(page, Mapping):
+        ctx.skip(f"page of {url}", f"expected a JSON object, got {type(page).__name__}")
+        return []
+    return ci.objects(ctx, page.get(field) or [], f"{field} item of {url}")
+
+
+def _total(page: Any) -> int:
+    total = page.get("total_count") if isinstance(page, Mapping) else None
+    return total if isinstance(total, int) else 0
+
+
+def _run_events(ctx: CollectContext, api: str, repo: str, wf: dict, run: Mapping[str, Any]
                 ) -> Iterator[Event]:
     """The run event and, once it concluded, its jobs' events; updates pending / done."""
     key = str(run.get("id"))
@@ -249,10 +269,10 @@ def _run_events(ctx: CollectContext, api: str, repo: str, wf: dict, run: dict
     done[key] = [attempt, updated, run.get("created_at")]
 
 
-def _jobs(ctx: CollectContext, url: str, which: str) -> Iterator[dict]:
+def _jobs(ctx: CollectContext, url: str, which: str) -> Iterator[Mapping[str, Any]]:
     # Not conditional: only runs not stored before get here, and a 304 would drop their jobs.
     for page in ctx.http.get_pages(url, {"filter": which, "per_page": 100}, conditional=False):
-        yield from page.get("jobs") or []
+        yield from _listed(ctx, url, page, "jobs")
 
 
 def run_event(run: Mapping[str, Any], wf: Mapping[str, Any], ctx: CollectContext) -> Event:
@@ -315,15 +335,14 @@ def job_event(job: Mapping[str, Any], run: Mapping[str, Any], wf: Mapping[str, A
     )
 
 
-def _prune(ctx: CollectContext, done: dict, pending: dict) -> None:
-    """Forget concluded runs older than the look-back window and runs pending for too long."""
+def _prune_done(ctx: CollectContext, done: dict) -> None:
+    """Forget concluded runs older than the look-back window."""
     keep_from = ctx.since or (ctx.now - timedelta(
         days=float(ctx.option("backfill_days", DEFAULT_BACKFILL_DAYS))))
     for key, (_attempt, _updated, created) in list(done.items()):
         when = ci.parse_time(created)
         if when is not None and when < keep_from - timedelta(days=1):
             del done[key]
-    ci.prune_pending(ctx, pending, "run")
 
 
 def _is_404(exc: FatalHTTPError) -> bool:
