@@ -9,7 +9,7 @@ import pytest
 from werkzeug import Response
 
 from tracker.errors import FatalHTTPError, RateLimited, SourceError
-from tracker.http import HttpClient
+from tracker.http import MIN_RATE_WAIT, HttpClient
 
 
 def client(**kwargs) -> HttpClient:
@@ -165,3 +165,102 @@ def test_no_token_means_unauthenticated(monkeypatch):
     monkeypatch.delenv("TRACKER_GITHUB_TOKEN", raising=False)
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     assert not HttpClient(auth="github").authenticated
+
+
+def spent(reset: float, status: int = 403) -> Response:
+    return Response('{"message": "API rate limit exceeded"}', status=status,
+                    headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(reset)),
+                             "Content-Type": "application/json"})
+
+
+def test_spent_rate_limit_with_past_reset_backs_off_once_then_stops(httpserver):
+    # The reset is already past (clock skew, or a cassette recorded while rate limited): one
+    # retry after a short back-off, then RateLimited. The server gives in after 5 rejections
+    # so that a client that loops without limit fails this test instead of hanging it.
+    answers = []
+
+    def handler(_request):
+        answers.append(1)
+        return spent(time.time() - 10) if len(answers) <= 5 else Response("[]")
+
+    httpserver.expect_request("/r").respond_with_handler(handler)
+    slept = []
+    with pytest.raises(RateLimited, match="still spent after a retry"):
+        client(sleep=slept.append).get_json(httpserver.url_for("/r"))
+    assert len(answers) == 2
+    assert slept == [MIN_RATE_WAIT]
+
+
+def test_spent_rate_limit_with_past_reset_retry_can_succeed(httpserver):
+    httpserver.expect_ordered_request("/r").respond_with_response(spent(time.time() - 10))
+    httpserver.expect_ordered_request("/r").respond_with_json([1])
+    slept = []
+    http = client(sleep=slept.append)
+    assert http.get_json(httpserver.url_for("/r")) == [1]
+    assert slept == [MIN_RATE_WAIT]  # backed off before the retry, did not hammer the server
+    assert http.stats.requests == 2
+
+
+def test_json_null_body_is_an_error_not_a_304(httpserver):
+    httpserver.expect_request("/doc").respond_with_data("null", content_type="application/json")
+    with pytest.raises(FatalHTTPError, match="expected a JSON document, got null") as info:
+        client().get_json(httpserver.url_for("/doc"))
+    assert "/doc" in str(info.value)
+
+
+def etag_listing(httpserver, items: list, per_page: int):
+    """A GitHub-like ascending listing: Link rel="next" pages, ETag = hash of the page body."""
+    import hashlib
+    import json
+
+    def handler(request):
+        page = int(request.args.get("page", 1))
+        chunk = items[(page - 1) * per_page: page * per_page]
+        body = json.dumps(chunk)
+        etag = '"%s"' % hashlib.md5(body.encode()).hexdigest()
+        if request.headers.get("If-None-Match") == etag:
+            return Response("", status=304, headers={"ETag": etag})
+        headers = {"ETag": etag, "Content-Type": "application/json"}
+        if page * per_page < len(items):
+            headers["Link"] = (f'<{httpserver.url_for("/items")}?per_page={per_page}'
+                               f'&page={page + 1}>; rel="next"')
+        return Response(body, headers=headers)
+
+    httpserver.expect_request("/items").respond_with_handler(handler)
+    return httpserver.url_for("/items")
+
+
+def test_multi_page_listing_is_read_whole_every_time(httpserver):
+    # New items of an ascending listing land on its last page; page 1 stays byte-identical,
+    # so a 304 on page 1 must not stand for the whole listing.
+    items = [1, 2, 3]
+    url = etag_listing(httpserver, items, per_page=2)
+    first = client()
+    assert list(first.get_pages(url, {"per_page": 2})) == [[1, 2], [3]]
+    assert first.changed_validators == {}  # page 1 was not the whole listing: not remembered
+    items.append(4)
+    second = client(validators=first.changed_validators)
+    assert list(second.get_pages(url, {"per_page": 2})) == [[1, 2], [3, 4]]
+    assert second.stats.not_modified == 0
+
+
+def test_full_single_page_is_not_remembered(httpserver):
+    # A full page without rel="next" may grow a second page while page 1 stays the same.
+    items = [1, 2]
+    url = etag_listing(httpserver, items, per_page=2)
+    first = client()
+    assert list(first.get_pages(url, {"per_page": 2})) == [[1, 2]]
+    assert first.changed_validators == {}
+    items.append(3)
+    second = client(validators=first.changed_validators)
+    assert list(second.get_pages(url, {"per_page": 2})) == [[1, 2], [3]]
+
+
+def test_short_single_page_listing_stays_conditional(httpserver):
+    items = [1]
+    url = etag_listing(httpserver, items, per_page=2)
+    first = client()
+    assert list(first.get_pages(url, {"per_page": 2})) == [[1]]
+    second = client(validators=first.changed_validators)
+    assert list(second.get_pages(url, {"per_page": 2})) == []
+    assert (second.stats.requests, second.stats.not_modified) == (1, 1)

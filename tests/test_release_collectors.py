@@ -500,6 +500,25 @@ def test_pypi_collect_uses_the_json_url_and_rejects_other_documents(httpserver):
                                    url=httpserver.url_for("/pypi/{package}/json"))))
 
 
+
+def test_pypi_null_document_is_an_error_not_a_304(httpserver):
+    # get_json returns None only for 304 Not Modified; a `null` body must not read as "nothing new".
+    httpserver.expect_request("/pypi/torch/json").respond_with_data(
+        "null", content_type="application/json")
+    ctx = make_ctx("pypi", http=http(), package="torch",
+                   url=httpserver.url_for("/pypi/{package}/json"))
+    with pytest.raises(FatalHTTPError, match="pypi/torch/json: expected a JSON document, got null"):
+        list(pypi.collect(ctx))
+
+
+@pytest.mark.parametrize("document", [[], "torch", 3])
+def test_pypi_non_object_document_names_the_source(httpserver, document):
+    httpserver.expect_request("/pypi/torch/json").respond_with_json(document)
+    ctx = make_ctx("pypi", http=http(), package="torch",
+                   url=httpserver.url_for("/pypi/{package}/json"))
+    with pytest.raises(FatalHTTPError, match="test-src: not a PyPI project JSON document"):
+        list(pypi.collect(ctx))
+
 # --- shipped sources and cassettes ---------------------------------------------------------
 
 def my_sources() -> list[SourceSpec]:

@@ -4,8 +4,9 @@ Collectors call `HttpClient.get / get_json / get_pages` and never sleep, retry o
 Retries (connection errors, 429 and 5xx, GitHub's 403 secondary rate limit when it carries
 Retry-After) are urllib3's `Retry`, which honours `Retry-After`. GitHub's primary rate limit
 (`X-RateLimit-Remaining` / `X-RateLimit-Reset`) is handled here: a short wait is slept, a long one
-stops the source with `RateLimited`. Conditional requests use the ETag / Last-Modified stored per
-URL; a 304 returns None ("nothing new") and costs no rate limit.
+stops the source with `RateLimited`; a request refused for it is retried once at most. Conditional
+requests use the ETag / Last-Modified stored per URL; a 304 returns None ("nothing new") and costs
+no rate limit.
 
 Tokens are read from the environment, sent only as a header and never logged.
 """
@@ -33,6 +34,7 @@ USER_AGENT = (f"tracker/{__version__} (ecosystem-maturity tracker; "
               "+https://github.com/tracker-dev/tracker)")
 TIMEOUT = (10.0, 60.0)  # (connect, read) seconds
 MAX_RATE_WAIT = 90.0  # seconds we are willing to sleep for a rate-limit reset
+MIN_RATE_WAIT = 5.0  # back-off when a refusal's reset time is already past (clock skew)
 
 # Which environment variables hold the token of each API, and how it is sent.
 AUTH_SCHEMES: dict[str, tuple[tuple[str, ...], str]] = {
@@ -122,6 +124,14 @@ class HttpClient:
         Raises FatalHTTPError on 4xx, SourceError on 5xx or network failure after retries,
         RateLimited when the rate limit is spent for longer than we are willing to wait.
         """
+        full_url, response = self._fetch(url, params, conditional, accept)
+        if response is not None and conditional:
+            self._remember(full_url, response)
+        return response
+
+    def _fetch(self, url: str, params: Mapping[str, Any] | None, conditional: bool,
+               accept: str | None) -> tuple[str, requests.Response | None]:
+        """`get` without keeping the validators: (full URL, response or None on 304)."""
         full_url = requests.Request("GET", url, params=params).prepare().url or url
         headers = {"Accept": accept} if accept else {}
         known = self.validators.get(full_url) if conditional else None
@@ -130,6 +140,7 @@ class HttpClient:
                 headers["If-None-Match"] = known["etag"]
             if known.get("last_modified"):
                 headers["If-Modified-Since"] = known["last_modified"]
+        refused = False
         while True:
             self._wait_for_rate_limit(full_url)
             try:
@@ -138,13 +149,27 @@ class HttpClient:
                 raise _network_error(full_url, exc, self.timeout) from None
             self.stats.requests += 1
             self._note_rate_limit(response)
-            if (response.status_code in (403, 429) and self._rate_limit_spent(response)
+            if not (response.status_code in (403, 429) and self._rate_limit_spent(response)
                     and self._resume_at is not None):
-                continue  # _wait_for_rate_limit sleeps or raises on the next turn
-            break
+                break
+            # Refused for a spent rate limit: retry once, after _wait_for_rate_limit has slept
+            # until the reset (or raised when that is too far off). A reset already past means
+            # clock skew or a replayed refusal: back off briefly instead, and never loop.
+            if refused:
+                raise RateLimited(
+                    f"{full_url}: HTTP {response.status_code}: API rate limit still spent after "
+                    f"a retry (reset time {_utc(self._resume_at)}; a past one means clock skew "
+                    "or a replayed rate-limited response): the source stops here and resumes "
+                    "from its cursor on the next run")
+            refused = True
+            if self._resume_at <= time.time():
+                log.info("rate limit spent but its reset time is past; retrying in %.0fs",
+                         MIN_RATE_WAIT)
+                self.sleep(MIN_RATE_WAIT)
+                self._resume_at = None
         if response.status_code == 304:
             self.stats.not_modified += 1
-            return None
+            return full_url, None
         if response.status_code == 429 or (response.status_code == 403 and (
                 "Retry-After" in response.headers or self._rate_limit_spent(response))):
             raise RateLimited(f"{full_url}: HTTP {response.status_code} rate limited "
@@ -156,35 +181,58 @@ class HttpClient:
         if response.status_code >= 500:
             raise SourceError(f"{full_url}: HTTP {response.status_code} {response.reason} "
                               "after retries (server error): try again later")
-        if conditional:
-            etag = response.headers.get("ETag")
-            modified = response.headers.get("Last-Modified")
-            if etag or modified:
-                entry = {"etag": etag, "last_modified": modified}
-                self.validators[full_url] = entry
-                self.changed_validators[full_url] = entry
-        return response
+        return full_url, response
 
     def get_json(self, url: str, params: Mapping[str, Any] | None = None, *,
                  conditional: bool = True) -> Any | None:
-        """GET and parse JSON; None on 304. A body that is not JSON raises FatalHTTPError."""
+        """GET and parse JSON; None on 304 and only then.
+
+        A body that is not JSON, or is JSON `null` (which would read as "not modified"), raises
+        FatalHTTPError.
+        """
         response = self.get(url, params, conditional=conditional, accept="application/json")
-        return None if response is None else parse_json(response)
+        if response is None:
+            return None
+        document = parse_json(response)
+        if document is None:
+            raise FatalHTTPError(f"{response.url}: expected a JSON document, got null")
+        return document
 
     def get_pages(self, url: str, params: Mapping[str, Any] | None = None, *,
                   conditional: bool = True) -> Iterator[Any]:
         """Yield the JSON of each page, following Link rel="next".
 
-        Only the first page is conditional: a 304 there means nothing changed, so nothing is
+        Only the first page is conditional, and its validators are kept only when it was the
+        whole listing (no rel="next", fewer items than per_page): an ascending listing's new
+        items land on its last page while page 1 stays byte-identical, so a 304 on page 1 of a
+        longer listing would hide them. A 304 therefore means nothing changed, and nothing is
         yielded. Later pages are plain requests (their URLs carry page cursors).
         """
-        response = self.get(url, params, conditional=conditional, accept="application/json")
-        while response is not None:
-            yield parse_json(response)
-            next_url = response.links.get("next", {}).get("url")
+        full_url, response = self._fetch(url, params, conditional, "application/json")
+        if response is None:
+            return
+        page = parse_json(response)
+        next_url = response.links.get("next", {}).get("url")
+        if conditional and not next_url and not _may_continue(page, params):
+            self._remember(full_url, response)
+        while True:
+            yield page
             if not next_url:
                 return
             response = self.get(next_url, conditional=False, accept="application/json")
+            if response is None:  # an unasked-for 304: nothing to read
+                return
+            page = parse_json(response)
+            next_url = response.links.get("next", {}).get("url")
+
+    def _remember(self, full_url: str, response: requests.Response) -> None:
+        """Keep the response's validators for the next run's conditional request."""
+        etag = response.headers.get("ETag")
+        modified = response.headers.get("Last-Modified")
+        if etag or modified:
+            entry = {"etag": etag, "last_modified": modified}
+            self.validators[full_url] = entry
+            self.changed_validators[full_url] = entry
 
     # -- rate limits -----------------------------------------------------------------------
     def _note_rate_limit(self, response: requests.Response) -> None:
@@ -210,8 +258,8 @@ class HttpClient:
         if wait > self.max_rate_wait:
             raise RateLimited(
                 f"{url}: API rate limit spent; it resets in {wait / 60:.0f} min at "
-                f"{time.strftime('%H:%M:%S UTC', time.gmtime(self._resume_at))}: the source "
-                "stops here and resumes from its cursor on the next run")
+                f"{_utc(self._resume_at)}: the source stops here and resumes from its cursor "
+                "on the next run")
         if wait > 0:
             log.info("rate limit spent; sleeping %.0fs until reset", wait)
             self.sleep(wait + 1)
@@ -219,6 +267,17 @@ class HttpClient:
 
     def close(self) -> None:
         self.session.close()
+
+
+def _may_continue(page: Any, params: Mapping[str, Any] | None) -> bool:
+    """Whether a last page is full (as many items as per_page): the next item to arrive would
+    start a second page and leave this one unchanged."""
+    per_page = (params or {}).get("per_page")
+    return isinstance(page, list) and per_page is not None and len(page) >= int(per_page)
+
+
+def _utc(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(timestamp))
 
 
 def parse_json(response: requests.Response) -> Any:

@@ -18,6 +18,9 @@ Contract:
 - "Unreleased" is never a release (its bullets are not stored: they have no version or date).
   A heading without a complete date ("jax 0.3.16", "January 12ish 2021") or that does not parse
   is skipped with ``ctx.skip`` naming its line; everything else goes on.
+- No "<package> <version>" heading at ``heading_level`` at all (releases moved to another level,
+  or the URL now serves HTML) is one ``ctx.skip`` of the document ("layout changed?"), never a
+  silent run with no events.
 """
 
 from __future__ import annotations
@@ -82,12 +85,14 @@ def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
     root = markdown_tree(text)
     level = int(ctx.option("heading_level", 2))
     ids = IdMaker()
+    found = False
     for section in _release_sections(root, level):
         where = f"line {section.line} {section.title!r}"
         if _UNRELEASED.match(section.title):
             continue  # not released yet: no version, no date, never a release
         match = _HEADING.match(section.title)
         parsed = parse_version(match.group("version")) if match else None
+        found = found or parsed is not None
         if parsed is None:
             ctx.skip(where, "heading is not '<package> <version> (<date>)'")
             continue
@@ -108,6 +113,10 @@ def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
                         regime=ctx.spec.regime,
                         attrs=note_attrs(section=label, line=line, release=section.title,
                                          package=None if name == package else name))
+    if not found:
+        ctx.skip("document", f"no release heading '{'#' * level} <package> <version> (<date>)' "
+                             f"(heading level {level}): has the changelog layout changed? "
+                             "(`heading_level` sets the level)")
 
 
 def collect(ctx: CollectContext) -> Iterator[Event]:

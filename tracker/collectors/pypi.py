@@ -3,7 +3,9 @@
 Source keys: ``package``; optional ``url`` (default https://pypi.org/pypi/{package}/json).
 
 Contract:
-- One conditional ``GET url`` (``ctx.http.get_json``); a 304 yields nothing.
+- One conditional ``GET url`` (``ctx.http.get_json``); a 304 yields nothing. A body that is not
+  a JSON object with a ``releases`` mapping (``null`` included: it is never read as a 304) fails
+  the source with an error naming it.
 - A version's date is the earliest ``upload_time_iso_8601`` over its files: wheels for other
   platforms are often uploaded hours or days later, and day 0 is when the version first appeared.
 - Yanked versions are kept (they were published) and marked: ``attrs["yanked"]`` with the reason.
@@ -81,6 +83,6 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     package = ctx.option("package")
     url = str(ctx.option("url") or DEFAULT_URL).format(package=package)
     document = ctx.http.get_json(url)
-    if document is None:
+    if document is None:  # 304 only: get_json refuses a `null` body
         return iter(())
     return version_events(document, ctx)
