@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import math
+from collections import abc
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Mapping
+
+from tracker.models import events as _events_table
 
 EVENT_KINDS = ("release", "note", "issue", "ci_run", "ci_job")
 REGIME_NONE = "none"
@@ -13,7 +18,10 @@ REGIME_NONE = "none"
 
 def event_id(source_id: str, external_id: str) -> str:
     """Stable id of an event: re-collecting the same item never duplicates it."""
-    digest = hashlib.sha256(f"{source_id}\x00{external_id}".encode()).hexdigest()
+    # surrogatepass: a garbled id still hashes (clean_event then refuses it, one item, not the
+    # source); every well-formed id keeps the bytes, hence the id, it always had.
+    key = f"{source_id}\x00{external_id}".encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(key).hexdigest()
     return digest[:32]
 
 
@@ -83,3 +91,92 @@ class Event:
     def cursor_time(self) -> datetime:
         """The timestamp the runner's incremental cursor follows."""
         return self.updated_at or self.occurred_at
+
+
+class InvalidEvent(ValueError):
+    """An event the store cannot keep; the message names the field and why."""
+
+
+# Text fields of an Event, as the `events` table limits them (None: no length limit).
+_TEXT_LIMITS = {name: getattr(_events_table.c[name].type, "length", None)
+                for name in ("source_id", "project", "external_id", "title", "body", "url",
+                             "version", "regime", "state", "outcome")}
+# Ids name the item: changed in any way they could collide with another item's, so they are
+# refused whole. A raw state / conclusion still says what it was when cut short.
+_IDS = ("source_id", "project", "external_id")
+_TRUNCATED = ("state",)
+_NOT_NULL = ("title", "body", "url")
+
+
+def clean_text(text: str) -> str:
+    """`text` as every store can keep it: a lone UTF-16 surrogate (a garbled JSON escape, which
+    no UTF-8 encoder accepts) becomes U+FFFD and NUL, which PostgreSQL refuses in text, is
+    dropped."""
+    if not text.isascii():  # ASCII holds no surrogates: the common case costs no encoding
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # Through UTF-16 a well-formed surrogate pair becomes its one character again and
+            # only the lone halves are replaced.
+            text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text.replace("\x00", "") if "\x00" in text else text
+
+
+def clean_event(item: Event) -> Event:
+    """`item` as the store can keep it on SQLite and PostgreSQL alike, or InvalidEvent.
+
+    Numbers in text fields become their text, None in a required text field "", text is
+    cleaned (clean_text) in every field, labels and attrs included; a state longer than its
+    column is cut. An id that is not exactly storable, or a version, regime or outcome longer
+    than its column, is refused: changing it would make it mean something else.
+    """
+    changes: dict[str, Any] = {}
+    for name, limit in _TEXT_LIMITS.items():
+        value = getattr(item, name)
+        if value is None:
+            if name in _NOT_NULL:
+                changes[name] = ""
+            continue
+        raw = _as_text(value, name)
+        text = clean_text(raw)
+        if name in _IDS and text != raw:
+            raise InvalidEvent(f"{name} {value!r:.80} holds a NUL or an unpaired surrogate "
+                               "and an id is never altered")
+        if limit and len(text) > limit:
+            if name not in _TRUNCATED:
+                raise InvalidEvent(f"{name} is {len(text)} characters long, its column holds "
+                                   f"{limit}")
+            text = text[:limit]
+        if text != value:
+            changes[name] = text
+    labels = tuple(clean_text(_as_text(label, "a label")) for label in item.labels)
+    if labels != item.labels:
+        changes["labels"] = labels
+    if not isinstance(item.attrs, abc.Mapping):
+        raise InvalidEvent(f"attrs is a {type(item.attrs).__name__}, not a mapping")
+    attrs = _clean_json(item.attrs)
+    if attrs != item.attrs:
+        changes["attrs"] = attrs
+    return dataclasses.replace(item, **changes) if changes else item
+
+
+def _as_text(value: Any, name: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):  # a number read where text was expected: its text
+        return str(value)
+    raise InvalidEvent(f"{name} is a {type(value).__name__}, not text")
+
+
+def _clean_json(value: Any) -> Any:
+    """`value` with every string cleaned (keys too) and non-finite floats as null: JSON has no
+    NaN and PostgreSQL's jsonb refuses it, as it refuses NUL."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, abc.Mapping):
+        return {clean_text(str(key)): _clean_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_clean_json(item) for item in value]
+    return value

@@ -1,6 +1,8 @@
 """For each due source: load state -> collect -> save events, state and run row in one transaction.
 
 A failing source rolls back only itself and becomes a value in the summary; the others go on.
+An event the store cannot keep is a skipped item, not a failed source; a failed save is still
+recorded (status and run row) in a transaction of its own.
 The cursor comes from the saved events' own timestamps and never moves past the run's start.
 """
 
@@ -18,7 +20,7 @@ from tracker.collectors import CollectContext, collector_for
 from tracker.config import Config, SourceSpec
 from tracker.errors import RateLimited, ReplayMissing, SourceError, SourceSkipped, StoreError
 from tracker.http import HttpClient
-from tracker.records import Event, now_utc
+from tracker.records import Event, InvalidEvent, clean_event, clean_text, now_utc
 from tracker.store import Store
 
 log = logging.getLogger("tracker.runner")
@@ -137,12 +139,13 @@ def _collect_and_save(spec: SourceSpec, store: Store, batch: str, since: datetim
     finally:
         http.close()
 
+    keep = status in ("ok", "partial")
+    # Only events the store can keep reach the upsert: one bad item is a skip, not the source.
+    collected = _storable(collected, ctx) if keep else []
+    error = clean_text(error) if error else error  # quoted upstream text may hold a NUL
     result = SourceResult(spec.id, status, items_skipped=ctx.skipped, error=error,
                           requests=http.stats.requests, not_modified=http.stats.not_modified,
                           rate_remaining=http.stats.rate_remaining)
-    keep = status in ("ok", "partial")
-    if not keep:
-        collected = []
     finished = now_utc()
     values = {"last_run_at": started, "last_status": status, "last_error": error,
               "requests": result.requests, "not_modified": result.not_modified,
@@ -152,27 +155,63 @@ def _collect_and_save(spec: SourceSpec, store: Store, batch: str, since: datetim
         values["state"] = ctx.state
         if status == "ok":
             values["last_success_at"] = finished
+    # A run whose collector skipped something a later read of the same document could store
+    # (a matrix column or notes whose release the history dates only later) does not save its
+    # HTTP validators: a saved ETag would answer 304 to the unchanged document from then on,
+    # so the item would never be read again. The next run re-reads the documents whole.
+    validators = http.changed_validators if status == "ok" and not ctx.read_again else None
     try:
         with store.transaction() as conn:
             if keep:
                 result.events_seen, result.events_new = store.upsert_events(
                     conn, collected, seen_at=started)
                 result.vanished = store.mark_vanished(conn, spec.id, ctx.vanished, started)
-            store.save_source(conn, spec.id, values=values,
-                              validators=http.changed_validators if status == "ok" else None)
-            store.record_run(conn, {
-                "batch": batch, "source_id": spec.id, "started_at": started,
-                "finished_at": finished, "status": status, "events_seen": result.events_seen,
-                "events_new": result.events_new, "items_skipped": result.items_skipped,
-                "requests": result.requests, "not_modified": result.not_modified,
-                "rate_remaining": result.rate_remaining, "error": error})
+            _save_run(store, conn, spec.id, batch, started, finished, result, values, validators)
     except StoreError:
         raise
     except Exception as exc:  # e.g. a value the database rejects: this source only
         log.exception("%s: could not save", spec.id)
-        result.status, result.error = "failed", f"save failed, nothing written: {exc}"
+        result.status = "failed"
+        result.error = clean_text(f"save failed, no events, cursor or state written: {exc}")
         result.events_seen = result.events_new = 0
+        # The rollback took the run row with it: record the failure on its own so that
+        # `tracker status` shows it; cursor, collector state and validators stay as they were.
+        failure = {key: values[key] for key in ("last_run_at", "requests", "not_modified",
+                                                 "rate_remaining")}
+        failure.update(last_status="failed", last_error=result.error)
+        try:
+            with store.transaction() as conn:
+                _save_run(store, conn, spec.id, batch, started, finished, result, failure)
+        except StoreError:
+            raise
+        except Exception:
+            log.exception("%s: could not record the failed run either", spec.id)
     return result
+
+
+def _storable(collected: list[Event], ctx: CollectContext) -> list[Event]:
+    """The collected events cleaned for the store (records.clean_event); one that cannot be
+    stored is skipped with ctx.skip, naming it, and the others are kept."""
+    kept = []
+    for item in collected:
+        try:
+            kept.append(clean_event(item))
+        except InvalidEvent as exc:
+            ctx.skip(f"{item.kind} {item.external_id!r:.100}", str(exc))
+    return kept
+
+
+def _save_run(store: Store, conn, source_id: str, batch: str, started: datetime,
+              finished: datetime, result: SourceResult, values: dict,
+              validators: dict | None = None) -> None:
+    """The source's state row (and validators) and its `runs` row, inside `conn`."""
+    store.save_source(conn, source_id, values=values, validators=validators)
+    store.record_run(conn, {
+        "batch": batch, "source_id": source_id, "started_at": started,
+        "finished_at": finished, "status": result.status, "events_seen": result.events_seen,
+        "events_new": result.events_new, "items_skipped": result.items_skipped,
+        "requests": result.requests, "not_modified": result.not_modified,
+        "rate_remaining": result.rate_remaining, "error": result.error})
 
 
 def next_cursor(previous: datetime | None, collected: list[Event], started: datetime

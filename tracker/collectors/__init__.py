@@ -53,6 +53,10 @@ class CollectContext:
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
     vanished: list[str] = field(default_factory=list)
+    # Set when something was skipped that a later read of the same, unchanged document could
+    # store (a release the history does not date yet): the runner then keeps no HTTP
+    # validators, since a 304 would hide that document from every later run.
+    read_again: bool = False
 
     def skip(self, where: str, reason: str) -> None:
         """Record one skipped item: logged with the source id and position, counted in the run."""

@@ -123,6 +123,7 @@ def parse(content: bytes, ctx: CollectContext,
                     continue
                 date = history.get(vendor)
                 if date is None:
+                    ctx.read_again = True  # the history may date it later
                     if vendor not in undated:
                         undated.add(vendor)
                         ctx.skip(f"{product} {vendor} column",

@@ -253,6 +253,7 @@ def parse(content: bytes, ctx: CollectContext, history: dict | None = None) -> I
         if date is None:
             date = history.get(version)
         if date is None:
+            ctx.read_again = True  # the history may date it later
             ctx.skip(where, f"no release date for {version} in the document, the release_date "
                             "option or the release history; its notes are not stored")
             continue
