@@ -69,6 +69,20 @@ def test_bad_import_line_writes_nothing(run):
     assert run("query", "SELECT count(*) FROM events", "--format", "csv").output.splitlines()[1] == "0"
 
 
+@pytest.mark.parametrize("bad, message", [
+    ({"title": {"a": 1}}, "line 2: title is a dict, not text"),
+    ({"attrs": [1, 2]}, "line 2: attrs must be a JSON object"),
+    ({"external_id": "x" * 600}, "line 2: external_id is 600 characters long"),
+])
+def test_unstorable_import_lines_are_refused_by_line(run, bad, message):
+    # What the store would reject (or crash on) is refused with the line, before any write.
+    run("init-db")
+    lines = json.dumps(MANUAL[0]) + "\n" + json.dumps({**MANUAL[1], **bad}) + "\n"
+    result = run("import-events", "-", input=lines)
+    assert result.exit_code == 1 and message in result.output
+    assert run("query", "SELECT count(*) FROM events", "--format", "csv").output.splitlines()[1] == "0"
+
+
 def test_query_refuses_writes_with_exit_1(run):
     run("init-db")
     result = run("query", "DELETE FROM events")

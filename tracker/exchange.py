@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import IO, Any, Iterable
 
 from tracker.errors import TrackerError
-from tracker.records import EVENT_KINDS, Event
+from tracker.records import EVENT_KINDS, Event, InvalidEvent, clean_event
 from tracker.store import Store
 
 EXPORT_FIELDS = ["source_id", "project", "kind", "external_id", "occurred_at", "title", "body",
@@ -75,14 +75,21 @@ def parse_event_line(line: str, lineno: int) -> Event:
                  for k in ("occurred_at", "ended_at", "updated_at")}
     except (TypeError, ValueError) as exc:
         raise EventFileError(f"line {lineno}: bad ISO 8601 timestamp ({exc})") from None
-    return Event(
-        source_id=str(data["source_id"]), project=str(data["project"]), kind=data["kind"],
-        external_id=str(data["external_id"]), occurred_at=times["occurred_at"],
-        title=str(data["title"]), body=str(data.get("body") or ""), url=str(data.get("url") or ""),
-        version=data.get("version"), regime=data.get("regime"),
-        labels=tuple(data.get("labels") or ()), state=data.get("state"),
-        outcome=data.get("outcome"), ended_at=times["ended_at"], updated_at=times["updated_at"],
-        attrs=dict(data.get("attrs") or {}))
+    if not isinstance(data.get("attrs") or {}, dict) or not isinstance(data.get("labels") or [], list):
+        raise EventFileError(f"line {lineno}: attrs must be a JSON object and labels a list")
+    try:
+        # The same cleaning as collected events (text, lengths, NUL, surrogates): a line the
+        # store could not keep is refused here, naming the line, before anything is written.
+        return clean_event(Event(
+            source_id=str(data["source_id"]), project=str(data["project"]), kind=data["kind"],
+            external_id=str(data["external_id"]), occurred_at=times["occurred_at"],
+            title=data["title"], body=data.get("body") or "", url=data.get("url") or "",
+            version=data.get("version"), regime=data.get("regime"),
+            labels=tuple(data.get("labels") or ()), state=data.get("state"),
+            outcome=data.get("outcome"), ended_at=times["ended_at"],
+            updated_at=times["updated_at"], attrs=dict(data.get("attrs") or {})))
+    except InvalidEvent as exc:
+        raise EventFileError(f"line {lineno}: {exc}") from None
 
 
 def import_jsonl(store: Store, stream: IO[str], known_sources: set[str]) -> tuple[int, int, int]:
