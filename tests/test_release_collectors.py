@@ -298,6 +298,23 @@ def test_tags_dated_by_commit_and_known_tags_not_looked_up_again(httpserver):
                                                           "/repos/o/r/git/commits/eee"]
 
 
+def test_a_bad_tag_or_commit_look_up_is_one_skip(httpserver):
+    # A commit that answers 404 or null, and a listing item that is not a tag: each a skip
+    # naming it; the other tags are stored and the failed look-ups are tried again next run.
+    listing = [tag("v0.3.0", "ccc"), None, tag("v0.2.0", "bbb"), tag("v0.1.0", "aaa")]
+    httpserver.expect_request("/repos/o/r/tags").respond_with_json(listing)
+    httpserver.expect_request("/repos/o/r/git/commits/ccc").respond_with_data("", status=404)
+    httpserver.expect_request("/repos/o/r/git/commits/bbb").respond_with_json(None)
+    httpserver.expect_request("/repos/o/r/git/commits/aaa").respond_with_json(
+        commit("aaa", "2025-09-30T18:02:12-07:00"))
+    ctx = make_ctx("github_tags", http=http(), api_url=httpserver.url_for("").rstrip("/"),
+                   repo="o/r", tag_pattern="v*")
+    events = list(github_tags.collect(ctx))
+    assert [e.version for e in events] == ["0.1.0"]
+    assert ctx.skipped == 3 and "'v0.3.0'" in ctx.warnings[0] and "'v0.2.0'" in ctx.warnings[2]
+    assert set(ctx.state["tags"]) == {"v0.1.0"}
+
+
 def test_tag_lookup_budget_defers_the_rest(httpserver):
     httpserver.expect_request("/repos/o/r/tags").respond_with_json(
         [tag("v2.0.0", "b"), tag("v1.0.0", "a")])

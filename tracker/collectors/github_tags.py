@@ -29,7 +29,7 @@ from typing import Any, Iterator
 from tracker.collectors import CollectContext, load_json
 from tracker.collectors.github_releases import DEFAULT_API
 from tracker.records import parse_time
-from tracker.errors import FatalHTTPError
+from tracker.errors import FatalHTTPError, first_line
 from tracker.records import Event
 from tracker.versions import parse_version
 
@@ -107,7 +107,10 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
                                    conditional=conditional):
         if not isinstance(page, list):
             raise FatalHTTPError(f"{ctx.spec.id}: {api}/repos/{repo}/tags: expected a JSON array")
-        for item in page:
+        for item in page if isinstance(page, list) else ():
+            if not isinstance(item, dict) or not isinstance(item.get("commit") or {}, dict):
+                ctx.skip("tag listing item", f"not a tag object: {item!r:.60}")
+                continue
             name = str(item.get("name") or "")
             sha = str((item.get("commit") or {}).get("sha") or "")
             if not matches(name):
@@ -125,9 +128,14 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
                     pending = True
                     continue
                 budget -= 1
-                commit = ctx.http.get_json(f"{api}/repos/{repo}/git/commits/{sha}",
-                                           conditional=False) or {}
-                date = (commit.get("committer") or {}).get("date")
+                try:
+                    commit = ctx.http.get_json(f"{api}/repos/{repo}/git/commits/{sha}",
+                                               conditional=False)
+                except FatalHTTPError as exc:  # one tag's commit (HTTP 4xx, not JSON): that tag
+                    ctx.skip(f"tag {name!r}", f"commit look-up failed: {first_line(exc)}")
+                    continue
+                committer = commit.get("committer") if isinstance(commit, dict) else None
+                date = committer.get("date") if isinstance(committer, dict) else None
                 entry = {"sha": sha, "date": date}
                 known[name] = entry
             event = tag_event(name, entry.get("date"), sha, ctx)
