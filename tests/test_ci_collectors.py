@@ -113,6 +113,23 @@ def test_issues_any_of_several_labels_is_one_listing_per_label_merged_in_order(h
     assert all(e.regime is None for e in got)  # no source regime: the tagger decides
 
 
+def test_issues_page_that_is_not_a_list_fails_the_source_not_one_label(store, httpserver):
+    # With labels merged, skipping the broken "tpu" listing would let rocm's later items move the
+    # cursor past tpu's unread ones for good: the source fails, nothing saved, cursor kept.
+    listings = {"rocm": [issue(1, "2025-03-01T00:00:00Z", labels=["rocm"]),
+                         issue(9, "2025-03-09T00:00:00Z", labels=["rocm"])],
+                "tpu": {"message": "Server Error"}}
+    httpserver.expect_request("/repos/o/r/issues").respond_with_handler(
+        lambda request: Response(json.dumps(listings[request.args["labels"]]),
+                                 content_type="application/json"))
+    spec = SourceSpec(id="v", kind="github_issues", project="vllm",
+                      options={"repo": "o/r", "api_url": httpserver.url_for(""),
+                               "labels": ["rocm", "tpu"]})
+    result = one(run_sources(cfg(spec), store, since=datetime(2025, 1, 1, tzinfo=UTC)))
+    assert result.status == "failed" and "not a list of issues" in result.error
+    assert rows(store, "v") == {} and store.status()[0]["cursor"] is None
+
+
 def test_issues_label_renamed_upstream_is_a_logged_skip(httpserver):
     # GitHub answers an unknown label with an empty list; the label lookup says 404.
     listings = {"rocm": [issue(1, "2025-03-01T00:00:00Z", labels=["rocm"])], "tpu": []}

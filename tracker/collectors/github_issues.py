@@ -32,6 +32,7 @@ from typing import Any, Iterable, Iterator
 
 from tracker.ci import iso, parse_time
 from tracker.collectors import CollectContext, load_json
+from tracker.errors import FatalHTTPError
 from tracker.progress import Progress
 from tracker.records import Event
 
@@ -83,8 +84,11 @@ def _listing(ctx: CollectContext, url: str, params: dict) -> Iterator[tuple[date
     for page in ctx.http.get_pages(url, params):
         pages += 1
         if not isinstance(page, list):
-            ctx.skip(f"{url} page", f"expected a JSON list of issues, got {type(page).__name__}")
-            return
+            # Not a skip: with several labels merged, the other listings' later items would move
+            # the cursor past this one's unread items for good. The source fails this run
+            # (nothing saved, cursor kept) and reads everything again on the next.
+            raise FatalHTTPError(f"{url}: page {pages} is a JSON {type(page).__name__}, not a "
+                                 "list of issues")
         if pages == 1 and not page and params.get("labels"):
             _check_label(ctx, url, params["labels"])
         for item in page:
@@ -97,8 +101,6 @@ def _listing(ctx: CollectContext, url: str, params: dict) -> Iterator[tuple[date
 
 def _check_label(ctx: CollectContext, issues_url: str, label: str) -> None:
     from urllib.parse import quote
-
-    from tracker.errors import FatalHTTPError
 
     try:
         ctx.http.get(f"{issues_url.rsplit('/issues', 1)[0]}/labels/{quote(label, safe='')}")
