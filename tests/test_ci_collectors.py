@@ -93,20 +93,25 @@ def test_issues_pagination_null_body_pulls_and_a_long_listing_is_read_whole_agai
     assert len(rows(store, "pt-issues")) == 2
 
 
+def labelled_issues(httpserver, listings: dict) -> SourceSpec:
+    """A local issues API answering each label's listing, and the source reading rocm and tpu."""
+    httpserver.expect_request("/repos/o/r/issues").respond_with_handler(
+        lambda request: Response(json.dumps(listings[request.args["labels"]]),
+                                 content_type="application/json"))
+    return SourceSpec(id="v", kind="github_issues", project="vllm",
+                      options={"repo": "o/r", "api_url": httpserver.url_for(""),
+                               "labels": ["rocm", "tpu"]})
+
+
 def test_issues_any_of_several_labels_is_one_listing_per_label_merged_in_order(httpserver):
     listings = {"rocm": [issue(1, "2025-03-01T00:00:00Z", labels=["rocm"]),
                          issue(5, "2025-03-05T00:00:00Z", labels=["rocm", "tpu"])],
                 "tpu": [issue(2, "2025-03-02T00:00:00Z", labels=["tpu"]),
                         issue(5, "2025-03-05T00:00:00Z", labels=["rocm", "tpu"])]}
-    httpserver.expect_request("/repos/o/r/issues").respond_with_handler(
-        lambda request: Response(json.dumps(listings[request.args["labels"]]),
-                                 content_type="application/json"))
     from tracker.collectors import github_issues
     from tracker.http import HttpClient
 
-    spec = SourceSpec(id="v", kind="github_issues", project="vllm",
-                      options={"repo": "o/r", "api_url": httpserver.url_for(""),
-                               "labels": ["rocm", "tpu"]})
+    spec = labelled_issues(httpserver, listings)
     got = list(github_issues.collect(CollectContext(spec=spec, http=HttpClient())))
     assert sorted(r[0].args["labels"] for r in httpserver.log) == ["rocm", "tpu"]
     assert [e.external_id for e in got] == ["issue:1", "issue:2", "issue:5"]  # ascending, once
@@ -119,12 +124,7 @@ def test_issues_page_that_is_not_a_list_fails_the_source_not_one_label(store, ht
     listings = {"rocm": [issue(1, "2025-03-01T00:00:00Z", labels=["rocm"]),
                          issue(9, "2025-03-09T00:00:00Z", labels=["rocm"])],
                 "tpu": {"message": "Server Error"}}
-    httpserver.expect_request("/repos/o/r/issues").respond_with_handler(
-        lambda request: Response(json.dumps(listings[request.args["labels"]]),
-                                 content_type="application/json"))
-    spec = SourceSpec(id="v", kind="github_issues", project="vllm",
-                      options={"repo": "o/r", "api_url": httpserver.url_for(""),
-                               "labels": ["rocm", "tpu"]})
+    spec = labelled_issues(httpserver, listings)
     result = one(run_sources(cfg(spec), store, since=datetime(2025, 1, 1, tzinfo=UTC)))
     assert result.status == "failed" and "not a list of issues" in result.error
     assert rows(store, "v") == {} and store.status()[0]["cursor"] is None
@@ -133,16 +133,11 @@ def test_issues_page_that_is_not_a_list_fails_the_source_not_one_label(store, ht
 def test_issues_label_renamed_upstream_is_a_logged_skip(httpserver):
     # GitHub answers an unknown label with an empty list; the label lookup says 404.
     listings = {"rocm": [issue(1, "2025-03-01T00:00:00Z", labels=["rocm"])], "tpu": []}
-    httpserver.expect_request("/repos/o/r/issues").respond_with_handler(
-        lambda request: Response(json.dumps(listings[request.args["labels"]]),
-                                 content_type="application/json"))
+    spec = labelled_issues(httpserver, listings)
     httpserver.expect_request("/repos/o/r/labels/tpu").respond_with_data("Not Found", status=404)
     from tracker.collectors import github_issues
     from tracker.http import HttpClient
 
-    spec = SourceSpec(id="v", kind="github_issues", project="vllm",
-                      options={"repo": "o/r", "api_url": httpserver.url_for(""),
-                               "labels": ["rocm", "tpu"]})
     ctx = CollectContext(spec=spec, http=HttpClient())
     got = list(github_issues.collect(ctx))
     assert [e.external_id for e in got] == ["issue:1"]  # the other label's issues still come
@@ -151,9 +146,7 @@ def test_issues_label_renamed_upstream_is_a_logged_skip(httpserver):
     # a label that exists but has no issues is not a skip
     httpserver.clear()
     listings["tpu"] = []
-    httpserver.expect_request("/repos/o/r/issues").respond_with_handler(
-        lambda request: Response(json.dumps(listings[request.args["labels"]]),
-                                 content_type="application/json"))
+    labelled_issues(httpserver, listings)
     httpserver.expect_request("/repos/o/r/labels/tpu").respond_with_json({"name": "tpu"})
     ctx = CollectContext(spec=spec, http=HttpClient())
     assert [e.external_id for e in github_issues.collect(ctx)] == ["issue:1"]
