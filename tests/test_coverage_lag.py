@@ -172,6 +172,16 @@ def test_a_version_map_ignores_versions_it_does_not_name():
     assert samples[("1.10", "neuron", "torch_neuronx")].status == "open"  # 1.10.1 is not PyTorch 1.10
 
 
+def test_a_note_that_also_calls_a_series_planned_or_dropped_is_no_evidence_of_it():
+    # Neuron 2.28's PyTorch page: "2.10 support (planned for a future Neuron release) ... when
+    # upgrading to PyTorch 2.10": the tagger reads one mention planned, one supported.
+    notes = NOTES + [NoteFact("rocm", day(2025, 10, 20), "mixed", (
+        ("pytorch", "2.9", "planned"), ("pytorch", "2.9.0", "supported"), ("pytorch", "2.8", "supported")))]
+    samples = by_key(lag_samples(RULES, RELEASES, notes, AS_OF))
+    assert samples[("2.9", "rocm", "vendor_matrix")].status == "open"
+    assert samples[("2.8", "rocm", "vendor_matrix")].evidence_url == "matrix-7.0.0"  # earlier anyway
+
+
 def test_coverage_rules_refuse_duplicates_and_unquoted_versions():
     rocm = {"definition": "a", "primary": True, "evidence": {"project": "rocm-jax", "kind": "release"}}
     with pytest.raises(ConfigError, match="names definition 'a' twice"):

@@ -60,6 +60,19 @@ def test_load_is_fast_and_versioned():
      [("pytorch", "2.9", "supported"), ("pytorch", "2.6", "dropped")]),
     ("The torch_xla 2.9 release and PyTorch/XLA docs", []),
     ("PyTorch 2 is great", []),
+    # found by a review against TAGGING.md and the Neuron release notes:
+    ("This Neuron release introduces support for JAX versions 0.8.2 and 0.9.0.1.",  # the full stop
+     [("jax", "0.8.2", "supported"), ("jax", "0.9.0.1", "supported")]),
+    ("This release continues support for JAX versions 0.7.0 to 0.10.0.",  # a range: both ends
+     [("jax", "0.7.0", "supported"), ("jax", "0.10.0", "supported")]),
+    ("PyTorch 2.5-2.7 are supported", [("pytorch", "2.5", "supported"), ("pytorch", "2.7", "supported")]),
+    ("Added support for PyTorch 2.10.0-rc1 (preview)", [("pytorch", "2.10.0rc1", "supported")]),
+    ("Built with torch 2.9.0.dev20250423", [("pytorch", "2.9.0.dev20250423", "supported")]),
+    ("PyTorch 2.6 has reached end-of-support since release 2.27.", [("pytorch", "2.6", "dropped")]),
+    ("For PyTorch 2.10 and later users, Neuron will provide native support", [("pytorch", "2.10", "planned")]),
+    ("Supported in the next Neuron release: PyTorch 2.10", [("pytorch", "2.10", "planned")]),
+    ("Supports jax[tpu]==0.4.35", [("jax", "0.4.35", "supported")]),
+    ("torch 2.9.0-cp311 wheel fails to install", [("pytorch", "2.9.0", "other")]),
 ])
 def test_mentions_normalised_with_status(tagger, text, expected):
     assert mentions(tagger, text) == expected
@@ -193,6 +206,13 @@ def test_clean_fast_path_equals_the_full_passes():
             assert clean(s) == _clean_markup(s), repr(s)
     assert 1_000 < plain < 19_000  # both paths were exercised
     assert _plain("needs torch==2.9.1 and C++ on a*b") and not _plain("x === y") and not _plain("[a](b)")
+
+
+def test_a_section_heading_is_not_a_status_cue(tagger):
+    # "Breaking changes" becomes the pseudo-token zzsection_deprecations: a signal for the class,
+    # not the word "deprecated" in the clause of the first mention.
+    item = {"title": "torch-neuronx now supports PyTorch 2.9", "section": "Breaking changes"}
+    assert mentions(tagger, item) == [("pytorch", "2.9", "supported")]
 
 
 def test_label_and_section_signals(tagger):

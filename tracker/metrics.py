@@ -233,9 +233,16 @@ def evidence_by_series(rule: CoverageRule, evidence: EvidenceRule,
         for note in notes:
             if note.project != evidence.project:
                 continue
-            for framework, version, status in note.mentions:
-                if status == "supported" and FRAMEWORK_PROJECTS.get(framework, framework) == wanted \
-                        and not _prerelease(version):  # "supports 2.10.0rc1" is not 2.10 yet
+            mine = [(version, status) for framework, version, status in note.mentions
+                    if FRAMEWORK_PROJECTS.get(framework, framework) == wanted]
+            # A note that also calls a series planned or dropped ("2.10 support is planned ...
+            # when upgrading to PyTorch 2.10") is no evidence that it is supported: a mixed
+            # sentence can lend a mention the wrong cue, and planned must not read as covered.
+            denied = {artifact_series(version, rule.granularity) for version, status in mine
+                      if status in ("planned", "dropped")}
+            for version, status in mine:
+                if status == "supported" and not _prerelease(version) \
+                        and artifact_series(version, rule.granularity) not in denied:
                     offer(version, note.occurred_at, note.url)
     return found
 

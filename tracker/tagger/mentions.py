@@ -27,13 +27,24 @@ from operator import or_
 
 from spacy.tokens import Doc
 
-_VER = r"v?\d+\.\d+(?:\.\d+)*(?:(?:rc|a|b|dev|post)\d*)?(?:\+[\w.]+)?"
+from tracker.versions import parse_version
+
+# A version: release numbers, a pre-release / dev / post part in any PEP 440 spelling ("rc1",
+# "-rc1", ".dev20251101"; kept, so a release candidate is never read as the final release), and
+# a local part (dropped by normalise_version).
+_VER = r"v?\d+\.\d+(?:\.\d+)*(?:[-._]?(?:rc|a|b|dev|post)\d*)?(?:\+[\w.]+)?"
+# A version ends at a non-word character or a sentence's full stop ("... 2.8 and 2.9.").
+_VER_END = r"(?!\w|\.\w)"
+# Lists ("2.6, 2.5 and 2.4", "0.8.2 and 0.9.0.1") and ranges ("0.7.0 to 0.10.0", "2.5-2.7",
+# "2.5 through 2.7"): every version written is a mention; the unwritten inside of a range is not.
 _LIST = re.compile(
-    rf"""(?P<fw>[A-Za-z]+)\s*(?:\(\s*)?(?:versions?\s*)?(?:to\s+)?(?:v(?=\d))?(?:[=<>~!@:-]+\s*)?(?P<first>{_VER})
-         (?P<rest>(?:\s*(?:,\s*and|,\s*or|,|and|or|&|/)\s*(?:{_VER})(?![\w.]))*)""",
+    rf"""(?P<fw>[A-Za-z]+)(?:\[[\w,.-]+\])?\s*(?:\(\s*)?(?:versions?\s*)?(?:to\s+)?(?:v(?=\d))?
+         (?:[=<>~!@:-]+\s*)?(?P<first>{_VER}){_VER_END}
+         (?P<rest>(?:\s*(?:,\s*and|,\s*or|,|and|or|&|/|to|through|thru|-|\u2013)\s*(?:{_VER}){_VER_END})*)""",
     re.X | re.I,
 )
 _VER_RE = re.compile(_VER, re.I)
+_PSEUDO = re.compile(r"(?:zz\w+ )*")
 # Sentence punctuation + whitespace, a newline or a table bar ends a clause. Written as one
 # character class followed by a check (not as "[.!?;]\s|[\n|]") because the regex engine
 # scans ahead fast only for a pattern that starts with a single class or literal: 2.5x faster.
@@ -48,7 +59,8 @@ _LAST_CLAUSE_END = re.compile(r"(?s:.*)[.!?;\n|](?:(?<=[\n|])|\s)")
 # its literal, so a status whose literals are all absent is skipped without running its regex.
 _STATUS_CUES = {
     "dropped": (
-        ("end of", r"end of[- ]life|end of support"), ("end-of", r"end-of[- ]life"), ("eol", r"\beol\b"), ("deprecat", r"deprecat"),
+        ("end of", r"end of[- ](life|support)"), ("end-of", r"end-of[- ](life|support)"), ("eol", r"\beol\b"),
+        ("deprecat", r"deprecat"),
         ("remov", r"\bremov"), ("no longer", r"no longer (be )?(support|maintain|available)"),
         ("drop", r"drop(ped|s|ping)? (the )?support"), ("discontinu", r"discontinu"),
         ("last ", r"last (release|version) (to|that) support"), ("sunset", r"sunset"), ("retir", r"retir"),
@@ -56,8 +68,8 @@ _STATUS_CUES = {
     "planned": (
         ("plann", r"\bplann"), ("future release", r"future release"), ("upcoming", r"upcoming"),
         ("coming soon", r"coming soon"), ("roadmap", r"roadmap"),
-        ("will ", r"will (be )?(add|support|enable|introduc|available)|will (also )?be supported"),
-        ("in a ", r"in a (later|future|subsequent)"), ("next release", r"next release"),
+        ("will ", r"will (be )?(add|support|enable|introduc|available|provid)|will (also )?be supported"),
+        ("in a ", r"in a (later|future|subsequent)"), ("next ", r"next (\w+ )?release"),
         ("is expected", r"is expected"), ("targeted for", r"targeted for"),
     ),
     "other": (
@@ -135,11 +147,14 @@ _CUE_OF_BIT = {1 << bit: (status, lit, rx) for status, lit, rx, bit in _CUES}
 
 
 def normalise_version(raw: str) -> str:
-    """``v0.13.0`` -> ``0.13.0``; ``2.9.0+cu128`` -> ``2.9.0``."""
+    """``v0.13.0`` -> ``0.13.0``; ``2.9.0+cu128`` -> ``2.9.0``; ``2.10.0-rc1`` -> ``2.10.0rc1``
+    (PEP 440, as collectors store versions: a pre-release stays one)."""
     v = raw.strip()
     if v[:1] in "vV":
         v = v[1:]
-    return v.partition("+")[0]
+    v = v.partition("+")[0]
+    parsed = parse_version(v)
+    return parsed.version if parsed else v
 
 
 def status_of(clause: str) -> str:
@@ -183,8 +198,18 @@ CLAUSE_REACH = 120  # characters either side of the mention that can carry its s
 
 
 def _clause(text: str, pos: int) -> str:
-    """The clause around ``pos``, at most ``CLAUSE_REACH`` characters either side (bounded cost)."""
-    lo = max(0, pos - CLAUSE_REACH)
+    """The clause around ``pos``, at most ``CLAUSE_REACH`` characters either side (bounded cost).
+
+    Pseudo-tokens at the start of the text (``zzsection_deprecations`` for a "Breaking changes"
+    heading) are not words of the clause: the heading is the classifier's signal, not a status.
+    """
+    if text.startswith("zz"):
+        lo = _PSEUDO.match(text).end()
+        if pos < lo:
+            return ""
+    else:
+        lo = 0
+    lo = max(lo, pos - CLAUSE_REACH)
     m = _LAST_CLAUSE_END.match(text, lo, pos)
     start = m.end() if m else lo
     m = _CLAUSE_END.search(text, pos, pos + CLAUSE_REACH)
