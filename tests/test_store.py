@@ -109,7 +109,19 @@ def test_read_only_query_refuses_writes(store: Store):
     # a write hidden behind WITH reaches the database, which refuses it (read-only session)
     with pytest.raises(StoreError):
         store.read_only_query("WITH x AS (SELECT 1) DELETE FROM events")
+    # a comment marker inside a string must not hide a COMMIT and a write from the checks
+    # (found by a review: on PostgreSQL this deleted rows and created tables)
+    for sql in ("SELECT '--'; COMMIT; DELETE FROM events",
+                "SELECT '/*'; COMMIT; DELETE FROM events; SELECT '*/'",
+                "SELECT '--', 1; COMMIT; CREATE TABLE pwned(x int)"):
+        with pytest.raises(StoreError):
+            store.read_only_query(sql)
+    if store.dialect == "postgresql":  # dollar quoting defeats any lexical check: the protocol holds
+        with pytest.raises(StoreError):
+            store.read_only_query("SELECT $$--$$; COMMIT; DELETE FROM events")
     assert len(list(store.iter_events())) == 1
+    _, tables = store.read_only_query("SELECT count(*) FROM events WHERE title = '--;'")
+    assert tables == [(0,)]
 
 
 def test_tags_and_overrides(store: Store):

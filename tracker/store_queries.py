@@ -108,28 +108,49 @@ class StoreQueries:
                              "(SELECT / WITH / EXPLAIN); nothing was executed")
         try:
             with self.engine.connect() as conn:
+                driver_errors = conn.dialect.dbapi.Error
                 if self.dialect == "sqlite":
                     conn.exec_driver_sql("PRAGMA query_only = ON")
                 elif self.dialect == "postgresql":
                     conn.exec_driver_sql("SET TRANSACTION READ ONLY")
                 try:
-                    result = conn.exec_driver_sql(statement)
-                    columns = list(result.keys()) if result.returns_rows else []
-                    rows = [tuple(r) for r in result] if result.returns_rows else []
+                    if self.dialect == "postgresql":
+                        columns, rows = _one_statement_postgres(conn, statement)
+                    else:  # sqlite3 itself refuses a second statement
+                        result = conn.exec_driver_sql(statement)
+                        columns = list(result.keys()) if result.returns_rows else []
+                        rows = [tuple(r) for r in result] if result.returns_rows else []
                 finally:
                     conn.rollback()
                     if self.dialect == "sqlite":
                         conn.exec_driver_sql("PRAGMA query_only = OFF")
-        except SQLAlchemyError as exc:
+        except (SQLAlchemyError, driver_errors) as exc:
             raise StoreError(f"query failed: {first_line(exc)}") from None
         return columns, rows
 
 
+def _one_statement_postgres(conn, statement: str) -> tuple[list[str], list[tuple]]:
+    """Run `statement` through PostgreSQL's extended protocol, which takes exactly one
+    statement: text the lexical check misreads (a '--' inside a string, $$-quoting) cannot
+    smuggle a COMMIT, and a write after it, out of the read-only transaction."""
+    cursor = conn.connection.driver_connection.cursor()
+    try:
+        cursor.execute(statement, prepare=True)
+        if cursor.description is None:
+            return [], []
+        return [column.name for column in cursor.description], [tuple(r) for r in cursor.fetchall()]
+    finally:
+        cursor.close()
+
+
+
+# Strings, quoted names and comments, read left to right (a '--' inside a string is a string).
+_SQL_LEXEMES = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.DOTALL)
+
 
 def _strip_sql_comments(sql: str) -> str:
-    sql = re.sub(r"/\*.*?\*/", " ", sql, flags=re.DOTALL)
-    return re.sub(r"--[^\n]*", " ", sql)
+    return _SQL_LEXEMES.sub(lambda m: m.group() if m.group()[0] in "'\"" else " ", sql)
 
 
 def _strip_sql_strings(sql: str) -> str:
-    return re.sub(r"'(?:[^']|'')*'", "''", _strip_sql_comments(sql))
+    return _SQL_LEXEMES.sub(lambda m: "''" if m.group()[0] in "'\"" else " ", sql)
