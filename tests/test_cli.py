@@ -73,6 +73,8 @@ def test_bad_import_line_writes_nothing(run):
     ({"title": {"a": 1}}, "line 2: title is a dict, not text"),
     ({"attrs": [1, 2]}, "line 2: attrs must be a JSON object"),
     ({"external_id": "x" * 600}, "line 2: external_id is 600 characters long"),
+    ({"occurred_at": "0001-01-01T00:00:00+01:00"}, "line 2: a timestamp is out of range"),
+    ({"occurred_at": "9999-12-31T23:30:00-05:00"}, "line 2:"),
 ])
 def test_unstorable_import_lines_are_refused_by_line(run, bad, message):
     # What the store would reject (or crash on) is refused with the line, before any write.

@@ -173,3 +173,15 @@ def test_locked_sqlite_database_fails_cleanly(tmp_path):
         blocker.rollback()
         blocker.close()
     assert list(store.iter_events()) == []
+
+
+def test_coverage_events_come_in_one_order_on_every_database(store: Store):
+    # Two pieces of evidence with the same time: the first read wins, so the order must not be
+    # the database's choice (SQLite and PostgreSQL picked different evidence URLs).
+    when = datetime(2025, 1, 29, tzinfo=timezone.utc)
+    items = [Event(source, "pytorch", "release", "v2.6.0", when, "2.6.0", version="2.6.0", url=source)
+             for source in ("pypi-torch", "pytorch-releases", "a-mirror")]
+    with store.transaction() as conn:
+        store.upsert_events(conn, items)
+    got = [row["id"] for row in store.coverage_events(["pytorch"])]
+    assert got == sorted(item.id for item in items)

@@ -73,7 +73,7 @@ def parse_event_line(line: str, lineno: int) -> Event:
     try:
         times = {k: datetime.fromisoformat(data[k]) if data.get(k) else None
                  for k in ("occurred_at", "ended_at", "updated_at")}
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise EventFileError(f"line {lineno}: bad ISO 8601 timestamp ({exc})") from None
     if not isinstance(data.get("attrs") or {}, dict) or not isinstance(data.get("labels") or [], list):
         raise EventFileError(f"line {lineno}: attrs must be a JSON object and labels a list")
@@ -90,6 +90,8 @@ def parse_event_line(line: str, lineno: int) -> Event:
             updated_at=times["updated_at"], attrs=dict(data.get("attrs") or {})))
     except InvalidEvent as exc:
         raise EventFileError(f"line {lineno}: {exc}") from None
+    except OverflowError:  # "0001-01-01T00:00:00+01:00" is before year 1 in UTC
+        raise EventFileError(f"line {lineno}: a timestamp is out of range in UTC") from None
 
 
 def import_jsonl(store: Store, stream: IO[str], known_sources: set[str]) -> tuple[int, int, int]:

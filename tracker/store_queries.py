@@ -78,7 +78,10 @@ class StoreQueries:
                         events.c.occurred_at, events.c.url, events.c.attrs, tags.c.mentions)
                  .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
                  .where(events.c.project.in_(sorted(set(projects))),
-                        events.c.kind.in_(("release", "note"))))
+                        events.c.kind.in_(("release", "note")))
+                 # A fixed order: of two pieces of evidence with the same time the first read
+                 # wins, and it must be the same one on SQLite and PostgreSQL.
+                 .order_by(events.c.occurred_at, events.c.id))
         with self._connect() as conn:
             for row in conn.execution_options(yield_per=5000).execute(query).mappings():
                 yield dict(row)
