@@ -136,6 +136,12 @@ def test_tags_and_overrides(store: Store):
     store.set_override(todo[0]["id"], "friction", "rocm")
     with pytest.raises(StoreError, match="no event"):
         store.set_override("nope", "friction")
+    job = Event("ci", "vllm", "ci_job", "job:1", datetime(2025, 1, 2, tzinfo=timezone.utc), "mi300 job",
+                regime="rocm", outcome="failed")
+    with store.transaction() as conn:
+        store.upsert_events(conn, [job])
+    with pytest.raises(StoreError, match="ci_job: CI runs and jobs are not tagged"):
+        store.set_override(job.id, "friction")  # it would show nowhere (review finding)
 
 
 def test_unreachable_database_is_one_clear_error(tmp_path):

@@ -20,6 +20,9 @@ from tracker.records import now_utc
 _READ_ONLY_START = re.compile(r"^\s*(select|with|explain|values|show|table|pragma\s+table_info)\b",
                               re.IGNORECASE)
 DOCUMENTED_VIEWS = ("v_ci_pass_rate_weekly", "v_friction_weekly", "v_lag_series", "v_event_tags")
+# What the tagger reads: CI runs and jobs are measured by their outcome (the pass-rate view),
+# not by what their names say.
+TAGGED_KINDS = ("release", "note", "issue")
 
 
 class StoreQueries:
@@ -28,11 +31,10 @@ class StoreQueries:
     # -- tags ------------------------------------------------------------------------------
     def events_to_tag(self, retag: bool = False, batch: int = 5000) -> Iterator[dict]:
         """Events needing a tag (all of them with `retag`): id, title, body, labels, section,
-        source_regime. Releases, notes and issues only: CI runs and jobs are measured by
-        their outcome (the pass-rate view), not by what their names say."""
+        source_regime. TAGGED_KINDS only."""
         query = (select(events.c.id, events.c.title, events.c.body, events.c.labels,
                         events.c.attrs, events.c.regime)
-                 .where(events.c.kind.in_(("release", "note", "issue"))))
+                 .where(events.c.kind.in_(TAGGED_KINDS)))
         if not retag:
             query = query.where(~events.c.id.in_(select(tags.c.event_id)))
         with self._connect() as conn:
@@ -60,9 +62,13 @@ class StoreQueries:
     def set_override(self, event_id: str, tag: str, regime: str | None = None) -> None:
         """An analyst's class (and regime) for one event, kept across re-tagging."""
         with self.transaction() as conn:
-            exists = conn.execute(select(events.c.id).where(events.c.id == event_id)).first()
-            if exists is None:
+            found = conn.execute(select(events.c.kind).where(events.c.id == event_id)).first()
+            if found is None:
                 raise StoreError(f"no event with id {event_id!r} (see `tracker export events`)")
+            if found.kind not in TAGGED_KINDS:
+                raise StoreError(f"event {event_id!r} is a {found.kind}: CI runs and jobs are not "
+                                 "tagged (they make the CI pass-rate series), so an override "
+                                 "would show nowhere")
             insert = self._insert()
             stmt = insert(tag_overrides).values(event_id=event_id, tag=tag, regime=regime,
                                                 set_at=now_utc())
