@@ -183,3 +183,28 @@ def test_lag_as_of_a_date_includes_that_whole_day(run, tmp_path):
     out = run("lag", "--as-of", "2025-07-22", "--project", "jax", "--regime", "cuda").output
     assert "jax,0.7.0,cuda,upstream_release,true,2025-07-22,2025-07-22,0,covered," in out
     assert run("lag", "--as-of", "2025-07-21", "--project", "jax").output.count("\n") == 1  # header only
+
+
+def test_wrong_files_and_newer_databases_are_one_clear_error(run, tmp_path):
+    # Each used to end in a traceback (review findings).
+    junk = tmp_path / "junk.db"
+    junk.write_text("not a database\n" * 100)
+    result = run("--db", f"sqlite:///{junk}", "init-db")
+    assert result.exit_code == 1 and "tracker: error: database" in result.output
+    assert "not a database" in result.output and "Traceback" not in result.output
+
+    run("init-db")
+    run("query", "SELECT 1")
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "tracker.db") as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '0099'")
+    for args in (("init-db",), ("status",)):
+        result = run(*args)
+        assert result.exit_code == 1 and "newer tracker" in result.output, args
+
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    result = run("--db", f"sqlite:///{tmp_path / 'fresh.db'}", "init-db")
+    result = run("--db", f"sqlite:///{tmp_path / 'fresh.db'}", "report", "--out", str(blocked / "x"))
+    assert result.exit_code == 1 and str(blocked) in result.output and "Traceback" not in result.output

@@ -31,6 +31,11 @@ class TrackerGroup(click.Group):
         except TrackerError as exc:
             click.echo(f"tracker: error: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except OSError as exc:  # e.g. an --out directory that cannot be written
+            where = f"{exc.filename}: " if exc.filename else ""
+            click.echo(f"tracker: error: {where}{exc.strerror or exc} (check the path and its "
+                       "permissions)", err=True)
+            ctx.exit(1)
 
 
 @click.group(cls=TrackerGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from sqlalchemy import create_engine, event as sa_event, func, select, update
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 
 from tracker.errors import StoreError, first_line
 from tracker.models import (events, http_cache, locks, runs, source_state)
@@ -93,8 +93,14 @@ class Store(StoreQueries):
         """Upgrade the schema to the newest migration; return the revision."""
         from alembic import command
 
+        from alembic.util.exc import CommandError
+
         with self._connect() as conn:
-            command.upgrade(self._alembic_config(conn), "head")
+            try:
+                command.upgrade(self._alembic_config(conn), "head")
+            except CommandError as exc:  # a revision this code does not know: a newer tracker's
+                raise StoreError(f"{self.safe_url}: {exc}: the database was migrated by a newer "
+                                 "tracker; upgrade tracker instead") from None
             conn.commit()
         return self.current_revision() or "?"
 
@@ -114,15 +120,17 @@ class Store(StoreQueries):
         current, head = self.current_revision(), self.head_revision()
         if current != head:
             where = "an empty database" if current is None else f"revision {current}"
-            raise StoreError(f"{self.safe_url} is {where}, the code expects {head}: "
-                             "run `tracker init-db` first")
+            known = current is None or current.isdigit() and int(current) < int(head or 0)
+            advice = "run `tracker init-db` first" if known else \
+                "it was migrated by a newer tracker: upgrade tracker"
+            raise StoreError(f"{self.safe_url} is {where}, the code expects {head}: {advice}")
 
     @contextmanager
     def _connect(self) -> Iterator[Connection]:
         try:
             with self.engine.connect() as conn:
                 yield conn
-        except OperationalError as exc:
+        except (OperationalError, DatabaseError) as exc:  # unreachable, or not a database file
             raise StoreError(f"database {self.safe_url}: {first_line(exc)}") from None
 
     @contextmanager
