@@ -37,7 +37,9 @@ def test_a_second_nightly_run_waits_for_nobody(sqlite_store, tmp_path):
     with sqlite_store.lock("nightly") as held:
         assert held
         assert run_nightly(config, sqlite_store, tmp_path / "out", echo=said.append) == 0
-    assert said == ["nightly: another nightly run holds the lock; nothing to do"]
+    [line] = said
+    assert line.startswith("nightly: another nightly run holds the lock (") and "until" in line
+    assert line.endswith("UTC); nothing to do")  # who holds it and until when
     assert not (tmp_path / "out").exists()
     assert run_nightly(config, sqlite_store, tmp_path / "out", echo=said.append) == 0
     assert (tmp_path / "out" / "index.html").exists()

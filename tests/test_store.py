@@ -97,6 +97,31 @@ def test_lock_excludes_a_second_holder_and_expired_locks_are_taken_over(store: S
             assert taker is True
 
 
+def test_a_lock_whose_holder_died_on_this_host_is_taken_over_at_once(store: Store):
+    # A killed run (its process gone) must not block the next one for the lock's six hours; a
+    # holder on another host, or alive here, still excludes.
+    import socket
+    import subprocess
+    import sys
+
+    from tracker.models import locks
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    now = datetime.now(timezone.utc)
+    for name, holder in (("here", f"{socket.gethostname()}:{gone.pid}:dead"),
+                         ("there", f"other-host.example:{gone.pid}:far")):
+        with store.transaction() as conn:
+            conn.execute(locks.insert().values(name=name, holder=holder, acquired_at=now,
+                                               expires_at=now + timedelta(hours=6)))
+    with store.lock("here") as taken:
+        assert taken is True
+    with store.lock("there") as taken:
+        assert taken is False
+    assert store.lock_holder("there")[0] == f"other-host.example:{gone.pid}:far"
+    assert store.lock_holder("here") is None  # released on the way out
+
+
 def test_read_only_query_refuses_writes(store: Store):
     with store.transaction() as conn:
         store.upsert_events(conn, [release("v2.9.0")])

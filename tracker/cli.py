@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 import sys
 from datetime import timezone
 from pathlib import Path
@@ -291,4 +292,7 @@ _mount_optional()
 
 
 def main() -> None:
+    # SIGTERM (a cron timeout, `kill`, a container stop) unwinds like Ctrl-C does, so the run's
+    # locks are released on the way out instead of blocking the next run until they expire.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     cli(prog_name="tracker")

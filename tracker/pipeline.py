@@ -25,7 +25,9 @@ def run_nightly(config: Config, store: Store, out_dir: Path, *, echo=print,
     store.init_db()
     with store.lock("nightly") as acquired:
         if not acquired:
-            echo("nightly: another nightly run holds the lock; nothing to do")
+            held = store.lock_holder("nightly")
+            by = f" ({held[0]}, until {held[1]:%Y-%m-%d %H:%M} UTC)" if held else ""
+            echo(f"nightly: another nightly run holds the lock{by}; nothing to do")
             return 0
         summary = run_sources(config, store, only=only, since=since, replay=replay,
                               record=record)

@@ -302,6 +302,13 @@ class Store(StoreQueries):
         return out
 
     # -- locks -----------------------------------------------------------------------------
+    def lock_holder(self, name: str) -> tuple[str, datetime] | None:
+        """Who holds the named lock ("host:pid:nonce") and until when; None when nobody does."""
+        with self._connect() as conn:
+            row = conn.execute(select(locks.c.holder, locks.c.expires_at)
+                               .where(locks.c.name == name)).first()
+        return (row.holder, row.expires_at) if row else None
+
     @contextmanager
     def lock(self, name: str, ttl: timedelta = timedelta(hours=6)) -> Iterator[bool]:
         """Hold the named lock for the block; yields False (and holds nothing) when another
@@ -318,6 +325,12 @@ class Store(StoreQueries):
         with self.transaction() as conn:
             conn.execute(stmt)
             got = conn.execute(select(locks.c.holder).where(locks.c.name == name)).scalar_one()
+            if got != holder and _dead_here(got):
+                # Its holder ran on this host and is gone (killed, crashed): no need to wait
+                # for the lock to expire. Taken over only if nobody else took it meanwhile.
+                conn.execute(locks.update().where(locks.c.name == name, locks.c.holder == got)
+                             .values(holder=holder, acquired_at=now, expires_at=now + ttl))
+                got = conn.execute(select(locks.c.holder).where(locks.c.name == name)).scalar_one()
         acquired = got == holder
         try:
             yield acquired
@@ -326,6 +339,21 @@ class Store(StoreQueries):
                 with self.transaction() as conn:
                     conn.execute(locks.delete().where(locks.c.name == name,
                                                       locks.c.holder == holder))
+
+
+def _dead_here(holder: str) -> bool:
+    """Whether a lock holder ("host:pid:nonce") ran on this host and its process is gone."""
+    host, _, rest = holder.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, owned by another user
+        return False
+    return False
 
 
 def open_store(url: str) -> Store:
