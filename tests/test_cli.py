@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,29 @@ def test_import_export_round_trip_marks_manual_evidence(run, tmp_path):
     assert json.loads(imported.output) == [{"n": 2}]
     csv_out = run("export", "events", "--format", "csv", "--kind", "note").output.splitlines()
     assert csv_out[0].startswith("source_id,project,kind") and len(csv_out) == 2
+
+
+def test_export_import_round_trip_keeps_what_vanished_upstream(run, tmp_path):
+    # A note removed upstream is kept, marked vanished, and left out of the friction series;
+    # exported and imported elsewhere (or re-imported), it must stay so (review finding).
+    run("init-db")
+    run("import-events", "-", input="\n".join(json.dumps(m) for m in MANUAL) + "\n")
+    from tracker.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'tracker.db'}")
+    with store.transaction() as conn:
+        store.mark_vanished(conn, "analyst-notes", ["rocm-2.9-blog"], datetime(2025, 12, 1, tzinfo=timezone.utc))
+    exported = run("export", "events").output
+    assert '"vanished_at": "2025-12-01T00:00:00+00:00"' in exported
+    assert run("import-events", "-", input=exported).exit_code == 0  # re-import into the same store
+    other = tmp_path / "other"
+    other.mkdir()
+    run("--db", f"sqlite:///{other / 'o.db'}", "init-db")
+    assert run("--db", f"sqlite:///{other / 'o.db'}", "import-events", "-", input=exported).exit_code == 0
+    for url in (f"sqlite:///{tmp_path / 'tracker.db'}", f"sqlite:///{other / 'o.db'}"):
+        rows = run("--db", url, "query", "SELECT external_id, vanished_at IS NOT NULL FROM events "
+                   "ORDER BY external_id", "--format", "csv").output.splitlines()[1:]
+        assert rows == ["jax-0.8.1,0", "rocm-2.9-blog,1"], url
 
 
 def test_bad_import_line_writes_nothing(run):
@@ -205,6 +229,6 @@ def test_wrong_files_and_newer_databases_are_one_clear_error(run, tmp_path):
 
     blocked = tmp_path / "file"
     blocked.write_text("")
-    result = run("--db", f"sqlite:///{tmp_path / 'fresh.db'}", "init-db")
+    run("--db", f"sqlite:///{tmp_path / 'fresh.db'}", "init-db")
     result = run("--db", f"sqlite:///{tmp_path / 'fresh.db'}", "report", "--out", str(blocked / "x"))
     assert result.exit_code == 1 and str(blocked) in result.output and "Traceback" not in result.output

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import csv
 import json
+from collections import defaultdict
 from datetime import datetime
 from typing import IO, Any, Iterable
 
 from tracker.errors import TrackerError
-from tracker.records import EVENT_KINDS, Event, InvalidEvent, clean_event
+from tracker.records import EVENT_KINDS, Event, InvalidEvent, clean_event, utc
 from tracker.store import Store
 
 EXPORT_FIELDS = ["source_id", "project", "kind", "external_id", "occurred_at", "title", "body",
                  "url", "version", "regime", "labels", "state", "outcome", "ended_at",
-                 "updated_at", "attrs"]
+                 "updated_at", "attrs", "vanished_at"]
 REQUIRED = ("source_id", "project", "kind", "external_id", "occurred_at", "title")
 
 
@@ -23,7 +24,7 @@ class EventFileError(TrackerError):
 
 def event_json(item: Event | dict) -> dict[str, Any]:
     """The JSONL form of an event (stored row or Event)."""
-    get = item.get if isinstance(item, dict) else lambda k: getattr(item, k)
+    get = item.get if isinstance(item, dict) else lambda k: getattr(item, k, None)
     out = {}
     for key in EXPORT_FIELDS:
         value = get(key)
@@ -56,8 +57,9 @@ def write_events(rows: Iterable[dict], stream: IO[str], fmt: str) -> int:
     return count
 
 
-def parse_event_line(line: str, lineno: int) -> Event:
-    """One JSONL line -> Event; EventFileError names the line and the problem."""
+def parse_event_line(line: str, lineno: int) -> tuple[Event, datetime | None]:
+    """One JSONL line -> (Event, when it vanished upstream or None); EventFileError names the
+    line and the problem."""
     try:
         data = json.loads(line)
     except ValueError as exc:
@@ -72,7 +74,8 @@ def parse_event_line(line: str, lineno: int) -> Event:
                            f"{', '.join(EVENT_KINDS)}")
     try:
         times = {k: datetime.fromisoformat(data[k]) if data.get(k) else None
-                 for k in ("occurred_at", "ended_at", "updated_at")}
+                 for k in ("occurred_at", "ended_at", "updated_at", "vanished_at")}
+        vanished = utc(times["vanished_at"]) if times["vanished_at"] else None
     except (TypeError, ValueError, OverflowError) as exc:
         raise EventFileError(f"line {lineno}: bad ISO 8601 timestamp ({exc})") from None
     if not isinstance(data.get("attrs") or {}, dict) or not isinstance(data.get("labels") or [], list):
@@ -80,7 +83,7 @@ def parse_event_line(line: str, lineno: int) -> Event:
     try:
         # The same cleaning as collected events (text, lengths, NUL, surrogates): a line the
         # store could not keep is refused here, naming the line, before anything is written.
-        return clean_event(Event(
+        event = clean_event(Event(
             source_id=str(data["source_id"]), project=str(data["project"]), kind=data["kind"],
             external_id=str(data["external_id"]), occurred_at=times["occurred_at"],
             title=data["title"], body=data.get("body") or "", url=data.get("url") or "",
@@ -92,6 +95,7 @@ def parse_event_line(line: str, lineno: int) -> Event:
         raise EventFileError(f"line {lineno}: {exc}") from None
     except OverflowError:  # "0001-01-01T00:00:00+01:00" is before year 1 in UTC
         raise EventFileError(f"line {lineno}: a timestamp is out of range in UTC") from None
+    return event, vanished
 
 
 def import_jsonl(store: Store, stream: IO[str], known_sources: set[str]) -> tuple[int, int, int]:
@@ -99,10 +103,19 @@ def import_jsonl(store: Store, stream: IO[str], known_sources: set[str]) -> tupl
 
     Returns (events written, new events, events marked as manual evidence).
     """
-    items = [parse_event_line(line, n) for n, line in enumerate(stream, 1) if line.strip()]
+    parsed = [parse_event_line(line, n) for n, line in enumerate(stream, 1) if line.strip()]
+    items = [event for event, _ in parsed]
     manual = [e for e in items if e.source_id not in known_sources]
     known = [e for e in items if e.source_id in known_sources]
+    # What vanished upstream stays vanished (the friction series leaves it out): marked after
+    # the upsert, which treats every line as seen now.
+    vanished: dict[tuple[datetime, str], list[str]] = defaultdict(list)
+    for event, when in parsed:
+        if when is not None:
+            vanished[(when, event.source_id)].append(event.external_id)
     with store.transaction() as conn:
         written_m, new_m = store.upsert_events(conn, manual, imported=True)
         written_k, new_k = store.upsert_events(conn, known)
+        for (when, source_id), external_ids in vanished.items():
+            store.mark_vanished(conn, source_id, external_ids, when)
     return written_m + written_k, new_m + new_k, len(manual)
