@@ -43,3 +43,27 @@ def test_a_second_nightly_run_waits_for_nobody(sqlite_store, tmp_path):
     assert not (tmp_path / "out").exists()
     assert run_nightly(config, sqlite_store, tmp_path / "out", echo=said.append) == 0
     assert (tmp_path / "out" / "index.html").exists()
+
+
+def test_a_nightly_that_loses_the_migration_race_waits_for_the_schema(tmp_path, monkeypatch):
+    # Cron and a scheduler start together on a fresh database: both migrate, one CREATE fails.
+    # The loser must wait for the winner's schema, then find the nightly lock taken (exit 0).
+    from tracker.errors import StoreError
+    from tracker.pipeline import _init_db_once
+    from tracker.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'race.db'}")
+    real = Store.init_db
+
+    def lose_the_race(self):
+        real(self)  # the other run's migration lands first ...
+        raise StoreError("table events already exists")  # ... and ours collides with it
+
+    monkeypatch.setattr(Store, "init_db", lose_the_race)
+    _init_db_once(store, wait=5)
+    store.ensure_current()
+
+    empty = Store(f"sqlite:///{tmp_path / 'never.db'}")
+    monkeypatch.setattr(Store, "init_db", lambda self: (_ for _ in ()).throw(StoreError("disk full")))
+    with pytest.raises(StoreError, match="disk full"):
+        _init_db_once(empty, wait=0)

@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 
 from tracker.config import Config
+from tracker.errors import StoreError
 from tracker.progress import Progress
 from tracker.store import Store
 
@@ -22,7 +23,7 @@ def run_nightly(config: Config, store: Store, out_dir: Path, *, echo=print,
     """
     from tracker.runner import run_sources
 
-    store.init_db()
+    _init_db_once(store)
     with store.lock("nightly") as acquired:
         if not acquired:
             held = store.lock_holder("nightly")
@@ -53,6 +54,25 @@ def after_collect(config: Config, store: Store, out_dir: Path,
 
     lines.extend(write_report(config, store, out_dir, banner=banner))
     return lines
+
+
+def _init_db_once(store: Store, wait: float = 30.0) -> None:
+    """Migrate to head. Two runs started together on a fresh database (cron and a scheduler)
+    both try; the loser's CREATE fails: it waits for the winner's schema instead of failing."""
+    import time
+
+    try:
+        store.init_db()
+    except StoreError:
+        head, deadline = store.head_revision(), time.monotonic() + wait
+        while True:
+            current = store.current_revision()
+            if current == head:
+                return
+            newer = current is not None and not (current.isdigit() and int(current) < int(head))
+            if newer or time.monotonic() > deadline:
+                raise
+            time.sleep(1)
 
 
 def tag_store(store: Store, retag: bool = False, batch: int = 2000, tagger=None) -> str:
