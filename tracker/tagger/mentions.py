@@ -22,7 +22,7 @@ Only ``supported`` mentions are coverage evidence.
 from __future__ import annotations
 
 import re
-from functools import reduce
+from functools import lru_cache, reduce
 from operator import or_
 
 from spacy.tokens import Doc
@@ -146,6 +146,7 @@ _WORD_CUES = _WordCues()
 _CUE_OF_BIT = {1 << bit: (status, lit, rx) for status, lit, rx, bit in _CUES}
 
 
+@lru_cache(maxsize=8192)  # a PEP 440 parse costs microseconds; texts name few distinct versions
 def normalise_version(raw: str) -> str:
     """``v0.13.0`` -> ``0.13.0``; ``2.9.0+cu128`` -> ``2.9.0``; ``2.10.0-rc1`` -> ``2.10.0rc1``
     (PEP 440, as collectors store versions: a pre-release stays one)."""
