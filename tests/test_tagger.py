@@ -73,6 +73,16 @@ def test_load_is_fast_and_versioned():
     ("Supported in the next Neuron release: PyTorch 2.10", [("pytorch", "2.10", "planned")]),
     ("Supports jax[tpu]==0.4.35", [("jax", "0.4.35", "supported")]),
     ("torch 2.9.0-cp311 wheel fails to install", [("pytorch", "2.9.0", "other")]),
+    # one sentence, two statements: each mention takes the cues of its own part
+    ("Neuron supports PyTorch 2.6, but PyTorch 2.1 is no longer supported",
+     [("pytorch", "2.6", "supported"), ("pytorch", "2.1", "dropped")]),
+    ("torch-neuronx now supports PyTorch 2.9 and deprecates PyTorch 2.6",
+     [("pytorch", "2.9", "supported"), ("pytorch", "2.6", "dropped")]),
+    ("Added support for PyTorch 2.9 and will add PyTorch 2.10 in a future release",
+     [("pytorch", "2.9", "supported"), ("pytorch", "2.10", "planned")]),
+    ("Adds support for PyTorch 2.9 and includes bug fixes.", [("pytorch", "2.9", "supported")]),
+    ("PyTorch 2.9 and JAX 0.8 are supported",  # a list before the verb is not split
+     [("pytorch", "2.9", "supported"), ("jax", "0.8", "supported")]),
 ])
 def test_mentions_normalised_with_status(tagger, text, expected):
     assert mentions(tagger, text) == expected
