@@ -232,3 +232,20 @@ def test_wrong_files_and_newer_databases_are_one_clear_error(run, tmp_path):
     run("--db", f"sqlite:///{tmp_path / 'fresh.db'}", "init-db")
     result = run("--db", f"sqlite:///{tmp_path / 'fresh.db'}", "report", "--out", str(blocked / "x"))
     assert result.exit_code == 1 and str(blocked) in result.output and "Traceback" not in result.output
+
+
+def test_a_closed_pipe_is_not_an_error(tmp_path):
+    # `tracker query ... | head -1`: the reader leaves early; no error line, no traceback.
+    import subprocess
+    import sys
+
+    db = f"sqlite:///{tmp_path / 'p.db'}"
+    tracker = [sys.executable, "-m", "tracker", "--db", db]
+    subprocess.run(tracker + ["init-db"], check=True, capture_output=True)
+    many = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000) SELECT i FROM n"
+    proc = subprocess.Popen(tracker + ["query", many, "--format", "csv"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout.readline().strip() == b"i"
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and b"error" not in err and b"Traceback" not in err, err

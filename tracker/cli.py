@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import signal
 import sys
 from datetime import timezone
@@ -32,6 +33,11 @@ class TrackerGroup(click.Group):
         except TrackerError as exc:
             click.echo(f"tracker: error: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except BrokenPipeError:
+            # The reader went away (`tracker status | head`): nothing more to tell it. Later
+            # writes (the interpreter's own flush at exit) go to /dev/null, not to a traceback.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            ctx.exit(0)
         except OSError as exc:  # e.g. an --out directory that cannot be written
             where = f"{exc.filename}: " if exc.filename else ""
             click.echo(f"tracker: error: {where}{exc.strerror or exc} (check the path and its "
