@@ -95,7 +95,7 @@ def test_edited_matrix_keeps_the_earlier_evidence(sqlite_store, httpserver):
     assert notes["6.4.0:pytorch:2.6+2.5"]["vanished_at"] is None
 
 
-def test_friction_view_counts_issues_and_notes_with_effective_tags(store):
+def test_friction_view_counts_issues_and_notes_with_effective_tags(store, tmp_path):
     when = day(2025, 11, 19)  # ISO week 2025-W47
     items = [Event("i", "vllm", "issue", "1", when, "MI300X hangs", regime=None),
              Event("i", "vllm", "issue", "2", when, "MI300X slow", regime=None),
@@ -128,6 +128,14 @@ def test_friction_view_counts_issues_and_notes_with_effective_tags(store):
         ("2025-W47", 1, 1, 0)
     assert rocm["friction_ratio"] == 0.5
     assert (rows["neuron"]["optimization"], rows["neuron"]["friction_ratio"]) == (1, 0.0)
+    # the report shows the override as an analyst's, next to what the tagger said
+    [override] = store.overrides()
+    assert (override["title"], override["tag"], override["tagger_tag"]) == ("MI300X slow", "optimization", "friction")
+    write_report(Config(Path("sources.yaml"), REGIMES, (), COVERAGE), store, tmp_path / "r", as_of=when)
+    html = (tmp_path / "r" / "index.html").read_text()
+    assert "<h2>Analyst overrides</h2>" in html
+    assert "<td>MI300X slow</td><td>issue</td>\n<td>2025-11-19</td><td>optimization / (tagger&#39;s)</td>" in html
+    assert "<td>friction / rocm</td>" in html
 
 
 def test_chart_time_axis_pooling_and_gaps(tmp_path):

@@ -129,6 +129,7 @@ def write_report(config: Config, store: Store, out_dir: Path,
                         key=lambda r: (r["project"] or "", r["regime"] or "", r["week"]))
     friction = sorted(store.view_rows("v_friction_weekly"),
                       key=lambda r: (r["regime"] or "", r["week"]))
+    overrides = store.overrides()
 
     with (out_dir / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
         write_lag_csv(samples, handle)
@@ -148,6 +149,7 @@ def write_report(config: Config, store: Store, out_dir: Path,
         "lag_unknown": [dict(zip(("project", "series", "regime", "definition", "reason"), u))
                         for u in unknown],
         "ci_pass_rate_weekly": pass_rates, "friction_weekly": friction,
+        "analyst_overrides": overrides,
     }, indent=1, default=str), encoding="utf-8")
 
     from tracker import charts
@@ -161,7 +163,7 @@ def write_report(config: Config, store: Store, out_dir: Path,
         as_of=as_of, banner=banner, headline=[_summary_row(s, spans) for s in headline], summaries=[s for s in summaries if s.period == "all"],
         samples=samples, pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
         friction=latest_weeks(friction, TABLE_WEEKS), images=images,
-        negative=[s for s in samples if s.negative], unknown=unknown)
+        negative=[s for s in samples if s.negative], unknown=unknown, overrides=overrides)
     (out_dir / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)
     return [f"report: {out_dir / 'index.html'} ({len(samples)} lag samples: {covered} covered, "

@@ -76,6 +76,19 @@ class StoreQueries:
                 index_elements=[tag_overrides.c.event_id],
                 set_={"tag": tag, "regime": regime, "set_at": now_utc()}))
 
+    def overrides(self) -> list[dict]:
+        """Every analyst override with its event and what the tagger said, oldest first (the
+        report lists them: a number an analyst changed is shown as such)."""
+        query = (select(events.c.id, events.c.source_id, events.c.kind, events.c.title,
+                        events.c.url, events.c.occurred_at, tag_overrides.c.tag,
+                        tag_overrides.c.regime, tag_overrides.c.set_at,
+                        tags.c.tag.label("tagger_tag"), tags.c.regime.label("tagger_regime"))
+                 .select_from(tag_overrides.join(events, events.c.id == tag_overrides.c.event_id)
+                              .outerjoin(tags, tags.c.event_id == events.c.id))
+                 .order_by(tag_overrides.c.set_at, events.c.id))
+        with self._connect() as conn:
+            return [dict(row) for row in conn.execute(query).mappings()]
+
     # -- metrics inputs and outputs --------------------------------------------------------
     def coverage_events(self, projects: Iterable[str]) -> Iterator[dict]:
         """Releases and notes of `projects` with the tagger's mentions (if tagged): the facts
