@@ -249,3 +249,12 @@ def test_a_closed_pipe_is_not_an_error(tmp_path):
     proc.stdout.close()
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and b"error" not in err and b"Traceback" not in err, err
+
+
+def test_lag_filters_name_what_exists(run):
+    run("init-db")
+    result = run("lag", "--regime", "ROCm")
+    assert result.exit_code == 2 and "'ROCm' is not a regime" in result.output and "rocm" in result.output
+    result = run("lag", "--project", "pytroch")
+    assert result.exit_code == 2 and "'pytroch' has no coverage rule" in result.output
+    assert run("lag", "--regime", "rocm", "--project", "pytorch").exit_code == 0

@@ -109,7 +109,17 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only) -> None:
     # The whole day counts: a release published on DATE is known as of DATE.
     when = (as_of.replace(tzinfo=timezone.utc) + timedelta(days=1, microseconds=-1)) if as_of \
         else datetime.now(timezone.utc)
-    samples = [s for s in compute_lag(load_config(ctx.obj["sources"]), store_for(ctx), when)
+    config = load_config(ctx.obj["sources"])
+    # A typo ("ROCm", "pytroch") would print an empty CSV and look like "no data".
+    known_regimes = [r.id for r in config.regimes]
+    if regime is not None and known_regimes and regime not in known_regimes:
+        raise click.BadParameter(f"{regime!r} is not a regime of {config.path} "
+                                 f"(one of: {', '.join(known_regimes)})", param_hint="--regime")
+    known_projects = sorted({str(rule.get("project")) for rule in config.coverage})
+    if project is not None and project not in known_projects:
+        raise click.BadParameter(f"{project!r} has no coverage rule in {config.path} "
+                                 f"(one of: {', '.join(known_projects)})", param_hint="--project")
+    samples = [s for s in compute_lag(config, store_for(ctx), when)
                if (regime is None or s.regime == regime)
                and (project is None or s.project == project)
                and (s.primary or not primary_only)]
