@@ -82,6 +82,14 @@ def test_source_state_and_validators_round_trip(store: Store):
         assert conn.execute(select(source_state)).mappings().one()["cursor"] is not None
     assert store.load_source("s1").last_status == "failed"
     assert store.load_source("unknown").cursor is None
+    # validators not renewed for a month go (listing URLs carry the cursor: one row per night)
+    from tracker.models import http_cache
+
+    with store.transaction() as conn:
+        conn.execute(http_cache.update().values(updated_at=datetime.now(timezone.utc) - timedelta(days=31)))
+        store.save_source(conn, "s1", values={"last_status": "ok"},
+                          validators={"https://x/a?since=today": {"etag": '"n"', "last_modified": None}})
+    assert list(store.load_source("s1").validators) == ["https://x/a?since=today"]
 
 
 def test_lock_excludes_a_second_holder_and_expired_locks_are_taken_over(store: Store):

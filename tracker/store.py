@@ -59,6 +59,9 @@ class SourceState:
     last_status: str | None = None
 
 
+HTTP_CACHE_DAYS = 30
+
+
 class Store(StoreQueries):
     """One database (SQLite file or PostgreSQL), addressed by SQLAlchemy URL."""
 
@@ -283,6 +286,11 @@ class Store(StoreQueries):
                 index_elements=[http_cache.c.source_id, http_cache.c.url],
                 set_={"etag": stmt.excluded.etag, "last_modified": stmt.excluded.last_modified,
                       "updated_at": stmt.excluded.updated_at}), cache_rows)
+        # Listing URLs carry the cursor (`since=`), so each night adds a row: drop the ones not
+        # renewed for a month (at worst one unconditional request for a URL still in use).
+        conn.execute(http_cache.delete().where(
+            http_cache.c.source_id == source_id,
+            http_cache.c.updated_at < now_utc() - timedelta(days=HTTP_CACHE_DAYS)))
 
     def record_run(self, conn: Connection, row: dict[str, Any]) -> None:
         conn.execute(runs.insert().values(**row))
