@@ -62,23 +62,30 @@ def issue(number, updated, *, labels=("module: rocm",), body="text", pull=False,
     return item
 
 
-def test_issues_pagination_null_body_pulls_and_a_long_listing_is_read_whole_again(store, httpserver):
+def test_issues_keyset_pages_null_body_pulls_and_conditional_last_page(store, httpserver):
+    # per_page 2: a full page continues from its last updated_at (since=, inclusive: the boundary
+    # issue comes again and is dropped); the short last page alone keeps its validators.
     path = "/repos/o/r/issues"
-    page2 = httpserver.url_for(path) + "?page=2&since=x"
-    # Were page 1's validators kept, a later run would get this 304 and miss what a listing
-    # sorted oldest first adds on its last page: a multi-page listing is never conditional.
-    httpserver.expect_request(path, headers={"If-None-Match": '"p1"'}).respond_with_data(
-        "", status=304)
-    httpserver.expect_request(path, query_string={"page": "2", "since": "x"}).respond_with_json(
-        [issue(3, "2025-03-03T00:00:00Z", closed="2025-03-04T00:00:00Z")])
-    httpserver.expect_request(path).respond_with_json(
-        [issue(1, "2025-03-01T00:00:00Z", body=None), issue(2, "2025-03-02T00:00:00Z", pull=True)],
-        headers={"Link": f'<{page2}>; rel="next"', "ETag": '"p1"'})
+    pages = {"2025-01-01T00:00:00Z": ([issue(1, "2025-03-01T00:00:00Z", body=None),
+                                       issue(2, "2025-03-02T00:00:00Z", pull=True)], '"p1"'),
+             "2025-03-02T00:00:00Z": ([issue(2, "2025-03-02T00:00:00Z", pull=True),
+                                       issue(3, "2025-03-03T00:00:00Z", closed="2025-03-04T00:00:00Z")],
+                                      '"p2"'),
+             "2025-03-03T00:00:00Z": ([issue(3, "2025-03-03T00:00:00Z", closed="2025-03-04T00:00:00Z")],
+                                      '"p3"')}
+
+    def answer(request):
+        body, etag = pages[request.args["since"]]
+        if request.headers.get("If-None-Match") == etag:
+            return Response(status=304, headers={"ETag": etag})
+        return Response(json.dumps(body), content_type="application/json", headers={"ETag": etag})
+
+    httpserver.expect_request(path).respond_with_handler(answer)
     spec = SourceSpec(id="pt-issues", kind="github_issues", project="pytorch", regime="rocm",
                       options={"repo": "o/r", "api_url": httpserver.url_for(""),
-                               "labels": ["module: rocm"]})
+                               "labels": ["module: rocm"], "per_page": 2})
     first = one(run_sources(cfg(spec), store, since=datetime(2025, 1, 1, tzinfo=UTC)))
-    assert (first.status, first.events_new, first.requests) == ("ok", 2, 2)
+    assert (first.status, first.events_new, first.requests) == ("ok", 2, 3)
     stored = rows(store, "pt-issues")
     assert set(stored) == {"issue:1", "issue:3"}  # the pull request is not an issue
     assert stored["issue:1"]["body"] == "" and stored["issue:1"]["regime"] == "rocm"
@@ -86,11 +93,39 @@ def test_issues_pagination_null_body_pulls_and_a_long_listing_is_read_whole_agai
     request = httpserver.log[0][0]
     assert request.args["labels"] == "module: rocm" and request.args["sort"] == "updated"
     assert request.args["direction"] == "asc" and request.args["since"] == "2025-01-01T00:00:00Z"
+    assert [r.args["since"] for r, _ in httpserver.log] == list(pages)
 
+    # Full pages are read whole again (a 304 there could hide what the listing adds at its end).
     second = one(run_sources(cfg(spec), store, since=datetime(2025, 1, 1, tzinfo=UTC)))
     assert (second.status, second.events_new, second.requests, second.not_modified) == \
-        ("ok", 0, 2, 0)
+        ("ok", 0, 3, 1)
     assert len(rows(store, "pt-issues")) == 2
+
+
+def test_an_issue_updated_during_the_listing_hides_no_other(store, httpserver):
+    # A review found that page numbers lost an issue: #1 updated after page 1 was served moves to
+    # the end, #3 slides onto page 1 and page 2 starts at #4. Keyset pages miss nothing.
+    path = "/repos/o/r/issues"
+    times = {n: f"2025-03-0{n}T00:00:00Z" for n in range(1, 6)}
+    served = []
+
+    def answer(request):
+        since = ci.parse_time(request.args.get("since"))
+        listing = sorted((t, n) for n, t in times.items() if since is None or ci.parse_time(t) >= since)
+        page = int(request.args.get("page", 1))
+        body = [issue(n, t) for t, n in listing[(page - 1) * 2:page * 2]]
+        served.append([b["number"] for b in body])
+        if len(served) == 1:
+            times[1] = "2025-03-09T00:00:00Z"  # updated upstream while we read
+        return Response(json.dumps(body), content_type="application/json")
+
+    httpserver.expect_request(path).respond_with_handler(answer)
+    spec = SourceSpec(id="ks", kind="github_issues", project="vllm",
+                      options={"repo": "o/r", "api_url": httpserver.url_for(""), "per_page": 2})
+    result = one(run_sources(cfg(spec), store))
+    assert result.status == "ok"
+    assert set(rows(store, "ks")) == {f"issue:{n}" for n in range(1, 6)}
+    assert served[:2] == [[1, 2], [2, 3]]  # the second page starts at page 1's last update
 
 
 def labelled_issues(httpserver, listings: dict) -> SourceSpec:
@@ -155,13 +190,15 @@ def test_issues_label_renamed_upstream_is_a_logged_skip(httpserver):
 
 def test_issues_rate_limit_keeps_what_came_before_and_cursor_stops_there(store, httpserver):
     path = "/repos/o/r/issues"
-    httpserver.expect_request(path, query_string={"page": "2"}).respond_with_data(
-        "secondary rate limit", status=403, headers={"Retry-After": "3600"})
-    httpserver.expect_request(path).respond_with_json(
-        [issue(1, "2025-03-01T00:00:00Z")],
-        headers={"Link": f'<{httpserver.url_for(path)}?page=2>; rel="next"'})
+
+    def answer(request):  # the first page is full (per_page 1); the next request is refused
+        if "since" in request.args:
+            return Response("secondary rate limit", status=403, headers={"Retry-After": "3600"})
+        return Response(json.dumps([issue(1, "2025-03-01T00:00:00Z")]), content_type="application/json")
+
+    httpserver.expect_request(path).respond_with_handler(answer)
     spec = SourceSpec(id="rl", kind="github_issues", project="pytorch",
-                      options={"repo": "o/r", "api_url": httpserver.url_for("")})
+                      options={"repo": "o/r", "api_url": httpserver.url_for(""), "per_page": 1})
     result = one(run_sources(cfg(spec), store))
     assert result.status == "partial" and "rate limited" in result.error
     assert result.events_new == 1

@@ -7,8 +7,9 @@ any of them, e.g. those another, regime-specific source already collects), ``inc
 
 Contract:
 - ``GET {api_url}/repos/{repo}/issues?state=all&sort=updated&direction=asc&per_page=100
-  [&since=<ctx.since>][&labels=<one label>]`` through ``ctx.http.get_pages`` (Link pagination,
-  conditional first page). Not the search API: its results stop at 1,000.
+  [&since=<ctx.since>][&labels=<one label>]``, paged by keyset (the next ``since`` is the last
+  ``updated_at`` read, see ``_listing``), conditional requests through ``ctx.http``. Not the
+  search API: its results stop at 1,000. ``per_page`` is a source key (default 100).
 - GitHub's ``labels=a,b`` means "a AND b", so "any of several labels" is one listing per label;
   the listings are merged lazily by ``updated_at`` so events come out in ascending cursor order
   (``ASCENDING = True``: after a rate limit the runner keeps what came before). An issue seen in
@@ -40,7 +41,7 @@ KIND = "github_issues"
 AUTH = "github"
 ASCENDING = True
 REQUIRED_KEYS = {"repo"}
-OPTIONAL_KEYS = {"api_url", "labels", "exclude_labels", "include_pulls", "body_chars"}
+OPTIONAL_KEYS = {"api_url", "labels", "exclude_labels", "include_pulls", "body_chars", "per_page"}
 
 DEFAULT_API = "https://api.github.com"
 DEFAULT_BODY_CHARS = 2000
@@ -54,7 +55,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     url = f"{ctx.option('api_url', DEFAULT_API).rstrip('/')}/repos/{repo}/issues"
     labels = _as_list(ctx.option("labels"))
     base: dict[str, Any] = {"state": "all", "sort": "updated", "direction": "asc",
-                            "per_page": 100}
+                            "per_page": int(ctx.option("per_page", 100))}
     if ctx.since is not None:
         base["since"] = iso(ctx.since)
     listings = [_listing(ctx, url, {**base, "labels": label}) for label in labels] \
@@ -77,26 +78,52 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
 def _listing(ctx: CollectContext, url: str, params: dict) -> Iterator[tuple[datetime, dict]]:
     """(updated_at, item) of one listing, in the order GitHub returns them (ascending).
 
+    Paged by keyset, not by page number: after a full page the next request starts at that
+    page's last ``updated_at`` (``since=``, inclusive; items already yielded are dropped). With
+    page numbers an issue updated during a long backfill moves to the end and shifts the next
+    unread item onto the page already read, where nobody sees it. Only a page whose items all
+    share the ``since`` timestamp (a bulk edit) steps on by page number.
+
     GitHub answers a label that does not exist (renamed upstream) with an empty list, not an
     error: when a label's listing comes back empty (not 304), the label is looked up once
     (a conditional request, free on later nights) and a missing one is logged as a skip."""
-    pages = 0
-    for page in ctx.http.get_pages(url, params):
-        pages += 1
+    params = dict(params)
+    per_page = int(params["per_page"])
+    yielded: set[tuple[Any, datetime]] = set()
+    requests = 0
+    while True:
+        # One page per request; get_pages keeps the validators of a short last page only.
+        page = next(iter(ctx.http.get_pages(url, params)), None)
+        requests += 1
+        if page is None:
+            return  # 304: as it was
         if not isinstance(page, list):
             # Not a skip: with several labels merged, the other listings' later items would move
             # the cursor past this one's unread items for good. The source fails this run
             # (nothing saved, cursor kept) and reads everything again on the next.
-            raise FatalHTTPError(f"{url}: page {pages} is a JSON {type(page).__name__}, not a "
+            raise FatalHTTPError(f"{url}: page {requests} is a JSON {type(page).__name__}, not a "
                                  "list of issues")
-        if pages == 1 and not page and params.get("labels"):
+        if requests == 1 and not page and params.get("labels"):
             _check_label(ctx, url, params["labels"])
+        last = None
         for item in page:
             updated = parse_time(item.get("updated_at")) if isinstance(item, dict) else None
             if updated is None:
                 ctx.skip(f"issue {_number(item)}", "no parseable updated_at")
                 continue
+            last = updated
+            if (item.get("number"), updated) in yielded:
+                continue  # the page boundary item, read again from ``since``
+            yielded.add((item.get("number"), updated))
             yield updated, item
+        if len(page) < per_page:
+            return
+        since = parse_time(params.get("since"))
+        if last is None or (since is not None and last <= since):
+            params["page"] = int(params.get("page", 1)) + 1  # one timestamp fills the page
+        else:
+            params["since"] = iso(last)
+            params.pop("page", None)
 
 
 def _check_label(ctx: CollectContext, issues_url: str, label: str) -> None:
