@@ -44,6 +44,12 @@ def week_start(week: str) -> date:
     return date.fromisocalendar(int(year), int(number), 1)
 
 
+def _save(fig, path: Path) -> None:
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)  # pyplot keeps every figure alive until closed
+
+
 def _legend_outside(ax) -> None:
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
 
@@ -79,9 +85,7 @@ def lag_chart(path: Path, samples: Sequence[LagSample], as_of: datetime) -> bool
         ax.axhline(0, color="#cccccc", linewidth=0.8)
         ax.set_ylim(bottom=min(-5, ax.get_ylim()[0]))
         _legend_outside(ax)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    _save(fig, path)
     return True
 
 
@@ -132,9 +136,7 @@ def ci_pass_rate_chart(path: Path, rows: Sequence[dict]) -> bool:
                      fontsize=10)
         ax.set_ylabel("job pass rate")
         _legend_outside(ax)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    _save(fig, path)
     return True
 
 
@@ -166,9 +168,7 @@ def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
                  fontsize=10)
     ax.set_ylabel("friction share")
     _legend_outside(ax)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    _save(fig, path)
     return True
 
 
