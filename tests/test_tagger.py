@@ -479,14 +479,18 @@ def test_status_of_agrees_with_reference_definition():
 
 
 def test_clause_agrees_with_left_to_right_scan():
-    # _clause finds the clause ends with a backtracking match (last end before the mention) and a
+    # _clause_bounds finds the clause ends with a backtracking match (last end before the mention) and a
     # single-class search (first end after it); both must cut where a plain left-to-right scan
     # for "punctuation + whitespace, newline or bar" cuts, also for ".\n", runs of punctuation and
     # Unicode whitespace after a full stop.
     import random
     import re
 
-    from tracker.tagger.mentions import CLAUSE_REACH, _clause
+    from tracker.tagger.mentions import CLAUSE_REACH, _clause_bounds
+
+    def _clause(text, pos):
+        start, end = _clause_bounds(text, pos)
+        return text[start:end]
 
     end_rx = re.compile(r"[.!?;]\s|[\n|]")
 

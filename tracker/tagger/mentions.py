@@ -198,18 +198,13 @@ def status_of_reference(clause: str) -> str:
 CLAUSE_REACH = 120  # characters either side of the mention that can carry its status
 
 
-def _clause(text: str, pos: int) -> str:
-    """The clause around ``pos``, at most ``CLAUSE_REACH`` characters either side (bounded cost).
+def _clause_bounds(text: str, pos: int) -> tuple[int, int]:
+    """Start and end of the clause around ``pos``, at most ``CLAUSE_REACH`` characters either
+    side (bounded cost).
 
     Pseudo-tokens at the start of the text (``zzsection_deprecations`` for a "Breaking changes"
     heading) are not words of the clause: the heading is the classifier's signal, not a status.
     """
-    start, end = _clause_bounds(text, pos)
-    return text[start:end]
-
-
-def _clause_bounds(text: str, pos: int) -> tuple[int, int]:
-    """Start and end of :func:`_clause` in ``text``."""
     if text.startswith("zz"):
         lo = _PSEUDO.match(text).end()
         if pos < lo:
