@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -26,16 +26,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tracker.records import Event  # noqa: E402
 from tracker.store import Store, event_row  # noqa: E402
 
-T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 def make_events(n: int) -> list[Event]:
-    return [Event(source_id="bench", project="pytorch", kind="issue", external_id=f"issue:{i}",
-                  occurred_at=T0 + timedelta(minutes=i), title=f"[ROCm] test_ops failure #{i}",
-                  body="RuntimeError: HIP error: invalid device function " * 4,
-                  url=f"https://github.com/pytorch/pytorch/issues/{i}",
-                  labels=("module: rocm", "triaged"), state="open",
-                  attrs={"number": i, "comments": i % 7}) for i in range(n)]
+    return [
+        Event(
+            source_id="bench",
+            project="pytorch",
+            kind="issue",
+            external_id=f"issue:{i}",
+            occurred_at=T0 + timedelta(minutes=i),
+            title=f"[ROCm] test_ops failure #{i}",
+            body="RuntimeError: HIP error: invalid device function " * 4,
+            url=f"https://github.com/pytorch/pytorch/issues/{i}",
+            labels=("module: rocm", "triaged"),
+            state="open",
+            attrs={"number": i, "comments": i % 7},
+        )
+        for i in range(n)
+    ]
 
 
 def timed(func) -> float:
@@ -48,11 +58,12 @@ def store_upsert(store: Store, items: list[Event]) -> tuple[float, float]:
     def once():
         with store.transaction() as conn:
             store.upsert_events(conn, items)
+
     return timed(once), timed(once)
 
 
 def raw_rows(items: list[Event]) -> list[tuple]:
-    seen = datetime.now(timezone.utc)
+    seen = datetime.now(UTC)
     rows = []
     for item in items:
         row = event_row(item, seen)
@@ -73,6 +84,7 @@ def raw_sqlite(path: Path, items: list[Event]) -> float:
     def insert():
         with conn:
             conn.executemany(f"INSERT INTO events VALUES ({marks})", rows)
+
     elapsed = timed(insert)
     conn.close()
     return elapsed
@@ -91,6 +103,7 @@ def raw_copy(url: str, items: list[Event]) -> float:
             with conn.cursor().copy("COPY copy_bench FROM STDIN") as cp:
                 for row in rows:
                     cp.write_row(row)
+
         elapsed = timed(copy)
         conn.rollback()
     return elapsed
@@ -108,15 +121,25 @@ def pg_database(admin_url: str) -> tuple[str, object]:
     def drop():
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
     return make_url(admin_url).set(database=name).render_as_string(hide_password=False), drop
 
 
-def report(label: str, n: int, store_first: float, store_again: float, raw: float,
-           raw_label: str, target: float) -> None:
+def report(
+    label: str,
+    n: int,
+    store_first: float,
+    store_again: float,
+    raw: float,
+    raw_label: str,
+    target: float,
+) -> None:
     rate, raw_rate = n / store_first, n / raw
-    print(f"{label}: store upsert {rate:,.0f} ev/s; {raw_label} {raw_rate:,.0f} rows/s; "
-          f"ratio {rate / raw_rate:.2f} (target >= {target}); "
-          f"re-upsert {store_again / store_first:.2f}x the first insert (target <= 2)")
+    print(
+        f"{label}: store upsert {rate:,.0f} ev/s; {raw_label} {raw_rate:,.0f} rows/s; "
+        f"ratio {rate / raw_rate:.2f} (target >= {target}); "
+        f"re-upsert {store_again / store_first:.2f}x the first insert (target <= 2)"
+    )
 
 
 def main() -> None:

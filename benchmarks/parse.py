@@ -39,8 +39,12 @@ def plan(corpus: Path) -> list[tuple[str, Path]]:
     jobs = []
     for path in sorted(corpus.rglob("*")):
         rel = path.relative_to(corpus).as_posix()
-        if not path.is_file() or rel.startswith(("vllm-ci/", "_derived/")) or \
-                path.name in ("SOURCES.md",) or path.name.startswith("LICENSE"):
+        if (
+            not path.is_file()
+            or rel.startswith(("vllm-ci/", "_derived/"))
+            or path.name in ("SOURCES.md",)
+            or path.name.startswith("LICENSE")
+        ):
             continue
         if path.suffix not in (".md", ".rst", ".csv"):
             continue
@@ -60,8 +64,11 @@ def run_one(name: str, path: Path, history: dict) -> tuple[int, int]:
     data = path.read_bytes()
     if name == "history":
         return len(history_dates(data.decode(), "rst" if path.suffix == ".rst" else "markdown")), 0
-    module = {"changelog_markdown": changelog_markdown, "compat_matrix": compat_matrix,
-              "release_notes": release_notes}[name]
+    module = {
+        "changelog_markdown": changelog_markdown,
+        "compat_matrix": compat_matrix,
+        "release_notes": release_notes,
+    }[name]
     options = {"url": str(path)}
     if name == "compat_matrix":
         options["format"] = "csv" if path.suffix == ".csv" else "rst"
@@ -108,29 +115,44 @@ def main(argv: list[str]) -> int:
     if "--repeat" in argv:
         repeat = int(argv[argv.index("--repeat") + 1])
         args.remove(argv[argv.index("--repeat") + 1])
-    corpus = Path(args[0] if args else os.environ.get(
-        "TRACKER_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+    corpus = Path(
+        args[0]
+        if args
+        else os.environ.get(
+            "TRACKER_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"
+        )
+    )
     if not corpus.is_dir():
         print(f"corpus {corpus} not found (pass its path or set TRACKER_CORPUS)")
         return 2
     jobs = plan(corpus)
     totals, elapsed, cpu = run_all(corpus, jobs)
-    print(f"{'parser':<20}{'files':>6}{'MB':>8}{'seconds':>9}{'MB/s':>8}{'cpu s':>8}"
-          f"{'events':>8}{'skips':>7}")
+    print(
+        f"{'parser':<20}{'files':>6}{'MB':>8}{'seconds':>9}{'MB/s':>8}{'cpu s':>8}"
+        f"{'events':>8}{'skips':>7}"
+    )
     for name, (size, secs, files, events, skips, cpu_s) in sorted(totals.items()):
-        print(f"{name:<20}{files:>6}{size / 1e6:>8.3f}{secs:>9.3f}{size / 1e6 / secs:>8.2f}"
-              f"{cpu_s:>8.3f}{events:>8}{skips:>7}")
+        print(
+            f"{name:<20}{files:>6}{size / 1e6:>8.3f}{secs:>9.3f}{size / 1e6 / secs:>8.2f}"
+            f"{cpu_s:>8.3f}{events:>8}{skips:>7}"
+        )
     size = sum(row[0] for row in totals.values())
-    print(f"{'overall':<20}{sum(r[2] for r in totals.values()):>6}{size / 1e6:>8.3f}{elapsed:>9.3f}"
-          f"{size / 1e6 / elapsed:>8.2f}{cpu:>8.3f}{sum(r[3] for r in totals.values()):>8}"
-          f"{sum(r[4] for r in totals.values()):>7}")
-    print(f"target: whole corpus in under {TARGET_SECONDS:g} s -> "
-          f"{'met' if elapsed < TARGET_SECONDS else 'NOT met'} ({elapsed:.3f} s, "
-          f"{size / 1e6 / elapsed:.2f} MB/s)")
+    print(
+        f"{'overall':<20}{sum(r[2] for r in totals.values()):>6}{size / 1e6:>8.3f}{elapsed:>9.3f}"
+        f"{size / 1e6 / elapsed:>8.2f}{cpu:>8.3f}{sum(r[3] for r in totals.values()):>8}"
+        f"{sum(r[4] for r in totals.values()):>7}"
+    )
+    print(
+        f"target: whole corpus in under {TARGET_SECONDS:g} s -> "
+        f"{'met' if elapsed < TARGET_SECONDS else 'NOT met'} ({elapsed:.3f} s, "
+        f"{size / 1e6 / elapsed:.2f} MB/s)"
+    )
     for attempt in range(2, repeat + 1):
         _, again, again_cpu = run_all(corpus, jobs)
-        print(f"pass {attempt} (warm): {again:.3f} s, {size / 1e6 / again:.2f} MB/s, "
-              f"cpu {again_cpu:.3f} s")
+        print(
+            f"pass {attempt} (warm): {again:.3f} s, {size / 1e6 / again:.2f} MB/s, "
+            f"cpu {again_cpu:.3f} s"
+        )
     return 0
 
 

@@ -18,6 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from datetime import UTC
+
 from ingest import pg_database  # noqa: E402
 from tagger import synthetic_texts  # noqa: E402
 
@@ -28,14 +30,24 @@ from tracker.tagger import load_tagger  # noqa: E402
 
 
 def fill(store: Store, rows: int) -> None:
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
-    t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    t0 = datetime(2025, 1, 1, tzinfo=UTC)
     events = []
     for i, text in enumerate(synthetic_texts(rows, seed=11)):
         title, _, body = text.partition("\n\n")
-        events.append(Event("bench", "vllm", "issue", f"issue:{i}", t0 + timedelta(minutes=i),
-                            title, body=body, labels=("bug",) if i % 3 == 0 else ()))
+        events.append(
+            Event(
+                "bench",
+                "vllm",
+                "issue",
+                f"issue:{i}",
+                t0 + timedelta(minutes=i),
+                title,
+                body=body,
+                labels=("bug",) if i % 3 == 0 else (),
+            )
+        )
     with store.transaction() as conn:
         store.upsert_events(conn, events)
 
@@ -44,8 +56,16 @@ def io_floor(store: Store) -> float:
     started = time.perf_counter()
     batch: list[dict] = []
     for item in store.events_to_tag(retag=True):
-        batch.append({"event_id": item["id"], "tag": "neutral", "score": 0.5, "regime": "none",
-                      "mentions": [], "tagger_version": "io-floor"})
+        batch.append(
+            {
+                "event_id": item["id"],
+                "tag": "neutral",
+                "score": 0.5,
+                "regime": "none",
+                "mentions": [],
+                "tagger_version": "io-floor",
+            }
+        )
         if len(batch) >= 2000:
             store.save_tags(batch)
             batch = []
@@ -61,9 +81,11 @@ def measure(label: str, store: Store, rows: int) -> None:
     started = time.perf_counter()
     line = tag_store(store, retag=True, tagger=tagger)
     total = time.perf_counter() - started
-    print(f"{label}: re-tag {rows:,} events {total:.1f} s ({rows / total:,.0f} ev/s; {line}); "
-          f"I/O floor {floor:.1f} s; ratio floor/total {floor / total:.2f}; target < 60 s: "
-          f"{'met' if total < 60 else 'NOT met'}")
+    print(
+        f"{label}: re-tag {rows:,} events {total:.1f} s ({rows / total:,.0f} ev/s; {line}); "
+        f"I/O floor {floor:.1f} s; ratio floor/total {floor / total:.2f}; target < 60 s: "
+        f"{'met' if total < 60 else 'NOT met'}"
+    )
 
 
 def main() -> None:

@@ -32,7 +32,9 @@ FILLER = (
     "container node cluster job step log trace stack warning message this that it is was be are we our you "
     "can cannot should would could please thanks issue bug feature improve performance reduce increase"
 ).split()
-PLATFORMS = "ROCm MI300X gfx942 TPU v5e libtpu Neuron Trn2 Inferentia2 CUDA H100 cuBLAS NCCL".split()
+PLATFORMS = (
+    "ROCm MI300X gfx942 TPU v5e libtpu Neuron Trn2 Inferentia2 CUDA H100 cuBLAS NCCL".split()
+)
 VERSIONS = ("PyTorch 2.9", "torch==2.9.1", "JAX 0.8.2", "vLLM v0.13.0", "jaxlib 0.7.1")
 
 
@@ -58,8 +60,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--rounds", type=int, default=5,
-                    help="alternating tokenizer/tagger rounds; the ratio reported is their median")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="alternating tokenizer/tagger rounds; the ratio reported is their median",
+    )
     args = ap.parse_args()
     texts = synthetic_texts(args.n, args.seed)
 
@@ -82,17 +88,25 @@ def main() -> None:
         tag_rates.append(len(texts) / (time.perf_counter() - t0))
         assert len(results) == len(texts)
         del results
-        print(f"round {r + 1}: tokenizer {tok_rates[-1]:,.0f} texts/s, tagger {tag_rates[-1]:,.0f} texts/s, "
-              f"ratio {tag_rates[-1] / tok_rates[-1]:.2f}")
+        print(
+            f"round {r + 1}: tokenizer {tok_rates[-1]:,.0f} texts/s, tagger {tag_rates[-1]:,.0f} texts/s, "
+            f"ratio {tag_rates[-1] / tok_rates[-1]:.2f}"
+        )
 
     ratios = [a / b for a, b in zip(tag_rates, tok_rates)]
     tag_rate = statistics.median(tag_rates)
     print(f"model load: {load_s:.2f} s")
-    print(f"tokenizer (spacy.blank('en')): {statistics.median(tok_rates):,.0f} texts/s (median of {args.rounds})")
+    print(
+        f"tokenizer (spacy.blank('en')): {statistics.median(tok_rates):,.0f} texts/s (median of {args.rounds})"
+    )
     print(f"tagger (tag_many):             {tag_rate:,.0f} texts/s (median of {args.rounds})")
-    print(f"ratio tagger/tokenizer:        {statistics.median(ratios):.2f} (median of {args.rounds} rounds; "
-          f"cold first round {ratios[0]:.2f}, range {min(ratios):.2f}-{max(ratios):.2f})")
-    print(f"estimated re-tag of 100,000 events: {100_000 / tag_rate:.1f} s (tagging only, excluding store I/O)")
+    print(
+        f"ratio tagger/tokenizer:        {statistics.median(ratios):.2f} (median of {args.rounds} rounds; "
+        f"cold first round {ratios[0]:.2f}, range {min(ratios):.2f}-{max(ratios):.2f})"
+    )
+    print(
+        f"estimated re-tag of 100,000 events: {100_000 / tag_rate:.1f} s (tagging only, excluding store I/O)"
+    )
 
 
 if __name__ == "__main__":

@@ -11,12 +11,15 @@ target_metadata = metadata
 
 
 def _url() -> str:
-    return config.attributes.get("url") or config.get_main_option("sqlalchemy.url") or database_url()
+    return (
+        config.attributes.get("url") or config.get_main_option("sqlalchemy.url") or database_url()
+    )
 
 
 def run_migrations_offline() -> None:
-    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True,
-                      render_as_batch=True)
+    context.configure(
+        url=_url(), target_metadata=target_metadata, literal_binds=True, render_as_batch=True
+    )
     with context.begin_transaction():
         context.run_migrations()
 
@@ -33,8 +36,12 @@ def run_migrations_online() -> None:
 
 def _run(connection) -> None:
     # render_as_batch: SQLite cannot ALTER most things in place; batch mode copies the table.
-    context.configure(connection=connection, target_metadata=target_metadata,
-                      render_as_batch=True, compare_type=True)
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=True,
+        compare_type=True,
+    )
     with context.begin_transaction():
         context.run_migrations()
 

@@ -11,8 +11,7 @@ from tracker.config import SourceSpec
 
 def jax_ctx(**options) -> CollectContext:
     options.setdefault("url", "https://example.test/CHANGELOG.md")
-    return CollectContext(SourceSpec("jax-changelog", "changelog_markdown", "jax",
-                                     options=options))
+    return CollectContext(SourceSpec("jax-changelog", "changelog_markdown", "jax", options=options))
 
 
 MOVED = """# Change log

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+from datetime import UTC
 
 import pytest
 
@@ -16,14 +17,28 @@ def fresh_warnings(monkeypatch):
     monkeypatch.setattr(ci, "_warned", set())
 
 
-@pytest.mark.parametrize("state, outcome", [
-    ("success", "passed"), ("passed", "passed"),
-    ("failure", "failed"), ("failed", "failed"), ("timed_out", "failed"),
-    ("startup_failure", "failed"),
-    ("cancelled", None), ("canceled", None), ("skipped", None), ("neutral", None),
-    ("blocked", None), ("in_progress", None), ("queued", None), ("running", None),
-    ("scheduled", None), ("failing", None), (None, None),
-])
+@pytest.mark.parametrize(
+    "state, outcome",
+    [
+        ("success", "passed"),
+        ("passed", "passed"),
+        ("failure", "failed"),
+        ("failed", "failed"),
+        ("timed_out", "failed"),
+        ("startup_failure", "failed"),
+        ("cancelled", None),
+        ("canceled", None),
+        ("skipped", None),
+        ("neutral", None),
+        ("blocked", None),
+        ("in_progress", None),
+        ("queued", None),
+        ("running", None),
+        ("scheduled", None),
+        ("failing", None),
+        (None, None),
+    ],
+)
 def test_run_outcome_follows_design_section_4(state, outcome, caplog):
     assert ci.run_outcome(state) == outcome
     assert not [r for r in caplog.records if "unknown CI state" in r.message]
@@ -60,22 +75,35 @@ def test_in_progress_states():
     assert not ci.is_in_progress("passed") and not ci.is_in_progress("canceled")
 
 
-RULES = [{"match": "amd*", "regime": "rocm"}, {"match": "intel*", "regime": "none"},
-         {"match": "*cpu*", "regime": "none"}]
+RULES = [
+    {"match": "amd*", "regime": "rocm"},
+    {"match": "intel*", "regime": "none"},
+    {"match": "*cpu*", "regime": "none"},
+]
 
 
-@pytest.mark.parametrize("candidate, regime", [
-    ("amd_mi300_1", "rocm"), ("amd-cpu", "rocm"),  # first match wins over *cpu*
-    ("intel-gpu", "none"), ("small_cpu_queue_premerge", "none"),
-    ("gpu_1_queue", "cuda"), ("B200", "cuda"), ("AMD_MI355_2", "rocm"),  # case-insensitive
-])
+@pytest.mark.parametrize(
+    "candidate, regime",
+    [
+        ("amd_mi300_1", "rocm"),
+        ("amd-cpu", "rocm"),  # first match wins over *cpu*
+        ("intel-gpu", "none"),
+        ("small_cpu_queue_premerge", "none"),
+        ("gpu_1_queue", "cuda"),
+        ("B200", "cuda"),
+        ("AMD_MI355_2", "rocm"),  # case-insensitive
+    ],
+)
 def test_job_regime_first_match_wins(candidate, regime):
     assert ci.job_regime(candidate, RULES, "cuda") == regime
 
 
 def test_job_regime_over_several_candidates_and_defaults():
-    rules = [{"match": "*rocm*", "regime": "rocm"}, {"match": "*cuda*", "regime": "cuda"},
-             {"match": "*", "regime": "none"}]
+    rules = [
+        {"match": "*rocm*", "regime": "rocm"},
+        {"match": "*cuda*", "regime": "cuda"},
+        {"match": "*", "regime": "none"},
+    ]
     name = "linux-jammy-rocm-py3.10 / test (default, 1, 2, linux.rocm.gpu.2)"
     assert ci.job_regime([name, "linux.rocm.gpu.2"], rules, "cuda") == "rocm"
     assert ci.job_regime(["macos-py3-arm64 / test", "macos-m1-stable"], rules, "cuda") == "none"
@@ -142,12 +170,14 @@ def test_progress_draws_a_tqdm_bar_on_a_tty(caplog):
 
 
 def test_parse_time_is_tolerant_and_utc():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    assert ci.parse_time("2025-12-30T16:49:55+08:00") == datetime(2025, 12, 30, 8, 49, 55,
-                                                                  tzinfo=timezone.utc)
-    assert ci.parse_time("2025-12-30T08:49:55") == datetime(2025, 12, 30, 8, 49, 55,
-                                                            tzinfo=timezone.utc)
+    assert ci.parse_time("2025-12-30T16:49:55+08:00") == datetime(
+        2025, 12, 30, 8, 49, 55, tzinfo=UTC
+    )
+    assert ci.parse_time("2025-12-30T08:49:55") == datetime(
+        2025, 12, 30, 8, 49, 55, tzinfo=UTC
+    )
     assert ci.parse_time("yesterday-ish") is None and ci.parse_time(None) is None
     assert ci.created_time({"created_at": "not a time"}) is None
 
@@ -160,7 +190,13 @@ def test_truncated_saved_listing_is_a_clear_error_naming_the_source():
     from tracker.errors import FatalHTTPError
 
     for module in (buildkite, github_issues):
-        ctx = CollectContext(SourceSpec(f"saved-{module.KIND}", module.KIND, "vllm",
-                                        options={"org": "vllm", "pipeline": "ci", "repo": "o/r"}))
+        ctx = CollectContext(
+            SourceSpec(
+                f"saved-{module.KIND}",
+                module.KIND,
+                "vllm",
+                options={"org": "vllm", "pipeline": "ci", "repo": "o/r"},
+            )
+        )
         with pytest.raises(FatalHTTPError, match=f"saved-{module.KIND}: .* is not JSON"):
             list(module.parse(b'[{"number": 1, "state": "pas', ctx))

@@ -30,31 +30,54 @@ def test_shipped_sources_yaml_is_valid():
 
 
 def test_valid_entry_becomes_a_typed_spec(tmp_path):
-    config = load_config(write(tmp_path, """\
+    config = load_config(
+        write(
+            tmp_path,
+            """\
   - id: pytorch-releases
     kind: github_releases
     project: pytorch
     regime: cuda
     repo: pytorch/pytorch
     api_url: http://127.0.0.1:8080
-"""))
+""",
+        )
+    )
     spec = config.source("pytorch-releases")
     assert (spec.kind, spec.project, spec.regime) == ("github_releases", "pytorch", "cuda")
     assert spec.options == {"repo": "pytorch/pytorch", "api_url": "http://127.0.0.1:8080"}
 
 
-@pytest.mark.parametrize("body,needles", [
-    ("  - {id: a, kind: github_releases, project: p, repo: x/y, colour: red}\n",
-     ["source 'a'", "unknown key 'colour'"]),
-    ("  - {id: a, kind: carrier_pigeon, project: p}\n", ["source 'a'", "key 'kind'",
-                                                          "unknown kind 'carrier_pigeon'"]),
-    ("  - {id: a, kind: github_releases, project: p, repo: x/y}\n"
-     "  - {id: a, kind: github_releases, project: q, repo: x/z}\n", ["source 'a'", "duplicate id"]),
-    ("  - {id: a, kind: github_releases, project: p}\n", ["source 'a'", "missing required key 'repo'"]),
-    ("  - {id: a, kind: github_releases, repo: x/y}\n", ["source 'a'", "missing required key 'project'"]),
-    ("  - {id: a, kind: github_releases, project: p, repo: x/y, regime: tpu}\n",
-     ["source 'a'", "key 'regime'", "unknown regime 'tpu'"]),
-])
+@pytest.mark.parametrize(
+    "body,needles",
+    [
+        (
+            "  - {id: a, kind: github_releases, project: p, repo: x/y, colour: red}\n",
+            ["source 'a'", "unknown key 'colour'"],
+        ),
+        (
+            "  - {id: a, kind: carrier_pigeon, project: p}\n",
+            ["source 'a'", "key 'kind'", "unknown kind 'carrier_pigeon'"],
+        ),
+        (
+            "  - {id: a, kind: github_releases, project: p, repo: x/y}\n"
+            "  - {id: a, kind: github_releases, project: q, repo: x/z}\n",
+            ["source 'a'", "duplicate id"],
+        ),
+        (
+            "  - {id: a, kind: github_releases, project: p}\n",
+            ["source 'a'", "missing required key 'repo'"],
+        ),
+        (
+            "  - {id: a, kind: github_releases, repo: x/y}\n",
+            ["source 'a'", "missing required key 'project'"],
+        ),
+        (
+            "  - {id: a, kind: github_releases, project: p, repo: x/y, regime: tpu}\n",
+            ["source 'a'", "key 'regime'", "unknown regime 'tpu'"],
+        ),
+    ],
+)
 def test_config_errors_name_file_source_and_key(tmp_path, body, needles):
     path = write(tmp_path, body)
     with pytest.raises(ConfigError) as info:

@@ -5,23 +5,29 @@ The real upstream files are exercised in test_doc_parsers_corpus.py.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from types import SimpleNamespace
 
-from tracker.collectors import REGISTRY, CollectContext
-from tracker.collectors import changelog_markdown, compat_matrix, release_notes
+from tracker.collectors import (
+    REGISTRY,
+    CollectContext,
+    changelog_markdown,
+    compat_matrix,
+    release_notes,
+)
 from tracker.collectors._docs import find_date, history_dates, versions_in
 from tracker.config import SourceSpec
 
 
 def ctx_for(kind: str, project: str = "p", http=None, **options) -> CollectContext:
     options.setdefault("url", "https://example.test/doc")
-    return CollectContext(SourceSpec(f"{project}-{kind}", kind, project, options=options),
-                          http=http)
+    return CollectContext(
+        SourceSpec(f"{project}-{kind}", kind, project, options=options), http=http
+    )
 
 
 def day(y: int, m: int, d: int) -> datetime:
-    return datetime(y, m, d, tzinfo=timezone.utc)
+    return datetime(y, m, d, tzinfo=UTC)
 
 
 def test_kinds_are_registered_and_helper_is_not():
@@ -43,8 +49,14 @@ def test_find_date_accepts_full_dates_only():
 
 
 def test_versions_in_normalises_each_version():
-    assert versions_in("2.4, 2.3, 2.2, 2.1, 2.0, 1.13") == ["2.4", "2.3", "2.2", "2.1", "2.0",
-                                                           "1.13"]
+    assert versions_in("2.4, 2.3, 2.2, 2.1, 2.0, 1.13") == [
+        "2.4",
+        "2.3",
+        "2.2",
+        "2.1",
+        "2.0",
+        "1.13",
+    ]
     assert versions_in("vLLM v0.13.0 and JAX 0.9.0.1") == ["0.13.0", "0.9.0.1"]
 
 
@@ -96,9 +108,14 @@ def test_changelog_releases_notes_and_sections():
     events = list(changelog_markdown.parse(CHANGELOG.encode(), ctx))
     releases = [e for e in events if e.kind == "release"]
     assert [(e.version, e.occurred_at) for e in releases] == [
-        ("0.7.1", day(2025, 8, 20)), ("0.7.0", day(2025, 7, 22))]
-    notes = [(e.version, e.attrs.get("section"), e.title, e.attrs.get("package"))
-             for e in events if e.kind == "note"]
+        ("0.7.1", day(2025, 8, 20)),
+        ("0.7.0", day(2025, 7, 22)),
+    ]
+    notes = [
+        (e.version, e.attrs.get("section"), e.title, e.attrs.get("package"))
+        for e in events
+        if e.kind == "note"
+    ]
     assert notes == [
         ("0.7.1", "New features", "Added a thing.", None),
         ("0.7.1", "New features", "Added another thing.", None),
@@ -175,8 +192,10 @@ def test_markdown_release_notes_with_release_date_option():
     for e in events:
         by_section.setdefault(e.attrs.get("section"), []).append(e.title)
     assert by_section["Known issues"] == ["Hang on MI300X with large batches", "Wrong timestamps"]
-    assert by_section["Resolved issues"] == ["Fixed a memory leak in hipMalloc.",
-                                            "Fixed a hang with streams."]
+    assert by_section["Resolved issues"] == [
+        "Fixed a memory leak in hipMalloc.",
+        "Fixed a hang with streams.",
+    ]
     assert by_section["New features"] == ["PyTorch 2.4 support added"]
     assert not any("dropped" in e.body for e in events)
     known = next(e for e in events if e.title == "Wrong timestamps")
@@ -262,11 +281,15 @@ def test_rst_release_notes_sphinx_roles_dates_sections_mentions():
     upgrade = notes["NxD Training: upgraded to support PyTorch 2.8."]
     assert upgrade.attrs["topic"] == "NxD Training"
     vllm = notes["Neuron currently supports vLLM version 0.10.2."]
-    assert vllm.attrs["mentions"] == [{"framework": "vllm", "version": "0.10.2",
-                                       "status": "supported"}]
+    assert vllm.attrs["mentions"] == [
+        {"framework": "vllm", "version": "0.10.2", "status": "supported"}
+    ]
     slow = notes["Compilation is slow for large models."]
     assert (slow.version, slow.occurred_at, slow.attrs["section"]) == (
-        "2.24.0", day(2025, 6, 24), "Known issues")
+        "2.24.0",
+        day(2025, 6, 24),
+        "Known issues",
+    )
     # Neuron 2.25.0 has no date in the document: skipped, counted, never guessed
     assert ctx.skipped == 1 and "'Neuron 2.25.0'" in ctx.warnings[0]
     assert not any(e.version == "2.25.0" for e in events)
@@ -318,8 +341,9 @@ def test_html_release_notes():
         ("Neuron currently supports vLLM version 0.10.2.", None),
     ]
     assert {(e.version, e.occurred_at) for e in events} == {("2.26.0", day(2025, 9, 18))}
-    assert events[-1].attrs["mentions"] == [{"framework": "vllm", "version": "0.10.2",
-                                             "status": "supported"}]
+    assert events[-1].attrs["mentions"] == [
+        {"framework": "vllm", "version": "0.10.2", "status": "supported"}
+    ]
     assert not any("Home" in e.body for e in events)  # navigation dropped
 
 
@@ -331,15 +355,23 @@ def test_html_changed_layout_is_a_counted_skip():
 
 
 def test_version_override_reads_a_page_without_release_headings():
-    page = ("vLLM Neuron Release Notes\n=========================\n\n"
-            "**Latest version (in 2.32.0)**: v0.24.0.1.1.0 (Beta)\n")
-    ctx = ctx_for("release_notes", "neuron-sdk", format="rst", version="2.32.0",
-                  release_date="2026-08-17")
+    page = (
+        "vLLM Neuron Release Notes\n=========================\n\n"
+        "**Latest version (in 2.32.0)**: v0.24.0.1.1.0 (Beta)\n"
+    )
+    ctx = ctx_for(
+        "release_notes", "neuron-sdk", format="rst", version="2.32.0", release_date="2026-08-17"
+    )
     events = list(release_notes.parse(page.encode(), ctx))
     # the page is one topic heading with prose under it: one note titled by the heading
     assert [(e.version, e.occurred_at, e.title, e.body) for e in events] == [
-        ("2.32.0", day(2026, 8, 17), "vLLM Neuron Release Notes",
-         "Latest version (in 2.32.0): v0.24.0.1.1.0 (Beta)")]
+        (
+            "2.32.0",
+            day(2026, 8, 17),
+            "vLLM Neuron Release Notes",
+            "Latest version (in 2.32.0): v0.24.0.1.1.0 (Beta)",
+        )
+    ]
 
 
 def test_release_notes_empty_document():
@@ -396,8 +428,11 @@ def test_compat_matrix_cells_dates_and_skips():
     first = events[0]
     assert first.title == "ROCm 6.3.0 supports PyTorch 2.4, 2.3, 2.2"
     assert first.version == "6.3.0" and first.kind == "note"
-    assert first.attrs["mentions"][0] == {"framework": "pytorch", "version": "2.4",
-                                          "status": "supported"}
+    assert first.attrs["mentions"][0] == {
+        "framework": "pytorch",
+        "version": "2.4",
+        "status": "supported",
+    }
     # 5.9.9 is not in the history: skipped once (date unknown); the TensorFlow row has more
     # cells than the header has releases (it no longer lines up): skipped
     assert ctx.skipped == 2
@@ -407,11 +442,13 @@ def test_compat_matrix_cells_dates_and_skips():
 
 def test_compat_matrix_edit_keeps_ids():
     history = {"6.3.0": day(2024, 12, 3), "6.2.4": day(2024, 11, 6), "5.9.9": day(2023, 1, 1)}
-    before = list(compat_matrix.parse(MATRIX.encode(), ctx_for("compat_matrix", "rocm"),
-                                      history=history))
+    before = list(
+        compat_matrix.parse(MATRIX.encode(), ctx_for("compat_matrix", "rocm"), history=history)
+    )
     edited = MATRIX.replace('"2.4, 2.3, 2.2 [#note]_"', '"2.5, 2.4, 2.3"')
-    after = list(compat_matrix.parse(edited.encode(), ctx_for("compat_matrix", "rocm"),
-                                     history=history))
+    after = list(
+        compat_matrix.parse(edited.encode(), ctx_for("compat_matrix", "rocm"), history=history)
+    )
     # An edited cell is a new note (its content is in its id); every other cell keeps its id,
     # so the store keeps the earlier evidence beside the new one instead of overwriting it.
     old = {e.id: e for e in before}
@@ -422,16 +459,25 @@ def test_compat_matrix_edit_keeps_ids():
 
 
 def test_compat_matrix_csv_and_layout_change():
-    csv_text = ('ROCm Version,6.3.0, 6.2.4\n'
-                '      :doc:`PyTorch <../pytorch-compatibility>`,"2.4, 2.3","2.3, 2.2"\n')
+    csv_text = (
+        "ROCm Version,6.3.0, 6.2.4\n"
+        '      :doc:`PyTorch <../pytorch-compatibility>`,"2.4, 2.3","2.3, 2.2"\n'
+    )
     history = {"6.3.0": day(2024, 12, 3), "6.2.4": day(2024, 11, 6)}
-    events = list(compat_matrix.parse(csv_text.encode(), ctx_for("compat_matrix", "rocm",
-                                                                 format="csv"), history=history))
+    events = list(
+        compat_matrix.parse(
+            csv_text.encode(), ctx_for("compat_matrix", "rocm", format="csv"), history=history
+        )
+    )
     assert [(e.external_id, e.attrs["supported"]) for e in events] == [
-        ("6.3.0:pytorch:2.4+2.3", ["2.4", "2.3"]), ("6.2.4:pytorch:2.3+2.2", ["2.3", "2.2"])]
+        ("6.3.0:pytorch:2.4+2.3", ["2.4", "2.3"]),
+        ("6.2.4:pytorch:2.3+2.2", ["2.3", "2.2"]),
+    ]
     ctx = ctx_for("compat_matrix", "rocm", format="rst")
-    assert list(compat_matrix.parse(b"Title\n=====\n\nNo tables any more.\n", ctx,
-                                    history=history)) == []
+    assert (
+        list(compat_matrix.parse(b"Title\n=====\n\nNo tables any more.\n", ctx, history=history))
+        == []
+    )
     assert ctx.skipped == 1 and "no table" in ctx.warnings[0]
 
 
@@ -469,18 +515,28 @@ class FakeHttp:
 
 def test_collect_fetches_document_and_history():
     http = FakeHttp({"https://x.test/matrix.rst": MATRIX, "https://x.test/versions.md": HISTORY_MD})
-    ctx = ctx_for("compat_matrix", "rocm", http=http, url="https://x.test/matrix.rst",
-                  history_url="https://x.test/versions.md")
+    ctx = ctx_for(
+        "compat_matrix",
+        "rocm",
+        http=http,
+        url="https://x.test/matrix.rst",
+        history_url="https://x.test/versions.md",
+    )
     events = list(compat_matrix.collect(ctx))
     assert len(events) == 4
     # the history is fetched unconditionally: a 304 on it would leave the matrix undated
-    assert http.calls == [("https://x.test/matrix.rst", True),
-                          ("https://x.test/versions.md", False)]
+    assert http.calls == [
+        ("https://x.test/matrix.rst", True),
+        ("https://x.test/versions.md", False),
+    ]
 
 
 def test_collect_not_modified_yields_nothing():
-    for module, kind in ((changelog_markdown, "changelog_markdown"),
-                         (release_notes, "release_notes"), (compat_matrix, "compat_matrix")):
+    for module, kind in (
+        (changelog_markdown, "changelog_markdown"),
+        (release_notes, "release_notes"),
+        (compat_matrix, "compat_matrix"),
+    ):
         http = FakeHttp({})
         ctx = ctx_for(kind, "rocm", http=http, url="https://x.test/doc.md")
         assert list(module.collect(ctx)) == []
@@ -492,11 +548,17 @@ def test_an_edited_release_note_marks_its_old_wording_vanished():
     # old one must be marked vanished (or it counts twice); a read with a skip marks nothing.
     url = "https://x.test/notes.md"
     http = FakeHttp({url: ROCM_NOTES})
-    first = ctx_for("release_notes", "rocm", http=http, url=url, format="markdown", release_date="2024-12-20")
+    first = ctx_for(
+        "release_notes", "rocm", http=http, url=url, format="markdown", release_date="2024-12-20"
+    )
     before = {e.external_id for e in release_notes.collect(first) if e.kind == "note"}
     assert first.vanished == [] and set(first.state["notes"]) == before
-    http.pages[url] = ROCM_NOTES.replace("Fixed a hang with streams.", "Fixed a hang with HIP streams.")
-    second = ctx_for("release_notes", "rocm", http=http, url=url, format="markdown", release_date="2024-12-20")
+    http.pages[url] = ROCM_NOTES.replace(
+        "Fixed a hang with streams.", "Fixed a hang with HIP streams."
+    )
+    second = ctx_for(
+        "release_notes", "rocm", http=http, url=url, format="markdown", release_date="2024-12-20"
+    )
     second.state = dict(first.state)
     after = {e.external_id for e in release_notes.collect(second) if e.kind == "note"}
     [gone] = before - after

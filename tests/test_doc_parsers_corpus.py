@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -27,7 +27,7 @@ def cell(event) -> str:
 
 
 def day(y: int, m: int, d: int) -> datetime:
-    return datetime(y, m, d, tzinfo=timezone.utc)
+    return datetime(y, m, d, tzinfo=UTC)
 
 
 def run(module, corpus, rel_path, project, **options):
@@ -61,7 +61,7 @@ def test_jax_changelog_every_dated_release(corpus):
     # jax counterpart: no release
     assert releases["0.1.76"] == day(2020, 9, 8)
     assert "0.1.55" not in releases
-    assert all(e.occurred_at.tzinfo == timezone.utc for e in events)
+    assert all(e.occurred_at.tzinfo == UTC for e in events)
     # the Unreleased section never becomes a release, nor are its bullets stored
     assert not any("Unreleased" in (e.attrs.get("release") or "") for e in events)
     assert ctx.skipped == 2
@@ -75,13 +75,19 @@ def test_jax_changelog_notes_have_sections_versions_and_dates(corpus):
     assert len({e.id for e in events}) == len(events)
     remat = next(e for e in notes if "jax.custom_remat" in e.title)
     assert (remat.version, remat.occurred_at, remat.attrs["section"]) == (
-        "0.11.0", day(2026, 7, 16), "New features")
+        "0.11.0",
+        day(2026, 7, 16),
+        "New features",
+    )
     sections = Counter(e.attrs.get("section") for e in notes if e.version == "0.11.0")
     assert set(sections) >= {"New features", "Breaking changes", "Deprecations"}
     # jaxlib 0.4.32's "Breaking changes" bullets are notes marked as jaxlib's
     thunk = next(e for e in notes if "new version of the CPU backend" in e.body)
     assert (thunk.version, thunk.attrs["package"], thunk.attrs["section"]) == (
-        "0.4.32", "jaxlib", "Breaking changes")
+        "0.4.32",
+        "jaxlib",
+        "Breaking changes",
+    )
 
 
 # ------------------------------------------------------------------------ ROCm compat matrix
@@ -92,9 +98,13 @@ def supported(events, key):
 
 
 def test_rocm_matrix_6_3_0_lists_pytorch_2_4_and_6_2_4_does_not(corpus):
-    at_630, ctx = run(compat_matrix, corpus,
-                      ROCM.format(ref="rocm-6.3.0") + "/docs/compatibility/compatibility-matrix.rst",
-                      "rocm", history_url=HISTORY)
+    at_630, ctx = run(
+        compat_matrix,
+        corpus,
+        ROCM.format(ref="rocm-6.3.0") + "/docs/compatibility/compatibility-matrix.rst",
+        "rocm",
+        history_url=HISTORY,
+    )
     assert ctx.skipped == 0
     assert supported(at_630, "6.3.0:pytorch") == ["2.4", "2.3", "2.2", "2.1", "2.0", "1.13"]
     assert supported(at_630, "6.3.0:jax") == ["0.4.26"]
@@ -102,25 +112,35 @@ def test_rocm_matrix_6_3_0_lists_pytorch_2_4_and_6_2_4_does_not(corpus):
     row = next(e for e in at_630 if cell(e) == "6.3.0:pytorch")
     assert row.occurred_at == day(2024, 12, 3)  # versions.md: 6.3.0 | December 3, 2024
     assert row.version == "6.3.0"
-    assert {"framework": "pytorch", "version": "2.4", "status": "supported"} in \
-        row.attrs["mentions"]
+    assert {"framework": "pytorch", "version": "2.4", "status": "supported"} in row.attrs[
+        "mentions"
+    ]
     # three release columns (6.3.0, 6.2.4, 6.1.0) x three frameworks
     assert sorted(cell(e) for e in at_630) == sorted(
-        f"{v}:{f}" for v in ("6.3.0", "6.2.4", "6.1.0") for f in ("pytorch", "tensorflow", "jax"))
+        f"{v}:{f}" for v in ("6.3.0", "6.2.4", "6.1.0") for f in ("pytorch", "tensorflow", "jax")
+    )
 
-    at_624, _ = run(compat_matrix, corpus,
-                    ROCM.format(ref="rocm-6.2.4") + "/docs/compatibility/compatibility-matrix.rst",
-                    "rocm", history_url=HISTORY)
+    at_624, _ = run(
+        compat_matrix,
+        corpus,
+        ROCM.format(ref="rocm-6.2.4") + "/docs/compatibility/compatibility-matrix.rst",
+        "rocm",
+        history_url=HISTORY,
+    )
     assert "2.4" not in supported(at_624, "6.2.4:pytorch")
     assert supported(at_624, "6.2.4:pytorch") == ["2.3", "2.2", "2.1", "2.0", "1.13"]
-    assert next(e for e in at_624 if cell(e) == "6.2.4:pytorch").occurred_at == \
-        day(2024, 11, 6)
+    assert next(e for e in at_624 if cell(e) == "6.2.4:pytorch").occurred_at == day(2024, 11, 6)
 
 
 def test_rocm_historical_csv_per_release_lists(corpus):
-    events, ctx = run(compat_matrix, corpus, ROCM.format(ref="develop-e396b48")
-                      + "/docs/compatibility/compatibility-matrix-historical-6.0.csv",
-                      "rocm", history_url=HISTORY)
+    events, ctx = run(
+        compat_matrix,
+        corpus,
+        ROCM.format(ref="develop-e396b48")
+        + "/docs/compatibility/compatibility-matrix-historical-6.0.csv",
+        "rocm",
+        history_url=HISTORY,
+    )
     assert ctx.skipped == 0
     # 13 ROCm columns (6.3.3 .. 6.0.0) x PyTorch, TensorFlow, JAX
     assert len(events) == 39
@@ -137,9 +157,12 @@ def test_rocm_historical_csv_per_release_lists(corpus):
 
 
 def test_rocm_matrix_without_history_skips_undated_releases(corpus):
-    events, ctx = run(compat_matrix, corpus,
-                      ROCM.format(ref="rocm-6.3.0") + "/docs/compatibility/compatibility-matrix.rst",
-                      "rocm")
+    events, ctx = run(
+        compat_matrix,
+        corpus,
+        ROCM.format(ref="rocm-6.3.0") + "/docs/compatibility/compatibility-matrix.rst",
+        "rocm",
+    )
     assert events == []
     assert ctx.skipped == 3 and all("date unknown" in w for w in ctx.warnings)
 
@@ -148,8 +171,13 @@ def test_rocm_matrix_without_history_skips_undated_releases(corpus):
 
 
 def test_rocm_release_md_sections_and_counts(corpus):
-    events, ctx = run(release_notes, corpus, ROCM.format(ref="rocm-6.3.0") + "/RELEASE.md",
-                      "rocm", history_url=HISTORY)
+    events, ctx = run(
+        release_notes,
+        corpus,
+        ROCM.format(ref="rocm-6.3.0") + "/RELEASE.md",
+        "rocm",
+        history_url=HISTORY,
+    )
     assert ctx.skipped == 0
     assert {(e.version, e.occurred_at) for e in events} == {("6.3.0", day(2024, 12, 3))}
     top = Counter(e.attrs["path"][0] for e in events if e.attrs.get("path"))
@@ -165,16 +193,24 @@ def test_rocm_release_md_sections_and_counts(corpus):
     assert "ROCm 6.3.0 adds support for PyTorch 2.4" in highlight.body
     # component notes: "### **HIP** (6.3.0)" / "#### Resolved issues" bullets
     hip = [e for e in events if e.attrs.get("path", [])[1:2] == ["HIP (6.3.0)"]]
-    assert {e.attrs["section"] for e in hip} >= {"New features", "Resolved issues",
-                                                  "Optimizations", "Upcoming changes"}
+    assert {e.attrs["section"] for e in hip} >= {
+        "New features",
+        "Resolved issues",
+        "Optimizations",
+        "Upcoming changes",
+    }
 
 
 def test_rocm_release_md_undated_without_history(corpus):
-    events, ctx = run(release_notes, corpus, ROCM.format(ref="rocm-6.3.3") + "/RELEASE.md",
-                      "rocm")
+    events, ctx = run(release_notes, corpus, ROCM.format(ref="rocm-6.3.3") + "/RELEASE.md", "rocm")
     assert events == [] and ctx.skipped == 1
-    events, ctx = run(release_notes, corpus, ROCM.format(ref="rocm-6.3.3") + "/RELEASE.md",
-                      "rocm", release_date="2025-02-19")
+    events, ctx = run(
+        release_notes,
+        corpus,
+        ROCM.format(ref="rocm-6.3.3") + "/RELEASE.md",
+        "rocm",
+        release_date="2025-02-19",
+    )
     assert {(e.version, e.occurred_at) for e in events} == {("6.3.3", day(2025, 2, 19))}
 
 
@@ -182,13 +218,15 @@ def test_rocm_release_md_undated_without_history(corpus):
 
 
 def neuron_note(events, version, pattern):
-    return next(e for e in events if e.kind == "note" and e.version == version
-                and re.search(pattern, e.body))
+    return next(
+        e
+        for e in events
+        if e.kind == "note" and e.version == version and re.search(pattern, e.body)
+    )
 
 
 def test_neuron_rn_releases_with_dates(corpus):
-    events, ctx = run(release_notes, corpus, f"{NEURON}/prev/rn.rst", "neuron-sdk",
-                      releases=True)
+    events, ctx = run(release_notes, corpus, f"{NEURON}/prev/rn.rst", "neuron-sdk", releases=True)
     assert ctx.skipped == 0
     releases = {e.version: e.occurred_at for e in events if e.kind == "release"}
     # 47 "Neuron 2.x.y (MM/DD/YYYY)" headings, 2.31.0 down to 2.4.0
@@ -232,22 +270,31 @@ def test_neuron_component_jax(corpus):
     dates = {e.version: e.occurred_at for e in events}
     assert dates["2.32.0"] == day(2026, 8, 17) and dates["2.31.0"] == day(2026, 7, 7)
     assert dates["2.24.0"] == day(2025, 6, 20)  # this page's date (rn.rst says 06/24)
-    new = neuron_note(events, "2.30.0", r"introduces support for JAX versions 0\.8\.2 and 0\.9\.0\.1")
+    new = neuron_note(
+        events, "2.30.0", r"introduces support for JAX versions 0\.8\.2 and 0\.9\.0\.1"
+    )
     assert (new.occurred_at, new.attrs["section"]) == (day(2026, 5, 21), "Changes")
     j062 = neuron_note(events, "2.26.0", r"support for JAX version 0\.6\.2")
     assert j062.attrs["section"] == "Improvements"
-    assert Counter(e.attrs.get("section") for e in events if e.version == "2.26.0")[
-        "Known issues"] == 20
+    assert (
+        Counter(e.attrs.get("section") for e in events if e.version == "2.26.0")["Known issues"]
+        == 20
+    )
 
 
 def test_neuron_component_vllm_neuron(corpus):
     # the page names no release heading: without overrides it is a counted skip
-    events, ctx = run(release_notes, corpus, f"{NEURON}/components/vllm-neuron.rst",
-                      "vllm-neuron")
+    events, ctx = run(release_notes, corpus, f"{NEURON}/components/vllm-neuron.rst", "vllm-neuron")
     assert events == [] and ctx.skipped == 1
     # with the release it documents (Neuron 2.32.0, released 08/17/2026 per 2.32.0.rst)
-    events, ctx = run(release_notes, corpus, f"{NEURON}/components/vllm-neuron.rst",
-                      "vllm-neuron", version="2.32.0", release_date="2026-08-17")
+    events, ctx = run(
+        release_notes,
+        corpus,
+        f"{NEURON}/components/vllm-neuron.rst",
+        "vllm-neuron",
+        version="2.32.0",
+        release_date="2026-08-17",
+    )
     assert ctx.skipped == 0
     latest = neuron_note(events, "2.32.0", r"Latest version \(in 2\.32\.0\): v0\.24\.0\.1\.1\.0")
     assert latest.occurred_at == day(2026, 8, 17)
@@ -257,13 +304,13 @@ def test_neuron_release_content_structured_vllm_mention(corpus):
     events, _ = run(release_notes, corpus, f"{NEURON}/releasecontent.rst", "neuron-sdk")
     vllm = neuron_note(events, "2.32.0", r"supports vLLM version 0\.16\.0")
     assert vllm.occurred_at == day(2026, 8, 17)
-    assert vllm.attrs["mentions"] == [{"framework": "vllm", "version": "0.16.0",
-                                       "status": "supported"}]
+    assert vllm.attrs["mentions"] == [
+        {"framework": "vllm", "version": "0.16.0", "status": "supported"}
+    ]
 
 
 def test_neuron_nxd_inference_vllm_and_undated_sections(corpus):
-    events, ctx = run(release_notes, corpus, f"{NEURON}/components/nxd-inference.rst",
-                      "neuron-sdk")
+    events, ctx = run(release_notes, corpus, f"{NEURON}/components/nxd-inference.rst", "neuron-sdk")
     v013 = neuron_note(events, "2.28.0", r"supports vLLM v0\.13\.0 and Pytorch 2\.9")
     assert v013.occurred_at == day(2026, 2, 26)
     # 2.32.0, 2.31.0 and 2.30.0 sections carry no "Date of Release": skipped, not guessed
@@ -272,8 +319,7 @@ def test_neuron_nxd_inference_vllm_and_undated_sections(corpus):
 
 
 def test_neuron_per_release_page_date_field(corpus):
-    events, ctx = run(release_notes, corpus, f"{NEURON}/prev/2.27.0/nx-pytorch.rst",
-                      "neuron-sdk")
+    events, ctx = run(release_notes, corpus, f"{NEURON}/prev/2.27.0/nx-pytorch.rst", "neuron-sdk")
     assert ctx.skipped == 0
     # "**Date of release**: December 19, 2025" (the meta line says "Release date: TBD")
     assert {(e.version, e.occurred_at) for e in events} == {("2.27.0", day(2025, 12, 19))}
@@ -281,24 +327,30 @@ def test_neuron_per_release_page_date_field(corpus):
     assert pt29.attrs["section"] == "Improvements"
 
 
-@pytest.mark.parametrize("rel_path", [
-    "aws-neuron-sdk/release-notes/prev/content.rst",
-    "aws-neuron-sdk/release-notes/components/containers.rst",
-    "aws-neuron-sdk/release-notes/components/dlamis.rst",
-    "aws-neuron-sdk/about-neuron/whats-new.rst",
-])
+@pytest.mark.parametrize(
+    "rel_path",
+    [
+        "aws-neuron-sdk/release-notes/prev/content.rst",
+        "aws-neuron-sdk/release-notes/components/containers.rst",
+        "aws-neuron-sdk/release-notes/components/dlamis.rst",
+        "aws-neuron-sdk/about-neuron/whats-new.rst",
+    ],
+)
 def test_other_neuron_pages_parse_with_dates(corpus, rel_path):
     events, ctx = run(release_notes, corpus, rel_path, "neuron-sdk")
     assert events, ctx.warnings
-    assert all(e.occurred_at.tzinfo == timezone.utc and e.version for e in events)
+    assert all(e.occurred_at.tzinfo == UTC and e.version for e in events)
 
 
-@pytest.mark.parametrize("rel_path", [
-    f"{NEURON}/prev/rn.rst",
-    f"{NEURON}/components/containers.rst",
-    f"{ROCM.format(ref='rocm-6.3.0')}/docs/compatibility/compatibility-matrix.rst",
-    "rocm/ROCm@develop-e396b48/docs/compatibility/ml-compatibility/pytorch-compatibility.rst",
-])
+@pytest.mark.parametrize(
+    "rel_path",
+    [
+        f"{NEURON}/prev/rn.rst",
+        f"{NEURON}/components/containers.rst",
+        f"{ROCM.format(ref='rocm-6.3.0')}/docs/compatibility/compatibility-matrix.rst",
+        "rocm/ROCm@develop-e396b48/docs/compatibility/ml-compatibility/pytorch-compatibility.rst",
+    ],
+)
 def test_rst_parser_builds_the_stock_docutils_doctree(corpus, rel_path):
     # the speed-ups of _docs_rst (lazily built nested states) change no node
     import copy

@@ -37,6 +37,7 @@ def test_every_command_has_help_with_an_example():
             yield f"{path} {name}", command
             if isinstance(command, click.Group):
                 yield from walk(command, f"{path} {name}")
+
     for name, command in walk(cli, "tracker"):
         assert command.help and "Example" in command.help, f"{name} --help has no example"
 
@@ -47,6 +48,9 @@ def test_readme_has_exactly_two_setup_commands_and_ci_runs_the_second():
     assert len(blocks) == 2
     main_job, tests = (b.strip() for b in blocks)
     assert "tracker nightly --replay cassettes/" in main_job
-    ci_lines = [l for l in (REPO / ".ci" / "run").read_text().splitlines()
-                if l.strip() and not l.startswith("#")]
+    ci_lines = [
+        l
+        for l in (REPO / ".ci" / "run").read_text().splitlines()
+        if l.strip() and not l.startswith("#")
+    ]
     assert tests.endswith(ci_lines[-1].strip()), (tests, ci_lines[-1])

@@ -29,7 +29,8 @@ def test_retry_on_503_then_success(httpserver):
 
 def test_retry_after_is_honoured(httpserver):
     httpserver.expect_ordered_request("/r").respond_with_response(
-        Response("slow down", status=429, headers={"Retry-After": "1"}))
+        Response("slow down", status=429, headers={"Retry-After": "1"})
+    )
     httpserver.expect_ordered_request("/r").respond_with_json([1])
     started = time.monotonic()
     assert client().get_json(httpserver.url_for("/r")) == [1]
@@ -38,14 +39,16 @@ def test_retry_after_is_honoured(httpserver):
 
 def test_secondary_rate_limit_403_with_retry_after_is_retried(httpserver):
     httpserver.expect_ordered_request("/r").respond_with_response(
-        Response("secondary rate limit", status=403, headers={"Retry-After": "1"}))
+        Response("secondary rate limit", status=403, headers={"Retry-After": "1"})
+    )
     httpserver.expect_ordered_request("/r").respond_with_json({"n": 1})
     assert client().get_json(httpserver.url_for("/r")) == {"n": 1}
 
 
 def test_long_retry_after_stops_the_source(httpserver):
     httpserver.expect_request("/r").respond_with_response(
-        Response("secondary rate limit", status=403, headers={"Retry-After": "3600"}))
+        Response("secondary rate limit", status=403, headers={"Retry-After": "3600"})
+    )
     with pytest.raises(RateLimited, match="Retry-After 3600s"):
         client().get_json(httpserver.url_for("/r"))
     assert len(httpserver.log) == 1
@@ -61,9 +64,11 @@ def test_plain_403_is_fatal_without_retry(httpserver):
 def test_conditional_get_304_yields_nothing(httpserver):
     url = httpserver.url_for("/releases")
     httpserver.expect_ordered_request("/releases").respond_with_response(
-        Response('[{"id": 1}]', headers={"ETag": 'W/"v1"', "Content-Type": "application/json"}))
-    httpserver.expect_ordered_request("/releases", headers={"If-None-Match": 'W/"v1"'}
-                                      ).respond_with_data("", status=304)
+        Response('[{"id": 1}]', headers={"ETag": 'W/"v1"', "Content-Type": "application/json"})
+    )
+    httpserver.expect_ordered_request(
+        "/releases", headers={"If-None-Match": 'W/"v1"'}
+    ).respond_with_data("", status=304)
     first = client()
     assert list(first.get_pages(url)) == [[{"id": 1}]]
     assert first.changed_validators == {url: {"etag": 'W/"v1"', "last_modified": None}}
@@ -77,9 +82,11 @@ def test_last_modified_is_sent_back(httpserver):
     stamp = "Wed, 04 Dec 2024 23:09:23 GMT"
     url = httpserver.url_for("/doc")
     httpserver.expect_ordered_request("/doc").respond_with_response(
-        Response("v1", headers={"Last-Modified": stamp}))
-    httpserver.expect_ordered_request("/doc", headers={"If-Modified-Since": stamp}
-                                      ).respond_with_data("", status=304)
+        Response("v1", headers={"Last-Modified": stamp})
+    )
+    httpserver.expect_ordered_request(
+        "/doc", headers={"If-Modified-Since": stamp}
+    ).respond_with_data("", status=304)
     first = client()
     assert first.get(url).text == "v1"
     assert client(validators=first.changed_validators).get(url) is None
@@ -88,10 +95,17 @@ def test_last_modified_is_sent_back(httpserver):
 def test_link_pagination(httpserver):
     base = httpserver.url_for("/items")
     httpserver.expect_request("/items", query_string="per_page=2").respond_with_response(
-        Response("[1, 2]", headers={"Link": f'<{base}?per_page=2&page=2>; rel="next", '
-                                            f'<{base}?per_page=2&page=3>; rel="last"'}))
+        Response(
+            "[1, 2]",
+            headers={
+                "Link": f'<{base}?per_page=2&page=2>; rel="next", '
+                f'<{base}?per_page=2&page=3>; rel="last"'
+            },
+        )
+    )
     httpserver.expect_request("/items", query_string="per_page=2&page=2").respond_with_response(
-        Response("[3, 4]", headers={"Link": f'<{base}?per_page=2&page=3>; rel="next"'}))
+        Response("[3, 4]", headers={"Link": f'<{base}?per_page=2&page=3>; rel="next"'})
+    )
     httpserver.expect_request("/items", query_string="per_page=2&page=3").respond_with_json([5])
     http = client()
     assert list(http.get_pages(base, {"per_page": 2})) == [[1, 2], [3, 4], [5]]
@@ -100,8 +114,9 @@ def test_link_pagination(httpserver):
 
 def test_primary_rate_limit_short_wait_sleeps(httpserver):
     reset = int(time.time()) + 5
-    httpserver.expect_ordered_request("/a").respond_with_response(Response(
-        "[1]", headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)}))
+    httpserver.expect_ordered_request("/a").respond_with_response(
+        Response("[1]", headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)})
+    )
     httpserver.expect_ordered_request("/b").respond_with_json([2])
     slept = []
     http = client(sleep=slept.append)
@@ -113,9 +128,13 @@ def test_primary_rate_limit_short_wait_sleeps(httpserver):
 
 def test_primary_rate_limit_long_wait_raises(httpserver):
     reset = int(time.time()) + 3000
-    httpserver.expect_request("/a").respond_with_response(Response(
-        "limit", status=403,
-        headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)}))
+    httpserver.expect_request("/a").respond_with_response(
+        Response(
+            "limit",
+            status=403,
+            headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)},
+        )
+    )
     http = client(sleep=lambda s: pytest.fail("must not sleep for 50 minutes"))
     with pytest.raises(RateLimited, match="resets in 50 min"):
         http.get_json(httpserver.url_for("/a"))
@@ -132,10 +151,13 @@ def test_timeout_is_a_source_error(httpserver):
         http.get(httpserver.url_for("/slow"))
 
 
-@pytest.mark.parametrize("body,ctype,match", [
-    ('[{"id": 1}, {"id"', "application/json", "truncated or malformed JSON"),
-    ("<html><body>Unicorn! 502</body></html>", "text/html", "text/html body"),
-])
+@pytest.mark.parametrize(
+    "body,ctype,match",
+    [
+        ('[{"id": 1}, {"id"', "application/json", "truncated or malformed JSON"),
+        ("<html><body>Unicorn! 502</body></html>", "text/html", "text/html body"),
+    ],
+)
 def test_bad_json_bodies_name_the_url(httpserver, body, ctype, match):
     httpserver.expect_request("/api").respond_with_data(body, content_type=ctype)
     with pytest.raises(FatalHTTPError, match=match) as info:
@@ -151,8 +173,9 @@ def test_404_names_url_and_what_to_do(httpserver):
 
 def test_token_is_sent_but_never_logged(httpserver, monkeypatch, caplog):
     monkeypatch.setenv("TRACKER_GITHUB_TOKEN", "ghp_secret_value_123")
-    httpserver.expect_request("/r", headers={"Authorization": "Bearer ghp_secret_value_123"}
-                              ).respond_with_json([])
+    httpserver.expect_request(
+        "/r", headers={"Authorization": "Bearer ghp_secret_value_123"}
+    ).respond_with_json([])
     caplog.set_level(logging.DEBUG)
     http = client(auth="github")
     assert http.authenticated
@@ -168,9 +191,15 @@ def test_no_token_means_unauthenticated(monkeypatch):
 
 
 def spent(reset: float, status: int = 403) -> Response:
-    return Response('{"message": "API rate limit exceeded"}', status=status,
-                    headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(reset)),
-                             "Content-Type": "application/json"})
+    return Response(
+        '{"message": "API rate limit exceeded"}',
+        status=status,
+        headers={
+            "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset": str(int(reset)),
+            "Content-Type": "application/json",
+        },
+    )
 
 
 def test_spent_rate_limit_with_past_reset_backs_off_once_then_stops(httpserver):
@@ -215,15 +244,16 @@ def etag_listing(httpserver, items: list, per_page: int):
 
     def handler(request):
         page = int(request.args.get("page", 1))
-        chunk = items[(page - 1) * per_page: page * per_page]
+        chunk = items[(page - 1) * per_page : page * per_page]
         body = json.dumps(chunk)
         etag = '"%s"' % hashlib.md5(body.encode()).hexdigest()
         if request.headers.get("If-None-Match") == etag:
             return Response("", status=304, headers={"ETag": etag})
         headers = {"ETag": etag, "Content-Type": "application/json"}
         if page * per_page < len(items):
-            headers["Link"] = (f'<{httpserver.url_for("/items")}?per_page={per_page}'
-                               f'&page={page + 1}>; rel="next"')
+            headers["Link"] = (
+                f'<{httpserver.url_for("/items")}?per_page={per_page}&page={page + 1}>; rel="next"'
+            )
         return Response(body, headers=headers)
 
     httpserver.expect_request("/items").respond_with_handler(handler)

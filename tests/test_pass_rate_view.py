@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import sqlite3
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -16,15 +16,32 @@ from tracker.config import load_config
 from tracker.records import Event
 
 REPO = Path(__file__).resolve().parents[1]
-UTC = timezone.utc
-COLUMNS = ["project", "regime", "week", "runs_passed", "runs_failed", "jobs_passed",
-           "jobs_failed", "run_pass_rate", "job_pass_rate"]
+UTC = UTC
+COLUMNS = [
+    "project",
+    "regime",
+    "week",
+    "runs_passed",
+    "runs_failed",
+    "jobs_passed",
+    "jobs_failed",
+    "run_pass_rate",
+    "job_pass_rate",
+]
 
 
 def ev(n, kind, regime, outcome, when, project="vllm", state=None):
-    return Event(source_id="s", project=project, kind=kind, external_id=f"{kind}:{n}",
-                 occurred_at=when, title=f"{kind} {n}", regime=regime, outcome=outcome,
-                 state=state or outcome or "canceled")
+    return Event(
+        source_id="s",
+        project=project,
+        kind=kind,
+        external_id=f"{kind}:{n}",
+        occurred_at=when,
+        title=f"{kind} {n}",
+        regime=regime,
+        outcome=outcome,
+        state=state or outcome or "canceled",
+    )
 
 
 def view(store, order="project, regime, week"):
@@ -40,25 +57,39 @@ def save(store, items):
 
 
 def test_weekly_counts_and_rates_by_hand(store):
-    mon = datetime(2026, 5, 4, 12, tzinfo=UTC)   # Monday of ISO week 2026-W19
+    mon = datetime(2026, 5, 4, 12, tzinfo=UTC)  # Monday of ISO week 2026-W19
     sun = datetime(2026, 5, 10, 23, 59, tzinfo=UTC)  # still W19
-    save(store, [
-        # rocm, W19: runs 1 passed + 1 failed (+1 canceled, not counted);
-        # jobs 3 passed + 1 failed (+1 superseded retry with outcome None, not counted)
-        ev(1, "ci_run", "rocm", "passed", mon), ev(2, "ci_run", "rocm", "failed", sun),
-        ev(3, "ci_run", "rocm", None, mon),
-        ev(4, "ci_job", "rocm", "passed", mon), ev(5, "ci_job", "rocm", "passed", mon),
-        ev(6, "ci_job", "rocm", "passed", sun), ev(7, "ci_job", "rocm", "failed", sun),
-        ev(8, "ci_job", "rocm", None, sun, state="failed"),
-        # cuda, W20 (Monday 2026-05-11): jobs only -> run rate NULL
-        ev(9, "ci_job", "cuda", "failed", datetime(2026, 5, 11, 0, 0, tzinfo=UTC)),
-        # a week with nothing counted produces no row; an issue is never counted
-        ev(10, "ci_run", "cuda", None, datetime(2026, 6, 1, tzinfo=UTC)),
-        Event(source_id="s", project="vllm", kind="issue", external_id="issue:1",
-              occurred_at=mon, title="an issue", regime="rocm", state="open"),
-        # another project is its own series
-        ev(11, "ci_run", "rocm", "passed", mon, project="pytorch"),
-    ])
+    save(
+        store,
+        [
+            # rocm, W19: runs 1 passed + 1 failed (+1 canceled, not counted);
+            # jobs 3 passed + 1 failed (+1 superseded retry with outcome None, not counted)
+            ev(1, "ci_run", "rocm", "passed", mon),
+            ev(2, "ci_run", "rocm", "failed", sun),
+            ev(3, "ci_run", "rocm", None, mon),
+            ev(4, "ci_job", "rocm", "passed", mon),
+            ev(5, "ci_job", "rocm", "passed", mon),
+            ev(6, "ci_job", "rocm", "passed", sun),
+            ev(7, "ci_job", "rocm", "failed", sun),
+            ev(8, "ci_job", "rocm", None, sun, state="failed"),
+            # cuda, W20 (Monday 2026-05-11): jobs only -> run rate NULL
+            ev(9, "ci_job", "cuda", "failed", datetime(2026, 5, 11, 0, 0, tzinfo=UTC)),
+            # a week with nothing counted produces no row; an issue is never counted
+            ev(10, "ci_run", "cuda", None, datetime(2026, 6, 1, tzinfo=UTC)),
+            Event(
+                source_id="s",
+                project="vllm",
+                kind="issue",
+                external_id="issue:1",
+                occurred_at=mon,
+                title="an issue",
+                regime="rocm",
+                state="open",
+            ),
+            # another project is its own series
+            ev(11, "ci_run", "rocm", "passed", mon, project="pytorch"),
+        ],
+    )
     assert view(store) == [
         ("pytorch", "rocm", "2026-W19", 1, 0, 0, 0, 1.0, None),
         ("vllm", "cuda", "2026-W20", 0, 0, 0, 1, None, 0.0),
@@ -67,15 +98,17 @@ def test_weekly_counts_and_rates_by_hand(store):
 
 
 def test_iso_week_edges_in_utc(store):
-    save(store, [
-        ev(1, "ci_run", "cuda", "passed", datetime(2025, 12, 28, 23, 30, tzinfo=UTC)),  # Sun
-        ev(2, "ci_run", "cuda", "passed", datetime(2025, 12, 29, 0, 30, tzinfo=UTC)),   # Mon
-        ev(3, "ci_run", "cuda", "failed", datetime(2027, 1, 1, 12, tzinfo=UTC)),        # Fri
-        ev(4, "ci_run", "cuda", "failed", datetime(2021, 1, 3, 12, tzinfo=UTC)),        # Sun
-    ])
+    save(
+        store,
+        [
+            ev(1, "ci_run", "cuda", "passed", datetime(2025, 12, 28, 23, 30, tzinfo=UTC)),  # Sun
+            ev(2, "ci_run", "cuda", "passed", datetime(2025, 12, 29, 0, 30, tzinfo=UTC)),  # Mon
+            ev(3, "ci_run", "cuda", "failed", datetime(2027, 1, 1, 12, tzinfo=UTC)),  # Fri
+            ev(4, "ci_run", "cuda", "failed", datetime(2021, 1, 3, 12, tzinfo=UTC)),  # Sun
+        ],
+    )
     weeks = [(r[2], r[3], r[4]) for r in view(store)]
-    assert weeks == [("2020-W53", 0, 1), ("2025-W52", 1, 0), ("2026-W01", 1, 0),
-                     ("2026-W53", 0, 1)]
+    assert weeks == [("2020-W53", 0, 1), ("2025-W52", 1, 0), ("2026-W01", 1, 0), ("2026-W53", 0, 1)]
 
 
 def test_postgresql_week_does_not_depend_on_the_session_time_zone(pg_store):
@@ -103,7 +136,10 @@ def test_sqlite_week_expression_matches_python_isocalendar_for_every_day():
 def test_real_vllm_nightlies_through_the_view(store, corpus):
     config = load_config(REPO / "sources.yaml")
     folder = corpus / "vllm-ci" / "vllm-ci-dashboard@2d34517" / "buildkite_cache"
-    for source_id, name in (("vllm-amd-ci", "builds_amd.json"), ("vllm-ci", "builds_upstream.json")):
+    for source_id, name in (
+        ("vllm-amd-ci", "builds_amd.json"),
+        ("vllm-ci", "builds_upstream.json"),
+    ):
         ctx = CollectContext(spec=config.source(source_id))
         save(store, buildkite.parse((folder / name).read_bytes(), ctx))
     rows = {r[1]: r for r in view(store)}

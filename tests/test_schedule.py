@@ -64,6 +64,8 @@ def test_a_nightly_that_loses_the_migration_race_waits_for_the_schema(tmp_path, 
     store.ensure_current()
 
     empty = Store(f"sqlite:///{tmp_path / 'never.db'}")
-    monkeypatch.setattr(Store, "init_db", lambda self: (_ for _ in ()).throw(StoreError("disk full")))
+    monkeypatch.setattr(
+        Store, "init_db", lambda self: (_ for _ in ()).throw(StoreError("disk full"))
+    )
     with pytest.raises(StoreError, match="disk full"):
         _init_db_once(empty, wait=0)

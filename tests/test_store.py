@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import select
@@ -12,22 +12,32 @@ from tracker.models import source_state
 from tracker.records import Event
 from tracker.store import Store
 
-T0 = datetime(2025, 9, 10, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2025, 9, 10, 12, 0, tzinfo=UTC)
 
 
 def release(tag: str, day: int = 0, body: str = "", source: str = "pytorch-releases") -> Event:
-    return Event(source_id=source, project="pytorch", kind="release", external_id=f"release:{tag}",
-                 occurred_at=T0 + timedelta(days=day), title=f"PyTorch {tag}", body=body,
-                 url=f"https://github.com/pytorch/pytorch/releases/tag/{tag}", version=tag[1:],
-                 labels=("a", "b"), attrs={"prerelease": False})
+    return Event(
+        source_id=source,
+        project="pytorch",
+        kind="release",
+        external_id=f"release:{tag}",
+        occurred_at=T0 + timedelta(days=day),
+        title=f"PyTorch {tag}",
+        body=body,
+        url=f"https://github.com/pytorch/pytorch/releases/tag/{tag}",
+        version=tag[1:],
+        labels=("a", "b"),
+        attrs={"prerelease": False},
+    )
 
 
 def test_upsert_is_idempotent_and_keeps_first_seen(store: Store):
-    first = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    later = datetime(2026, 2, 1, tzinfo=timezone.utc)
+    first = datetime(2026, 1, 1, tzinfo=UTC)
+    later = datetime(2026, 2, 1, tzinfo=UTC)
     with store.transaction() as conn:
-        assert store.upsert_events(conn, [release("v2.9.0"), release("v2.8.0", -50)],
-                                   seen_at=first) == (2, 2)
+        assert store.upsert_events(
+            conn, [release("v2.9.0"), release("v2.8.0", -50)], seen_at=first
+        ) == (2, 2)
     with store.transaction() as conn:
         written, new = store.upsert_events(conn, [release("v2.9.0", body="edited")], seen_at=later)
     assert (written, new) == (1, 0)
@@ -42,8 +52,9 @@ def test_upsert_is_idempotent_and_keeps_first_seen(store: Store):
 
 def test_duplicate_ids_in_one_batch_last_wins(store: Store):
     with store.transaction() as conn:
-        assert store.upsert_events(conn, [release("v2.9.0", body="one"),
-                                          release("v2.9.0", body="two")]) == (1, 1)
+        assert store.upsert_events(
+            conn, [release("v2.9.0", body="one"), release("v2.9.0", body="two")]
+        ) == (1, 1)
     assert [r["body"] for r in store.iter_events()] == ["two"]
 
 
@@ -70,10 +81,12 @@ def test_failed_transaction_writes_nothing(store: Store):
 
 def test_source_state_and_validators_round_trip(store: Store):
     with store.transaction() as conn:
-        store.save_source(conn, "s1", values={"cursor": T0, "state": {"pending": [1, 2]},
-                                              "last_status": "ok"},
-                          validators={"https://x/a?page=1": {"etag": 'W/"abc"',
-                                                             "last_modified": None}})
+        store.save_source(
+            conn,
+            "s1",
+            values={"cursor": T0, "state": {"pending": [1, 2]}, "last_status": "ok"},
+            validators={"https://x/a?page=1": {"etag": 'W/"abc"', "last_modified": None}},
+        )
     state = store.load_source("s1")
     assert state.cursor == T0 and state.state == {"pending": [1, 2]}
     assert state.validators == {"https://x/a?page=1": {"etag": 'W/"abc"', "last_modified": None}}
@@ -86,9 +99,15 @@ def test_source_state_and_validators_round_trip(store: Store):
     from tracker.models import http_cache
 
     with store.transaction() as conn:
-        conn.execute(http_cache.update().values(updated_at=datetime.now(timezone.utc) - timedelta(days=31)))
-        store.save_source(conn, "s1", values={"last_status": "ok"},
-                          validators={"https://x/a?since=today": {"etag": '"n"', "last_modified": None}})
+        conn.execute(
+            http_cache.update().values(updated_at=datetime.now(UTC) - timedelta(days=31))
+        )
+        store.save_source(
+            conn,
+            "s1",
+            values={"last_status": "ok"},
+            validators={"https://x/a?since=today": {"etag": '"n"', "last_modified": None}},
+        )
     assert list(store.load_source("s1").validators) == ["https://x/a?since=today"]
 
 
@@ -116,12 +135,17 @@ def test_a_lock_whose_holder_died_on_this_host_is_taken_over_at_once(store: Stor
 
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
-    now = datetime.now(timezone.utc)
-    for name, holder in (("here", f"{socket.gethostname()}:{gone.pid}:dead"),
-                         ("there", f"other-host.example:{gone.pid}:far")):
+    now = datetime.now(UTC)
+    for name, holder in (
+        ("here", f"{socket.gethostname()}:{gone.pid}:dead"),
+        ("there", f"other-host.example:{gone.pid}:far"),
+    ):
         with store.transaction() as conn:
-            conn.execute(locks.insert().values(name=name, holder=holder, acquired_at=now,
-                                               expires_at=now + timedelta(hours=6)))
+            conn.execute(
+                locks.insert().values(
+                    name=name, holder=holder, acquired_at=now, expires_at=now + timedelta(hours=6)
+                )
+            )
     with store.lock("here") as taken:
         assert taken is True
     with store.lock("there") as taken:
@@ -135,8 +159,12 @@ def test_read_only_query_refuses_writes(store: Store):
         store.upsert_events(conn, [release("v2.9.0")])
     columns, rows = store.read_only_query("SELECT kind, count(*) AS n FROM events GROUP BY kind")
     assert columns == ["kind", "n"] and rows == [("release", 1)]
-    for sql in ("DELETE FROM events", "drop table events", "SELECT 1; DELETE FROM events",
-                "/* hi */ update events set title = 'x'"):
+    for sql in (
+        "DELETE FROM events",
+        "drop table events",
+        "SELECT 1; DELETE FROM events",
+        "/* hi */ update events set title = 'x'",
+    ):
         with pytest.raises(StoreError, match="refused|one statement"):
             store.read_only_query(sql)
     # a write hidden behind WITH reaches the database, which refuses it (read-only session)
@@ -144,12 +172,16 @@ def test_read_only_query_refuses_writes(store: Store):
         store.read_only_query("WITH x AS (SELECT 1) DELETE FROM events")
     # a comment marker inside a string must not hide a COMMIT and a write from the checks
     # (found by a review: on PostgreSQL this deleted rows and created tables)
-    for sql in ("SELECT '--'; COMMIT; DELETE FROM events",
-                "SELECT '/*'; COMMIT; DELETE FROM events; SELECT '*/'",
-                "SELECT '--', 1; COMMIT; CREATE TABLE pwned(x int)"):
+    for sql in (
+        "SELECT '--'; COMMIT; DELETE FROM events",
+        "SELECT '/*'; COMMIT; DELETE FROM events; SELECT '*/'",
+        "SELECT '--', 1; COMMIT; CREATE TABLE pwned(x int)",
+    ):
         with pytest.raises(StoreError):
             store.read_only_query(sql)
-    if store.dialect == "postgresql":  # dollar quoting defeats any lexical check: the protocol holds
+    if (
+        store.dialect == "postgresql"
+    ):  # dollar quoting defeats any lexical check: the protocol holds
         with pytest.raises(StoreError):
             store.read_only_query("SELECT $$--$$; COMMIT; DELETE FROM events")
     assert len(list(store.iter_events())) == 1
@@ -162,15 +194,33 @@ def test_tags_and_overrides(store: Store):
         store.upsert_events(conn, [release("v2.9.0"), release("v2.8.0", -50)])
     todo = list(store.events_to_tag())
     assert {t["title"] for t in todo} == {"PyTorch v2.9.0", "PyTorch v2.8.0"}
-    store.save_tags([{"event_id": todo[0]["id"], "tag": "neutral", "score": 0.9, "regime": "none",
-                      "mentions": [], "tagger_version": "t1"}])
+    store.save_tags(
+        [
+            {
+                "event_id": todo[0]["id"],
+                "tag": "neutral",
+                "score": 0.9,
+                "regime": "none",
+                "mentions": [],
+                "tagger_version": "t1",
+            }
+        ]
+    )
     assert [t["id"] for t in store.events_to_tag()] == [todo[1]["id"]]
     assert len(list(store.events_to_tag(retag=True))) == 2
     store.set_override(todo[0]["id"], "friction", "rocm")
     with pytest.raises(StoreError, match="no event"):
         store.set_override("nope", "friction")
-    job = Event("ci", "vllm", "ci_job", "job:1", datetime(2025, 1, 2, tzinfo=timezone.utc), "mi300 job",
-                regime="rocm", outcome="failed")
+    job = Event(
+        "ci",
+        "vllm",
+        "ci_job",
+        "job:1",
+        datetime(2025, 1, 2, tzinfo=UTC),
+        "mi300 job",
+        regime="rocm",
+        outcome="failed",
+    )
     with store.transaction() as conn:
         store.upsert_events(conn, [job])
     with pytest.raises(StoreError, match="ci_job: CI runs and jobs are not tagged"):
@@ -203,8 +253,8 @@ def test_locked_sqlite_database_fails_cleanly(tmp_path):
         store.engine.dispose()
         quick = Store(f"sqlite:///{path}?timeout=0.1")
         from sqlalchemy import event as sa_event
-        sa_event.listen(quick.engine, "connect",
-                        lambda c, _r: c.execute("PRAGMA busy_timeout=100"))
+
+        sa_event.listen(quick.engine, "connect", lambda c, _r: c.execute("PRAGMA busy_timeout=100"))
         with pytest.raises(StoreError, match="locked"):
             with quick.transaction() as conn:
                 quick.upsert_events(conn, [release("v2.9.0")])
@@ -217,9 +267,11 @@ def test_locked_sqlite_database_fails_cleanly(tmp_path):
 def test_coverage_events_come_in_one_order_on_every_database(store: Store):
     # Two pieces of evidence with the same time: the first read wins, so the order must not be
     # the database's choice (SQLite and PostgreSQL picked different evidence URLs).
-    when = datetime(2025, 1, 29, tzinfo=timezone.utc)
-    items = [Event(source, "pytorch", "release", "v2.6.0", when, "2.6.0", version="2.6.0", url=source)
-             for source in ("pypi-torch", "pytorch-releases", "a-mirror")]
+    when = datetime(2025, 1, 29, tzinfo=UTC)
+    items = [
+        Event(source, "pytorch", "release", "v2.6.0", when, "2.6.0", version="2.6.0", url=source)
+        for source in ("pypi-torch", "pytorch-releases", "a-mirror")
+    ]
     with store.transaction() as conn:
         store.upsert_events(conn, items)
     got = [row["id"] for row in store.coverage_events(["pytorch"])]

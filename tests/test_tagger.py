@@ -11,9 +11,12 @@ import pytest
 from click.testing import CliRunner
 
 from tracker.tagger import TAGGER_VERSION, TagResult, load_tagger
-from tracker.tagger.cli import tag, tagger as tagger_group
+from tracker.tagger.cli import tag
+from tracker.tagger.cli import tagger as tagger_group
 
-TRAINING = Path(os.environ.get("TRACKER_TRAINING", Path(__file__).resolve().parents[2] / "shared" / "training"))
+TRAINING = Path(
+    os.environ.get("TRACKER_TRAINING", Path(__file__).resolve().parents[2] / "shared" / "training")
+)
 
 # Measured on the dev split (20 % of ../shared/training held out by source hash) when the model
 # was trained: tagger 1.3.0 (shipped seed): class macro-F1 0.886, regime macro-F1 1.000 (seeds 1-3:
@@ -43,67 +46,110 @@ def test_load_is_fast_and_versioned():
     assert isinstance(res, TagResult) and res.version == TAGGER_VERSION
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("Neuron 2.28 is compatible with PyTorch 2.9", [("pytorch", "2.9", "supported")]),
-    ("pip install torch==2.9.1 fails with a resolver error", [("pytorch", "2.9.1", "other")]),
-    ("Pytorch 2.9 support added", [("pytorch", "2.9", "supported")]),
-    ("vllm-neuron now supports vLLM v0.13.0", [("vllm", "0.13.0", "supported")]),
-    ("This release adds support for JAX 0.8.2 and 0.9.0.1",
-     [("jax", "0.8.2", "supported"), ("jax", "0.9.0.1", "supported")]),
-    ("Supported frameworks: PyTorch 2.6, 2.5 and 2.4",
-     [("pytorch", "2.6", "supported"), ("pytorch", "2.5", "supported"), ("pytorch", "2.4", "supported")]),
-    ("PyTorch 2.10 support is planned for a future release", [("pytorch", "2.10", "planned")]),
-    ("PyTorch 2.7 has reached end of life and is no longer supported", [("pytorch", "2.7", "dropped")]),
-    ("Deprecated support for jaxlib 0.4.30", [("jaxlib", "0.4.30", "dropped")]),
-    ("MI300X is 30% slower with torch 2.9.0+cu128 than with 2.8", [("pytorch", "2.9.0", "other")]),
-    ("Added support for PyTorch 2.9; PyTorch 2.6 has reached end of life",
-     [("pytorch", "2.9", "supported"), ("pytorch", "2.6", "dropped")]),
-    ("The torch_xla 2.9 release and PyTorch/XLA docs", []),
-    ("PyTorch 2 is great", []),
-    # found by a review against TAGGING.md and the Neuron release notes:
-    ("This Neuron release introduces support for JAX versions 0.8.2 and 0.9.0.1.",  # the full stop
-     [("jax", "0.8.2", "supported"), ("jax", "0.9.0.1", "supported")]),
-    ("This release continues support for JAX versions 0.7.0 to 0.10.0.",  # a range: both ends
-     [("jax", "0.7.0", "supported"), ("jax", "0.10.0", "supported")]),
-    ("PyTorch 2.5-2.7 are supported", [("pytorch", "2.5", "supported"), ("pytorch", "2.7", "supported")]),
-    ("Added support for PyTorch 2.10.0-rc1 (preview)", [("pytorch", "2.10.0rc1", "supported")]),
-    ("Built with torch 2.9.0.dev20250423", [("pytorch", "2.9.0.dev20250423", "supported")]),
-    ("PyTorch 2.6 has reached end-of-support since release 2.27.", [("pytorch", "2.6", "dropped")]),
-    ("For PyTorch 2.10 and later users, Neuron will provide native support", [("pytorch", "2.10", "planned")]),
-    ("Supported in the next Neuron release: PyTorch 2.10", [("pytorch", "2.10", "planned")]),
-    ("Supports jax[tpu]==0.4.35", [("jax", "0.4.35", "supported")]),
-    ("torch 2.9.0-cp311 wheel fails to install", [("pytorch", "2.9.0", "other")]),
-    # one sentence, two statements: each mention takes the cues of its own part
-    ("Neuron supports PyTorch 2.6, but PyTorch 2.1 is no longer supported",
-     [("pytorch", "2.6", "supported"), ("pytorch", "2.1", "dropped")]),
-    ("torch-neuronx now supports PyTorch 2.9 and deprecates PyTorch 2.6",
-     [("pytorch", "2.9", "supported"), ("pytorch", "2.6", "dropped")]),
-    ("Added support for PyTorch 2.9 and will add PyTorch 2.10 in a future release",
-     [("pytorch", "2.9", "supported"), ("pytorch", "2.10", "planned")]),
-    ("Adds support for PyTorch 2.9 and includes bug fixes.", [("pytorch", "2.9", "supported")]),
-    ("PyTorch 2.9 and JAX 0.8 are supported",  # a list before the verb is not split
-     [("pytorch", "2.9", "supported"), ("jax", "0.8", "supported")]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Neuron 2.28 is compatible with PyTorch 2.9", [("pytorch", "2.9", "supported")]),
+        ("pip install torch==2.9.1 fails with a resolver error", [("pytorch", "2.9.1", "other")]),
+        ("Pytorch 2.9 support added", [("pytorch", "2.9", "supported")]),
+        ("vllm-neuron now supports vLLM v0.13.0", [("vllm", "0.13.0", "supported")]),
+        (
+            "This release adds support for JAX 0.8.2 and 0.9.0.1",
+            [("jax", "0.8.2", "supported"), ("jax", "0.9.0.1", "supported")],
+        ),
+        (
+            "Supported frameworks: PyTorch 2.6, 2.5 and 2.4",
+            [
+                ("pytorch", "2.6", "supported"),
+                ("pytorch", "2.5", "supported"),
+                ("pytorch", "2.4", "supported"),
+            ],
+        ),
+        ("PyTorch 2.10 support is planned for a future release", [("pytorch", "2.10", "planned")]),
+        (
+            "PyTorch 2.7 has reached end of life and is no longer supported",
+            [("pytorch", "2.7", "dropped")],
+        ),
+        ("Deprecated support for jaxlib 0.4.30", [("jaxlib", "0.4.30", "dropped")]),
+        (
+            "MI300X is 30% slower with torch 2.9.0+cu128 than with 2.8",
+            [("pytorch", "2.9.0", "other")],
+        ),
+        (
+            "Added support for PyTorch 2.9; PyTorch 2.6 has reached end of life",
+            [("pytorch", "2.9", "supported"), ("pytorch", "2.6", "dropped")],
+        ),
+        ("The torch_xla 2.9 release and PyTorch/XLA docs", []),
+        ("PyTorch 2 is great", []),
+        # found by a review against TAGGING.md and the Neuron release notes:
+        (
+            "This Neuron release introduces support for JAX versions 0.8.2 and 0.9.0.1.",  # the full stop
+            [("jax", "0.8.2", "supported"), ("jax", "0.9.0.1", "supported")],
+        ),
+        (
+            "This release continues support for JAX versions 0.7.0 to 0.10.0.",  # a range: both ends
+            [("jax", "0.7.0", "supported"), ("jax", "0.10.0", "supported")],
+        ),
+        (
+            "PyTorch 2.5-2.7 are supported",
+            [("pytorch", "2.5", "supported"), ("pytorch", "2.7", "supported")],
+        ),
+        ("Added support for PyTorch 2.10.0-rc1 (preview)", [("pytorch", "2.10.0rc1", "supported")]),
+        ("Built with torch 2.9.0.dev20250423", [("pytorch", "2.9.0.dev20250423", "supported")]),
+        (
+            "PyTorch 2.6 has reached end-of-support since release 2.27.",
+            [("pytorch", "2.6", "dropped")],
+        ),
+        (
+            "For PyTorch 2.10 and later users, Neuron will provide native support",
+            [("pytorch", "2.10", "planned")],
+        ),
+        ("Supported in the next Neuron release: PyTorch 2.10", [("pytorch", "2.10", "planned")]),
+        ("Supports jax[tpu]==0.4.35", [("jax", "0.4.35", "supported")]),
+        ("torch 2.9.0-cp311 wheel fails to install", [("pytorch", "2.9.0", "other")]),
+        # one sentence, two statements: each mention takes the cues of its own part
+        (
+            "Neuron supports PyTorch 2.6, but PyTorch 2.1 is no longer supported",
+            [("pytorch", "2.6", "supported"), ("pytorch", "2.1", "dropped")],
+        ),
+        (
+            "torch-neuronx now supports PyTorch 2.9 and deprecates PyTorch 2.6",
+            [("pytorch", "2.9", "supported"), ("pytorch", "2.6", "dropped")],
+        ),
+        (
+            "Added support for PyTorch 2.9 and will add PyTorch 2.10 in a future release",
+            [("pytorch", "2.9", "supported"), ("pytorch", "2.10", "planned")],
+        ),
+        ("Adds support for PyTorch 2.9 and includes bug fixes.", [("pytorch", "2.9", "supported")]),
+        (
+            "PyTorch 2.9 and JAX 0.8 are supported",  # a list before the verb is not split
+            [("pytorch", "2.9", "supported"), ("jax", "0.8", "supported")],
+        ),
+    ],
+)
 def test_mentions_normalised_with_status(tagger, text, expected):
     assert mentions(tagger, text) == expected
 
 
-@pytest.mark.parametrize("text, regime", [
-    ("DISABLED test_matmul_cuda_float16 (__main__.TestLinalgCUDA) on platforms: rocm", "rocm"),
-    ("hipify cuBLAS calls in the GEMM path", "rocm"),
-    ("MI300X is 30% slower than H100 on FP8 GEMM", "rocm"),
-    ("TPU v5e step time is 2x slower compared to A100", "xla"),
-    ("Output is wrong when TP=4 and tp_size is 8", "none"),
-    ("XlaRuntimeError: INTERNAL: failed to compile", "none"),
-    ("JAX jit recompiles on every call", "none"),
-    ("[XLA:GPU] Add cuDNN backend to the GEMM autotuner", "cuda"),
-    ("NCCL timeout on 8xH100", "cuda"),
-    ("neuronx-cc fails on Trn2 with a NEFF larger than 2 GB", "neuron"),
-    ("Crash on AMD GPUs with the new attention backend", "rocm"),
-    ("Slow tokenizer on AMD EPYC CPUs", "none"),
-    ("Out of memory on a generic GPU with large batches", "none"),
-    ("Ported the CUDA kernel to ROCm for gfx942", "rocm"),
-])
+@pytest.mark.parametrize(
+    "text, regime",
+    [
+        ("DISABLED test_matmul_cuda_float16 (__main__.TestLinalgCUDA) on platforms: rocm", "rocm"),
+        ("hipify cuBLAS calls in the GEMM path", "rocm"),
+        ("MI300X is 30% slower than H100 on FP8 GEMM", "rocm"),
+        ("TPU v5e step time is 2x slower compared to A100", "xla"),
+        ("Output is wrong when TP=4 and tp_size is 8", "none"),
+        ("XlaRuntimeError: INTERNAL: failed to compile", "none"),
+        ("JAX jit recompiles on every call", "none"),
+        ("[XLA:GPU] Add cuDNN backend to the GEMM autotuner", "cuda"),
+        ("NCCL timeout on 8xH100", "cuda"),
+        ("neuronx-cc fails on Trn2 with a NEFF larger than 2 GB", "neuron"),
+        ("Crash on AMD GPUs with the new attention backend", "rocm"),
+        ("Slow tokenizer on AMD EPYC CPUs", "none"),
+        ("Out of memory on a generic GPU with large batches", "none"),
+        ("Ported the CUDA kernel to ROCm for gfx942", "rocm"),
+    ],
+)
 def test_regime_tie_breakers(tagger, text, regime):
     assert tagger.tag(text).regime == regime
 
@@ -111,46 +157,71 @@ def test_regime_tie_breakers(tagger, text, regime):
 # TAGGING.md: framework-version compatibility statements, version bumps and pins are neutral;
 # new hardware or accelerator features are optimization (tie-breaker 1: framing decides); a gap
 # stated as a gap is friction. Regime: the platform the text names.
-@pytest.mark.parametrize("item, label, regime", [
-    ({"text": "Added support for PyTorch 2.9 in torch-neuronx", "section": "Improvements"}, "neutral", "neuron"),
-    ({"text": "Added support for PyTorch 2.9 in torch-neuronx"}, "neutral", "neuron"),
-    ({"text": "JAX 0.8.2 and 0.9.0.1 are now supported on Neuron"}, "neutral", "neuron"),
-    ({"text": "Added support for PyTorch 2.8 (see the framework notes)", "section": "Improvements"}, "neutral", "none"),
-    ({"text": "now compatible with PyTorch 2.8"}, "neutral", "none"),
-    ({"text": "ROCm 7.1 supports PyTorch 2.8"}, "neutral", "rocm"),
-    ({"text": "Built with JAX 0.8 for Cloud TPU"}, "neutral", "xla"),
-    ({"text": "libtpu now supports JAX 0.8.1", "section": "New features"}, "neutral", "xla"),
-    ({"text": "This release introduces support for JAX version 0.7.2."}, "neutral", "none"),
-    ({"text": "Upgraded vLLM to v0.11.0 in the Neuron DLC", "section": "Improvements"}, "neutral", "neuron"),
-    ({"text": "Pin torch==2.9.1 for the ROCm wheels"}, "neutral", "rocm"),
-    ({"text": "Added support for Trn2", "section": "Improvements"}, "optimization", "neuron"),
-    ({"text": "Added support for MI355X"}, "optimization", "rocm"),
-    ({"text": "Added support for FP8 on TPU"}, "optimization", "xla"),
-    ({"text": "Initial support for MI350"}, "optimization", "rocm"),
-    ({"text": "Added support for PyTorch 2.9 and FP8 GEMM kernels on MI300X"}, "optimization", "rocm"),
-    ({"text": "PyTorch 2.9 is not supported on Inferentia"}, "friction", "neuron"),
-    ({"text": "model X is not supported on Inferentia"}, "friction", "neuron"),
-    ({"text": "Upgrading to torch 2.9.1 breaks the wheel build on gfx942"}, "friction", "rocm"),
-])
+@pytest.mark.parametrize(
+    "item, label, regime",
+    [
+        (
+            {"text": "Added support for PyTorch 2.9 in torch-neuronx", "section": "Improvements"},
+            "neutral",
+            "neuron",
+        ),
+        ({"text": "Added support for PyTorch 2.9 in torch-neuronx"}, "neutral", "neuron"),
+        ({"text": "JAX 0.8.2 and 0.9.0.1 are now supported on Neuron"}, "neutral", "neuron"),
+        (
+            {
+                "text": "Added support for PyTorch 2.8 (see the framework notes)",
+                "section": "Improvements",
+            },
+            "neutral",
+            "none",
+        ),
+        ({"text": "now compatible with PyTorch 2.8"}, "neutral", "none"),
+        ({"text": "ROCm 7.1 supports PyTorch 2.8"}, "neutral", "rocm"),
+        ({"text": "Built with JAX 0.8 for Cloud TPU"}, "neutral", "xla"),
+        ({"text": "libtpu now supports JAX 0.8.1", "section": "New features"}, "neutral", "xla"),
+        ({"text": "This release introduces support for JAX version 0.7.2."}, "neutral", "none"),
+        (
+            {"text": "Upgraded vLLM to v0.11.0 in the Neuron DLC", "section": "Improvements"},
+            "neutral",
+            "neuron",
+        ),
+        ({"text": "Pin torch==2.9.1 for the ROCm wheels"}, "neutral", "rocm"),
+        ({"text": "Added support for Trn2", "section": "Improvements"}, "optimization", "neuron"),
+        ({"text": "Added support for MI355X"}, "optimization", "rocm"),
+        ({"text": "Added support for FP8 on TPU"}, "optimization", "xla"),
+        ({"text": "Initial support for MI350"}, "optimization", "rocm"),
+        (
+            {"text": "Added support for PyTorch 2.9 and FP8 GEMM kernels on MI300X"},
+            "optimization",
+            "rocm",
+        ),
+        ({"text": "PyTorch 2.9 is not supported on Inferentia"}, "friction", "neuron"),
+        ({"text": "model X is not supported on Inferentia"}, "friction", "neuron"),
+        ({"text": "Upgrading to torch 2.9.1 breaks the wheel build on gfx942"}, "friction", "rocm"),
+    ],
+)
 def test_support_statements_follow_framing(tagger, item, label, regime):
     res = tagger.tag(item)
     assert (res.tag, res.regime) == (label, regime)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("Added support for PyTorch 2.9 in torch-neuronx", True),
-    ("JAX 0.8.2 and 0.9.0.1 are now supported on Neuron", True),
-    ("Bump ROCm to 6.4.1", True),
-    ("Update the pinned jax version to 0.8.1.", True),
-    ("zzsection_features Added support for PyTorch 2.9", True),
-    ("Added support for Trn2 instances with PyTorch 2.9", False),  # the hardware is the object
-    ("Added support for PyTorch 2.9 and FP8 GEMM kernels", False),  # also delivers kernels
-    ("PyTorch 2.9 is not supported on Inferentia", False),
-    ("Upgrade to JAX 0.8 makes TPU training 2x slower", False),
-    ("No support for AVX512 in torch 1.11.0+cpu", False),
-    ("Added support for PyTorch", False),  # no version
-    ("Docs: fix typo\nBump torch to 2.9.1 in the docs build", False),  # only the title decides
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Added support for PyTorch 2.9 in torch-neuronx", True),
+        ("JAX 0.8.2 and 0.9.0.1 are now supported on Neuron", True),
+        ("Bump ROCm to 6.4.1", True),
+        ("Update the pinned jax version to 0.8.1.", True),
+        ("zzsection_features Added support for PyTorch 2.9", True),
+        ("Added support for Trn2 instances with PyTorch 2.9", False),  # the hardware is the object
+        ("Added support for PyTorch 2.9 and FP8 GEMM kernels", False),  # also delivers kernels
+        ("PyTorch 2.9 is not supported on Inferentia", False),
+        ("Upgrade to JAX 0.8 makes TPU training 2x slower", False),
+        ("No support for AVX512 in torch 1.11.0+cpu", False),
+        ("Added support for PyTorch", False),  # no version
+        ("Docs: fix typo\nBump torch to 2.9.1 in the docs build", False),  # only the title decides
+    ],
+)
 def test_compat_rule_shapes(text, expected):
     from tracker.tagger.compat import is_compat_statement
 
@@ -207,7 +278,16 @@ def test_clean_fast_path_equals_the_full_passes():
     from tracker.tagger.features import _clean_markup, _plain, clean
 
     rng = random.Random(5)
-    alphabet = list("ab x\n-=+*#~^]([<`\"\t") + ["torch==2.9.1", "C++", "a*b", "**", "===", "---", "](", "\n\n"]
+    alphabet = list('ab x\n-=+*#~^]([<`"\t') + [
+        "torch==2.9.1",
+        "C++",
+        "a*b",
+        "**",
+        "===",
+        "---",
+        "](",
+        "\n\n",
+    ]
     plain = 0
     for _ in range(20_000):
         s = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 30)))
@@ -215,7 +295,11 @@ def test_clean_fast_path_equals_the_full_passes():
             plain += 1
             assert clean(s) == _clean_markup(s), repr(s)
     assert 1_000 < plain < 19_000  # both paths were exercised
-    assert _plain("needs torch==2.9.1 and C++ on a*b") and not _plain("x === y") and not _plain("[a](b)")
+    assert (
+        _plain("needs torch==2.9.1 and C++ on a*b")
+        and not _plain("x === y")
+        and not _plain("[a](b)")
+    )
 
 
 def test_a_section_heading_is_not_a_status_cue(tagger):
@@ -230,37 +314,53 @@ def test_label_and_section_signals(tagger):
     assert tagger.tag({**text, "labels": ["bug"]}).tag == "friction"
     assert tagger.tag({**text, "labels": ["enhancement"]}).tag == "optimization"
     assert tagger.tag({**text, "labels": ["question"]}).tag == "neutral"
-    assert tagger.tag({"text": "hipSPARSE SpMV on gfx942", "section": "Known issues"}).tag == "friction"
-    assert tagger.tag({"text": "hipSPARSE SpMV on gfx942", "section": "Optimizations"}).tag == "optimization"
+    assert (
+        tagger.tag({"text": "hipSPARSE SpMV on gfx942", "section": "Known issues"}).tag
+        == "friction"
+    )
+    assert (
+        tagger.tag({"text": "hipSPARSE SpMV on gfx942", "section": "Optimizations"}).tag
+        == "optimization"
+    )
     assert tagger.tag({"title": "Random title", "labels": ["module: rocm"]}).regime == "rocm"
 
 
-@pytest.mark.parametrize("text, label", [
-    ("App crashes with a segmentation fault when opening settings", "friction"),
-    ("Feature request: add dark mode support", "optimization"),
-    ("How do I configure the proxy settings?", "neutral"),
-    ("Initial support for MI350X (gfx950)", "optimization"),
-    ("Llama 70B is not supported on Inferentia2", "friction"),
-    ("Bump jaxlib minimum version to 0.7.0", "neutral"),
-])
+@pytest.mark.parametrize(
+    "text, label",
+    [
+        ("App crashes with a segmentation fault when opening settings", "friction"),
+        ("Feature request: add dark mode support", "optimization"),
+        ("How do I configure the proxy settings?", "neutral"),
+        ("Initial support for MI350X (gfx950)", "optimization"),
+        ("Llama 70B is not supported on Inferentia2", "friction"),
+        ("Bump jaxlib minimum version to 0.7.0", "neutral"),
+    ],
+)
 def test_class_examples(tagger, text, label):
     assert tagger.tag(text).tag == label
 
 
-@pytest.mark.parametrize("item", [
-    {"text": ""},
-    {"title": None, "body": None},
-    {},
-    {"text": "x" * 1_000_000},
-    {"text": "crash " * 200_000},
-    {"text": bytes(range(256)) * 100},
-    {"text": "\x00\x01\x02\ufffd\ufffd\ufffd" * 1000},
-    {"text": "这是一个关于模型加载失败的问题，请帮忙看看"},
-    {"text": "Ошибка при загрузке модели на сервере"},
-    {"text": "Title\n=====\n\n.. note::\n   :ref:`see here <x>`\n\n* item\n* ``code``\n\n.. code-block:: python\n\n   x = 1"},
-    {"text": "# Heading\n\n```python\nraise ValueError\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n<details><summary>log</summary>\n\n</details>"},
-    {"text": 12345, "labels": "bug", "section": ["weird"]},
-])
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"text": ""},
+        {"title": None, "body": None},
+        {},
+        {"text": "x" * 1_000_000},
+        {"text": "crash " * 200_000},
+        {"text": bytes(range(256)) * 100},
+        {"text": "\x00\x01\x02\ufffd\ufffd\ufffd" * 1000},
+        {"text": "这是一个关于模型加载失败的问题，请帮忙看看"},
+        {"text": "Ошибка при загрузке модели на сервере"},
+        {
+            "text": "Title\n=====\n\n.. note::\n   :ref:`see here <x>`\n\n* item\n* ``code``\n\n.. code-block:: python\n\n   x = 1"
+        },
+        {
+            "text": "# Heading\n\n```python\nraise ValueError\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n<details><summary>log</summary>\n\n</details>"
+        },
+        {"text": 12345, "labels": "bug", "section": ["weird"]},
+    ],
+)
 def test_bad_input_never_crashes(tagger, item):
     start = time.perf_counter()
     res = tagger.tag(item)
@@ -270,7 +370,9 @@ def test_bad_input_never_crashes(tagger, item):
     assert 0.0 <= res.score <= 1.0
 
 
-@pytest.mark.parametrize("item", [{"text": ""}, {"text": bytes(range(256)) * 10}, {"text": "!!! ??? ..."}])
+@pytest.mark.parametrize(
+    "item", [{"text": ""}, {"text": bytes(range(256)) * 10}, {"text": "!!! ??? ..."}]
+)
 def test_nothing_to_go_on_is_neutral_none_zero(tagger, item):
     res = tagger.tag(item)
     assert (res.tag, res.regime, res.score) == ("neutral", "none", 0.0)
@@ -283,14 +385,25 @@ def test_long_input_is_truncated(tagger):
 
 
 def test_tag_many_keeps_order(tagger):
-    items = [{"text": "Crash on TPU v5e"}, {"text": "Docs: fix a typo"}, {"title": "Trn2", "body": "hang"}]
+    items = [
+        {"text": "Crash on TPU v5e"},
+        {"text": "Docs: fix a typo"},
+        {"title": "Trn2", "body": "hang"},
+    ]
     res = tagger.tag_many(items)
     assert [r.regime for r in res] == ["xla", "none", "neuron"]
 
 
 def test_cli_jsonl_round_trip(tmp_path):
-    rows = [{"id": 1, "title": "Segfault on MI300X", "body": "with PyTorch 2.9", "extra": {"k": [1, 2]}},
-            {"id": 2, "text": "Neuron 2.28 adds support for PyTorch 2.9", "labels": ["release"]}]
+    rows = [
+        {
+            "id": 1,
+            "title": "Segfault on MI300X",
+            "body": "with PyTorch 2.9",
+            "extra": {"k": [1, 2]},
+        },
+        {"id": 2, "text": "Neuron 2.28 adds support for PyTorch 2.9", "labels": ["release"]},
+    ]
     src = tmp_path / "in.jsonl"
     src.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
@@ -319,21 +432,35 @@ def test_cli_bad_json_line():
 
 
 def test_cli_evaluate_output(tmp_path):
-    rows = [{"text": "Segfault on MI300X", "label": "friction", "regime": "rocm"},
-            {"text": "Initial support for Trn2", "label": "optimization", "regime": "neuron"},
-            {"text": "Docs: fix typo in README", "label": "neutral", "regime": "none"}]
+    rows = [
+        {"text": "Segfault on MI300X", "label": "friction", "regime": "rocm"},
+        {"text": "Initial support for Trn2", "label": "optimization", "regime": "neuron"},
+        {"text": "Docs: fix typo in README", "label": "neutral", "regime": "none"},
+    ]
     path = tmp_path / "gold.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
     result = CliRunner().invoke(tagger_group, ["evaluate", str(path)])
     assert result.exit_code == 0, result.output
-    for needle in ("precision", "recall", "macro-F1", "confusion", "regime accuracy", "regime macro-F1"):
+    for needle in (
+        "precision",
+        "recall",
+        "macro-F1",
+        "confusion",
+        "regime accuracy",
+        "regime macro-F1",
+    ):
         assert needle in result.output
     assert "regime accuracy 1.000" in result.output
 
 
 def test_every_command_has_help_with_example():
     runner = CliRunner()
-    for args, cmd in (([], tag), ([], tagger_group), (["train"], tagger_group), (["evaluate"], tagger_group)):
+    for args, cmd in (
+        ([], tag),
+        ([], tagger_group),
+        (["train"], tagger_group),
+        (["evaluate"], tagger_group),
+    ):
         result = runner.invoke(cmd, args + ["--help"])
         assert result.exit_code == 0 and "Example" in result.output
 
@@ -358,13 +485,21 @@ def test_generic_dev_quality_floor(tagger):
     _, dev = split([e for e in load_own() if e.kind == "generic"])
     rows = [dict(e.item(), label=e.label) for e in dev]
     cls, _, _ = evaluate_rows(tagger, rows)
-    assert cls.macro_f1 >= 0.80  # measured on the 69 held-out generic examples: 0.926 (1.2.0), 0.941 (1.3.0)
+    assert (
+        cls.macro_f1 >= 0.80
+    )  # measured on the 69 held-out generic examples: 0.926 (1.2.0), 0.941 (1.3.0)
 
 
 def test_nlp_pipe_path_agrees_with_tag_many(tagger):
     # tag_many calls the components' batch methods directly; nlp.pipe must give the same answers.
-    texts = ["Segfault on MI300X with PyTorch 2.9", "TPU v5e is 2x slower than A100", "Docs: fix typo",
-             "XLA:GPU autotuner update", "AMD EPYC host, crash on Trn2", "Bump jaxlib to 0.7.1"]
+    texts = [
+        "Segfault on MI300X with PyTorch 2.9",
+        "TPU v5e is 2x slower than A100",
+        "Docs: fix typo",
+        "XLA:GPU autotuner update",
+        "AMD EPYC host, crash on Trn2",
+        "Bump jaxlib to 0.7.1",
+    ]
     docs = list(tagger.nlp.pipe(texts, batch_size=4))
     res = tagger.tag_many(texts)
     assert [d._.regime for d in docs] == [r.regime for r in res]
@@ -384,7 +519,14 @@ def test_tokenizer_has_no_special_cases(tagger):
     blank = spacy.blank("en")
     text = "Crash on\nMI300X\twith\u00a0NBSP and  two spaces.\n\nBody line"
     assert [t.text for t in tagger.nlp.tokenizer(text)] == [t.text for t in blank.tokenizer(text)]
-    assert [t.text for t in tagger.nlp.tokenizer("don't crash, e.g. here")] == ["don't", "crash", ",", "e.g", ".", "here"]
+    assert [t.text for t in tagger.nlp.tokenizer("don't crash, e.g. here")] == [
+        "don't",
+        "crash",
+        ",",
+        "e.g",
+        ".",
+        "here",
+    ]
     assert not tagger.nlp.tokenizer.rules
 
 
@@ -395,9 +537,21 @@ def test_batch_tokenizing_gives_each_texts_own_tokens(tagger):
     from tracker.tagger.features import prepare
     from tracker.tagger.rules import doc_rows, text_rows
 
-    texts = ["don't crash on MI300X :) e.g. vs. H100", "a.m. p.m. Mr. Smith's torch==2.9.1 fails", "",
-             " leading space", "trailing space ", "\n\nnewlines\n", "\x1e sep \x1e in text", ":-( <3",
-             "jax[cuda12_pip] XLA:GPU dynamo+XLA", "\u3000ideographic TPU\u3000", "x", "\t", "zzsection_known "]
+    texts = [
+        "don't crash on MI300X :) e.g. vs. H100",
+        "a.m. p.m. Mr. Smith's torch==2.9.1 fails",
+        "",
+        " leading space",
+        "trailing space ",
+        "\n\nnewlines\n",
+        "\x1e sep \x1e in text",
+        ":-( <3",
+        "jax[cuda12_pip] XLA:GPU dynamo+XLA",
+        "\u3000ideographic TPU\u3000",
+        "x",
+        "\t",
+        "zzsection_known ",
+    ]
     for path in sorted(TRAINING.glob("*.jsonl")) if TRAINING.is_dir() else []:
         texts += [prepare(json.loads(line)).text for line in path.open(encoding="utf-8")][:400]
     tokenizer = tagger.nlp.tokenizer
@@ -424,8 +578,24 @@ def test_status_regexes_match_plain_word_boundaries():
 
     from tracker.tagger.mentions import _STATUS_CUES, _fast_boundary
 
-    probes = ["not supported", "cannot supported", "errors", "terror", "the bug", "debug", "vs. A", "add",
-              "padding", "fails", "nofail", "updated", "outdated", "remove", "unremovable", "a than b"]
+    probes = [
+        "not supported",
+        "cannot supported",
+        "errors",
+        "terror",
+        "the bug",
+        "debug",
+        "vs. A",
+        "add",
+        "padding",
+        "fails",
+        "nofail",
+        "updated",
+        "outdated",
+        "remove",
+        "unremovable",
+        "a than b",
+    ]
     for cues in _STATUS_CUES.values():
         for _, rx in cues:
             plain, fast = re.compile(rx), re.compile(_fast_boundary(rx))
@@ -467,10 +637,36 @@ def test_status_of_agrees_with_reference_definition():
 
     from tracker.tagger.mentions import _STATUS_CUES, status_of, status_of_reference
 
-    words = [w for cues in _STATUS_CUES.values() for lit, _ in cues for w in (lit, lit.strip().title())]
-    words += ["end-of-life", "EOL.", "don't support", "doesn't work", "cannot", "not yet supported", "vs.",
-              "(removed)", "added,", "re-added", "unsupported", "supports!", "built\twith", "will  be added",
-              "torch", "2.9", "the", "x", "|", ";", "\n", "-", "'", "İ", "K"]
+    words = [
+        w for cues in _STATUS_CUES.values() for lit, _ in cues for w in (lit, lit.strip().title())
+    ]
+    words += [
+        "end-of-life",
+        "EOL.",
+        "don't support",
+        "doesn't work",
+        "cannot",
+        "not yet supported",
+        "vs.",
+        "(removed)",
+        "added,",
+        "re-added",
+        "unsupported",
+        "supports!",
+        "built\twith",
+        "will  be added",
+        "torch",
+        "2.9",
+        "the",
+        "x",
+        "|",
+        ";",
+        "\n",
+        "-",
+        "'",
+        "İ",
+        "K",
+    ]
     rng = random.Random(5)
     for _ in range(4000):
         parts = [rng.choice(words) for _ in range(rng.randint(1, 8))]
@@ -501,9 +697,9 @@ def test_clause_agrees_with_left_to_right_scan():
             start = m.end()
         m = end_rx.search(text, pos, pos + CLAUSE_REACH)
         if m is None:
-            return text[start:pos + CLAUSE_REACH]
+            return text[start : pos + CLAUSE_REACH]
         end = m.start()
-        return text[start:end + 1 if text[end] in ".!?;" else end]
+        return text[start : end + 1 if text[end] in ".!?;" else end]
 
     rng = random.Random(7)
     alphabet = "ab .!?;\n|\t\u00a0\u2028x\r"
@@ -526,8 +722,11 @@ def test_cue_table_finds_every_cue_word_and_nothing_else(tagger):
     keys = [w if w.startswith("zz") else norm_of(w) for w in words]
     got = table.lookup(numpy.asarray([strings.add(k) for k in keys], dtype="uint64"))
     assert all(got[i] & bits == bits for i, bits in enumerate(words.values()))
-    others = [strings.add(w) for w in ("crash", "the", "gpu0", "zzver", "zzplat", "tpx", "", "kernels")
-              if (w if w.startswith("zz") else norm_of(w)) not in keys]
+    others = [
+        strings.add(w)
+        for w in ("crash", "the", "gpu0", "zzver", "zzplat", "tpx", "", "kernels")
+        if (w if w.startswith("zz") else norm_of(w)) not in keys
+    ]
     assert not table.lookup(numpy.asarray(others, dtype="uint64")).any()
 
 
@@ -554,21 +753,31 @@ def test_batched_ngrams_equal_per_document_definition(title):
     from spacy.strings import hash_string
     from thinc.api import NumpyOps
 
-    from tracker.tagger.ngrams import (_CLOSE, _LEAD_SALT, _OPEN, _TITLE_SALT, TITLE_MAX, NormColumns,
-                                       extract_ngrams_batched, lead_index)
+    from tracker.tagger.ngrams import (
+        _CLOSE,
+        _LEAD_SALT,
+        _OPEN,
+        _TITLE_SALT,
+        TITLE_MAX,
+        NormColumns,
+        extract_ngrams_batched,
+        lead_index,
+    )
 
     ops = NumpyOps()
     layer = extract_ngrams_batched(2, lead=True, title=title)
     rng = numpy.random.default_rng(3)
     newline = hash_string("\n")
-    vocab = numpy.asarray([_OPEN, _CLOSE, 11, 12, 13, 2**63 + 5, 2**64 - 1, newline], dtype="uint64")
+    vocab = numpy.asarray(
+        [_OPEN, _CLOSE, 11, 12, 13, 2**63 + 5, 2**64 - 1, newline], dtype="uint64"
+    )
     for _ in range(300):
         lens = rng.integers(0, 7 if rng.random() < 0.7 else 40, size=rng.integers(1, 6))
         norms = rng.choice(vocab, size=int(lens.sum()), p=[0.12] * 7 + [0.16])
         keys, counts, lengths = layer.predict(NormColumns(norms, lens.astype("int64")))
         want, want_lens, at = [], [], 0
         for n in lens.tolist():
-            doc = norms[at:at + n]
+            doc = norms[at : at + n]
             at += n
             part = doc.tolist()
             if n >= 2:
@@ -578,11 +787,15 @@ def test_batched_ngrams_equal_per_document_definition(title):
                 part.append(int(doc[j] ^ _LEAD_SALT))
             if title:
                 words = doc.tolist()
-                head = words[:words.index(newline)] if newline in words else words
+                head = words[: words.index(newline)] if newline in words else words
                 part += [int(numpy.uint64(w) ^ _TITLE_SALT) for w in head[:TITLE_MAX]]
             want += part
             want_lens.append(len(part))
-        assert keys.dtype == numpy.uint64 and counts.dtype == numpy.float32 and lengths.dtype == numpy.int32
+        assert (
+            keys.dtype == numpy.uint64
+            and counts.dtype == numpy.float32
+            and lengths.dtype == numpy.int32
+        )
         assert keys.tolist() == want and lengths.tolist() == want_lens and (counts == 1).all()
 
 
@@ -591,9 +804,16 @@ def test_batch_decision_equals_one_text_at_a_time(tagger):
     # (no cue, weight or comparison window leaks across texts), with title cues weighing triple.
     from tracker.tagger.rules import decide_batch, doc_rows, title_lengths
 
-    texts = ["crash on MI300X\nworks on H100", "TPU v5e hang\n\nthe ROCm build is fine", "nothing here",
-             "", "Faster than TPU on Trn2\nPyTorch 2.9 on XLA", "AMD GPU\n" + "x " * 200 + "libtpu crash",
-             "vs H100, ROCm 7 slower\nJAX 0.8.2", "works on Trn2\nbut TPU TPU fails"]
+    texts = [
+        "crash on MI300X\nworks on H100",
+        "TPU v5e hang\n\nthe ROCm build is fine",
+        "nothing here",
+        "",
+        "Faster than TPU on Trn2\nPyTorch 2.9 on XLA",
+        "AMD GPU\n" + "x " * 200 + "libtpu crash",
+        "vs H100, ROCm 7 slower\nJAX 0.8.2",
+        "works on Trn2\nbut TPU TPU fails",
+    ]
     assert title_lengths(texts).tolist() == [15, 12, 12, 0, 23, 7, 22, 13]
     table = tagger.rules.table
     rows, lens = doc_rows([tagger.nlp.tokenizer(t) for t in texts])

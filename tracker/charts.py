@@ -9,9 +9,9 @@ so they never hide a point.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Sequence
 
 import matplotlib
 
@@ -20,8 +20,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from tracker.metrics import LagSample  # noqa: E402
 
-REGIME_COLOURS = {"cuda": "#76b900", "rocm": "#ed1c24", "xla": "#4285f4", "neuron": "#ff9900",
-                  "none": "#888888"}
+REGIME_COLOURS = {
+    "cuda": "#76b900",
+    "rocm": "#ed1c24",
+    "xla": "#4285f4",
+    "neuron": "#ff9900",
+    "none": "#888888",
+}
 REGIME_MARKERS = {"cuda": "o", "rocm": "s", "xla": "^", "neuron": "D", "none": "x"}
 REGIME_ORDER = ("cuda", "rocm", "xla", "neuron", "none")
 
@@ -74,12 +79,24 @@ def lag_chart(path: Path, samples: Sequence[LagSample], as_of: datetime) -> bool
             covered = [s for s in group if s.status == "covered"]
             still_open = [s for s in group if s.status == "open"]
             style = {"marker": _marker(regime), "s": 36}
-            ax.scatter([s.day0 + nudge for s in covered], [s.lag_days for s in covered],
-                       color=_colour(regime), label=f"{regime} ({group[0].definition})", **style)
-            ax.scatter([s.day0 + nudge for s in still_open], [s.lag_days for s in still_open],
-                       facecolors="none", edgecolors=_colour(regime),
-                       label=f"{regime}: still open" if still_open else None, **style)
-        ax.set_title(f"{project}: day-0 coverage lag (hollow = open at {as_of:%Y-%m-%d})", fontsize=10)
+            ax.scatter(
+                [s.day0 + nudge for s in covered],
+                [s.lag_days for s in covered],
+                color=_colour(regime),
+                label=f"{regime} ({group[0].definition})",
+                **style,
+            )
+            ax.scatter(
+                [s.day0 + nudge for s in still_open],
+                [s.lag_days for s in still_open],
+                facecolors="none",
+                edgecolors=_colour(regime),
+                label=f"{regime}: still open" if still_open else None,
+                **style,
+            )
+        ax.set_title(
+            f"{project}: day-0 coverage lag (hollow = open at {as_of:%Y-%m-%d})", fontsize=10
+        )
         ax.set_ylabel("days after day 0")
         ax.set_xlabel("day 0 (first release of the series)", fontsize=8)
         ax.axhline(0, color="#cccccc", linewidth=0.8)
@@ -107,8 +124,14 @@ def _plot_series(ax, series: dict[str, list[tuple[date, float]]], gap: timedelta
     for k, regime in enumerate(regimes):
         nudge = gap / 7 * (k - (len(regimes) - 1) / 2)
         for i, run in enumerate(_runs(sorted(series[regime]), gap)):
-            ax.plot([d + nudge for d, _ in run], [v for _, v in run], marker=_marker(regime),
-                    markersize=5, color=_colour(regime), label=regime if i == 0 else None)
+            ax.plot(
+                [d + nudge for d, _ in run],
+                [v for _, v in run],
+                marker=_marker(regime),
+                markersize=5,
+                color=_colour(regime),
+                label=regime if i == 0 else None,
+            )
     ax.set_ylim(-0.03, 1.03)
     ax.tick_params(axis="x", labelsize=7)
 
@@ -120,20 +143,24 @@ def ci_pass_rate_chart(path: Path, rows: Sequence[dict]) -> bool:
     for row in rows:
         if row.get("job_pass_rate") is not None:
             by_project[row.get("project") or "?"][row.get("regime") or "none"].append(
-                (week_start(row["week"]), float(row["job_pass_rate"])))
+                (week_start(row["week"]), float(row["job_pass_rate"]))
+            )
     if not by_project:
         return False
     projects = sorted(by_project)
     days = [d for series in by_project.values() for points in series.values() for d, _ in points]
-    fig, axes = plt.subplots(len(projects), 1, figsize=(10, 2.6 * len(projects)), squeeze=False,
-                             sharex=True)
+    fig, axes = plt.subplots(
+        len(projects), 1, figsize=(10, 2.6 * len(projects)), squeeze=False, sharex=True
+    )
     for ax, project in zip(axes[:, 0], projects):
         _plot_series(ax, by_project[project], gap=timedelta(days=7))
         # At least eight weeks wide: matplotlib would stretch a single week over four years.
         pad = max(timedelta(days=14), (timedelta(days=56) - (max(days) - min(days))) / 2)
         ax.set_xlim(min(days) - pad, max(days) + pad)
-        ax.set_title(f"{project}: CI job pass rate per ISO week (soft-failed jobs count as failed)",
-                     fontsize=10)
+        ax.set_title(
+            f"{project}: CI job pass rate per ISO week (soft-failed jobs count as failed)",
+            fontsize=10,
+        )
         ax.set_ylabel("job pass rate")
         _legend_outside(ax)
     _save(fig, path)
@@ -151,8 +178,10 @@ def friction_share_by_month(rows: Sequence[dict]) -> dict[str, list[tuple[date, 
             pair = counts[row.get("regime") or "none"][week_start(row["week"]).replace(day=1)]
             pair[0] += friction
             pair[1] += optimization
-    return {regime: sorted((month, f / (f + o), f + o) for month, (f, o) in months.items())
-            for regime, months in counts.items()}
+    return {
+        regime: sorted((month, f / (f + o), f + o) for month, (f, o) in months.items())
+        for regime, months in counts.items()
+    }
 
 
 def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
@@ -162,18 +191,28 @@ def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
     if not shares:
         return False
     fig, ax = plt.subplots(figsize=(10, 3.5))
-    _plot_series(ax, {r: [(m, v) for m, v, _ in points] for r, points in shares.items()},
-                 gap=timedelta(days=31))
-    ax.set_title("friction / (friction + optimization) per regime and month (issues and release-note items)",
-                 fontsize=10)
+    _plot_series(
+        ax,
+        {r: [(m, v) for m, v, _ in points] for r, points in shares.items()},
+        gap=timedelta(days=31),
+    )
+    ax.set_title(
+        "friction / (friction + optimization) per regime and month (issues and release-note items)",
+        fontsize=10,
+    )
     ax.set_ylabel("friction share")
     _legend_outside(ax)
     _save(fig, path)
     return True
 
 
-def draw_all(out_dir: Path, samples: Sequence[LagSample], as_of: datetime,
-             pass_rates: Sequence[dict], friction: Sequence[dict]) -> list[str]:
+def draw_all(
+    out_dir: Path,
+    samples: Sequence[LagSample],
+    as_of: datetime,
+    pass_rates: Sequence[dict],
+    friction: Sequence[dict],
+) -> list[str]:
     """Draw every chart that has data; return the file names written."""
     made = []
     if lag_chart(out_dir / "lag.png", samples, as_of):

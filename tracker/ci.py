@@ -24,9 +24,10 @@ failure other than a rate limit is a skip and the item stays pending for the nex
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta, timezone
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from tracker.errors import RateLimited, SourceError, first_line
 from tracker.records import parse_time  # noqa: F401  (collectors call ci.parse_time)
@@ -39,18 +40,47 @@ FAILED = "failed"
 _PASSED_STATES = frozenset({"success", "passed"})
 _FAILED_STATES = frozenset({"failure", "failed", "timed_out", "startup_failure"})
 # Concluded but not counted: nothing ran to a verdict.
-_NOT_COUNTED_STATES = frozenset({
-    "cancelled", "canceled", "skipped", "neutral", "blocked", "not_run", "stale",
-    "action_required", "broken", "expired", "waiting_failed", "blocked_failed",
-    "unblocked_failed",
-})
+_NOT_COUNTED_STATES = frozenset(
+    {
+        "cancelled",
+        "canceled",
+        "skipped",
+        "neutral",
+        "blocked",
+        "not_run",
+        "stale",
+        "action_required",
+        "broken",
+        "expired",
+        "waiting_failed",
+        "blocked_failed",
+        "unblocked_failed",
+    }
+)
 # Still going: not counted now, re-checked later (GitHub status values and Buildkite
 # build / job states, https://buildkite.com/docs/pipelines/configure/defining-steps#job-states).
-IN_PROGRESS_STATES = frozenset({
-    "queued", "in_progress", "requested", "waiting", "pending", "scheduled", "running",
-    "creating", "failing", "canceling", "assigned", "accepted", "reserved", "limited",
-    "limiting", "timing_out", "unblocked", "started",
-})
+IN_PROGRESS_STATES = frozenset(
+    {
+        "queued",
+        "in_progress",
+        "requested",
+        "waiting",
+        "pending",
+        "scheduled",
+        "running",
+        "creating",
+        "failing",
+        "canceling",
+        "assigned",
+        "accepted",
+        "reserved",
+        "limited",
+        "limiting",
+        "timing_out",
+        "unblocked",
+        "started",
+    }
+)
 KNOWN_STATES = _PASSED_STATES | _FAILED_STATES | _NOT_COUNTED_STATES | IN_PROGRESS_STATES
 
 # Buildkite job types; only "script" (a command step) runs tests.
@@ -76,8 +106,9 @@ def run_outcome(state: str | None, *, where: str = "ci") -> str | None:
     return _normalise(state, where)
 
 
-def job_outcome(state: str | None, *, soft_failed: bool = False, superseded: bool = False,
-                where: str = "ci") -> str | None:
+def job_outcome(
+    state: str | None, *, soft_failed: bool = False, superseded: bool = False, where: str = "ci"
+) -> str | None:
     """Outcome of one job. Superseded attempts are not counted; soft failures are failures."""
     outcome = _normalise(state, where)
     if superseded:
@@ -97,8 +128,11 @@ def counts_as_job(job_type: str | None) -> bool:
     return (job_type or "script") in COMMAND_JOB_TYPES
 
 
-def job_regime(candidates: str | Iterable[str | None] | None,
-               patterns: Sequence[Mapping[str, Any]] | None, default: str | None) -> str | None:
+def job_regime(
+    candidates: str | Iterable[str | None] | None,
+    patterns: Sequence[Mapping[str, Any]] | None,
+    default: str | None,
+) -> str | None:
     """The regime of a job from ``job_regimes`` patterns (DESIGN.md section 4).
 
     ``candidates`` is the agent queue, the job name or runner labels (a string or several);
@@ -121,7 +155,8 @@ def validate_job_regimes(value: Any, source: str) -> list[Mapping[str, Any]]:
     if value is None:
         return []
     if not isinstance(value, list) or not all(
-            isinstance(r, Mapping) and r.get("match") and r.get("regime") for r in value):
+        isinstance(r, Mapping) and r.get("match") and r.get("regime") for r in value
+    ):
         raise ValueError(f"{source}: job_regimes must be a list of {{match: glob, regime: id}}")
     return value
 
@@ -135,7 +170,7 @@ def queue_of(agent_query_rules: Iterable[str] | None) -> str | None:
     return None
 
 
-OLDEST = datetime.min.replace(tzinfo=timezone.utc)  # sorts before any real time
+OLDEST = datetime.min.replace(tzinfo=UTC)  # sorts before any real time
 
 
 def created_time(item: Mapping[str, Any]) -> datetime | None:
@@ -186,8 +221,13 @@ def prune_pending(ctx, pending: dict, what: str) -> None:
         when = parse_time(info.get("created_at"))
         if when is not None and ctx.now - when > max_age:
             del pending[key]
-            log.warning("%s: %s %s still not concluded after %s; no longer re-checked",
-                        ctx.spec.id, what, key, max_age)
+            log.warning(
+                "%s: %s %s still not concluded after %s; no longer re-checked",
+                ctx.spec.id,
+                what,
+                key,
+                max_age,
+            )
 
 
 def recheck(ctx, what: str, events: Iterator[Any]) -> Iterator[Any]:

@@ -11,14 +11,14 @@ import logging
 import os
 import signal
 import sys
-from datetime import timezone
+from datetime import UTC
 from pathlib import Path
 
 import click
 
 from tracker import __version__
-from tracker.config import database_url, load_config, sources_path
 from tracker.cli_common import print_table, store_for, when
+from tracker.config import database_url, load_config, sources_path
 from tracker.errors import TrackerError
 
 log = logging.getLogger("tracker")
@@ -40,23 +40,38 @@ class TrackerGroup(click.Group):
             ctx.exit(0)
         except OSError as exc:  # e.g. an --out directory that cannot be written
             where = f"{exc.filename}: " if exc.filename else ""
-            click.echo(f"tracker: error: {where}{exc.strerror or exc} (check the path and its "
-                       "permissions)", err=True)
+            click.echo(
+                f"tracker: error: {where}{exc.strerror or exc} (check the path and its "
+                "permissions)",
+                err=True,
+            )
             ctx.exit(1)
 
 
 @click.group(cls=TrackerGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--db", envvar="TRACKER_DATABASE_URL", default=None, metavar="URL",
-              help="Database URL (env TRACKER_DATABASE_URL). Default: sqlite:///tracker.db. "
-                   "PostgreSQL: postgresql+psycopg://user@host/dbname")
-@click.option("--sources", "sources_file", envvar="TRACKER_SOURCES", default=None,
-              metavar="FILE", help="sources.yaml to use (env TRACKER_SOURCES). Default: ./sources.yaml")
+@click.option(
+    "--db",
+    envvar="TRACKER_DATABASE_URL",
+    default=None,
+    metavar="URL",
+    help="Database URL (env TRACKER_DATABASE_URL). Default: sqlite:///tracker.db. "
+    "PostgreSQL: postgresql+psycopg://user@host/dbname",
+)
+@click.option(
+    "--sources",
+    "sources_file",
+    envvar="TRACKER_SOURCES",
+    default=None,
+    metavar="FILE",
+    help="sources.yaml to use (env TRACKER_SOURCES). Default: ./sources.yaml",
+)
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
 @click.version_option(__version__, prog_name="tracker")
 @click.pass_context
-def cli(ctx: click.Context, db: str | None, sources_file: str | None, verbose: int,
-        quiet: bool) -> None:
+def cli(
+    ctx: click.Context, db: str | None, sources_file: str | None, verbose: int, quiet: bool
+) -> None:
     """How far behind CUDA is each accelerator software regime (rocm, xla, neuron)?
 
     tracker collects release notes, issues and CI results into a SQL store, tags them, and
@@ -67,8 +82,9 @@ def cli(ctx: click.Context, db: str | None, sources_file: str | None, verbose: i
       tracker init-db && tracker nightly --replay cassettes/
     """
     level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO)
-    logging.basicConfig(level=level, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     for noisy in ("urllib3", "vcr", "alembic"):
         logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
     ctx.obj = {"db_url": database_url(db), "sources": sources_path(sources_file)}
@@ -108,8 +124,10 @@ def sources_check(ctx: click.Context) -> None:
       tracker --sources my-sources.yaml sources check
     """
     config = load_config(ctx.obj["sources"])
-    click.echo(f"{config.path}: ok ({len(config.sources)} sources, "
-               f"{len(config.regimes)} regimes, {len(config.coverage)} coverage rules)")
+    click.echo(
+        f"{config.path}: ok ({len(config.sources)} sources, "
+        f"{len(config.regimes)} regimes, {len(config.coverage)} coverage rules)"
+    )
 
 
 @sources_group.command("list")
@@ -122,22 +140,41 @@ def sources_list(ctx: click.Context) -> None:
       tracker sources list | grep rocm
     """
     config = load_config(ctx.obj["sources"])
-    rows = [(s.id, s.kind, s.project, s.regime or "-", "" if s.enabled else "disabled")
-            for s in config.sources]
+    rows = [
+        (s.id, s.kind, s.project, s.regime or "-", "" if s.enabled else "disabled")
+        for s in config.sources
+    ]
     print_table(["id", "kind", "project", "regime", ""], rows)
 
 
 def _collect_options(func):
-    func = click.option("--record", type=click.Path(file_okay=False), default=None,
-                        help="Record fresh cassettes into DIR (needs the network; tokens "
-                             "and cookies are filtered out).")(func)
-    func = click.option("--replay", type=click.Path(file_okay=False), default=None,
-                        help="Replay DIR/<source id>.yaml cassettes instead of the network.")(func)
-    func = click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None,
-                        help="Collect from DATE (YYYY-MM-DD) instead of each source's cursor: "
-                             "bounds a first backfill.")(func)
-    func = click.option("--source", "only", multiple=True, metavar="ID",
-                        help="Only this source (repeatable). Default: every enabled source.")(func)
+    func = click.option(
+        "--record",
+        type=click.Path(file_okay=False),
+        default=None,
+        help="Record fresh cassettes into DIR (needs the network; tokens "
+        "and cookies are filtered out).",
+    )(func)
+    func = click.option(
+        "--replay",
+        type=click.Path(file_okay=False),
+        default=None,
+        help="Replay DIR/<source id>.yaml cassettes instead of the network.",
+    )(func)
+    func = click.option(
+        "--since",
+        type=click.DateTime(["%Y-%m-%d"]),
+        default=None,
+        help="Collect from DATE (YYYY-MM-DD) instead of each source's cursor: "
+        "bounds a first backfill.",
+    )(func)
+    func = click.option(
+        "--source",
+        "only",
+        multiple=True,
+        metavar="ID",
+        help="Only this source (repeatable). Default: every enabled source.",
+    )(func)
     return func
 
 
@@ -148,9 +185,10 @@ def _run_collect(ctx: click.Context, only, since, replay, record):
         raise click.UsageError("--replay and --record exclude each other")
     config = load_config(ctx.obj["sources"])
     store = store_for(ctx)
-    since_utc = since.replace(tzinfo=timezone.utc) if since else None
-    summary = run_sources(config, store, only=list(only) or None, since=since_utc,
-                          replay=replay, record=record)
+    since_utc = since.replace(tzinfo=UTC) if since else None
+    summary = run_sources(
+        config, store, only=list(only) or None, since=since_utc, replay=replay, record=record
+    )
     for line in summary.lines():
         click.echo(line)
     return config, store, summary
@@ -176,8 +214,13 @@ def collect(ctx: click.Context, only, since, replay, record) -> None:
 
 @cli.command("nightly")
 @_collect_options
-@click.option("--out", type=click.Path(file_okay=False), default="report", show_default=True,
-              help="Where the report is written.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default="report",
+    show_default=True,
+    help="Where the report is written.",
+)
 @click.pass_context
 def nightly(ctx: click.Context, only, since, replay, record, out) -> None:
     """The cron job: init-db, collect, tag, then write the report.
@@ -191,17 +234,36 @@ def nightly(ctx: click.Context, only, since, replay, record, out) -> None:
     if replay and record:
         raise click.UsageError("--replay and --record exclude each other")
     config = load_config(ctx.obj["sources"])
-    since_utc = since.replace(tzinfo=timezone.utc) if since else None
-    ctx.exit(run_nightly(config, store_for(ctx, check=False), Path(out), echo=click.echo,
-                         only=list(only) or None, since=since_utc, replay=replay,
-                         record=record))
+    since_utc = since.replace(tzinfo=UTC) if since else None
+    ctx.exit(
+        run_nightly(
+            config,
+            store_for(ctx, check=False),
+            Path(out),
+            echo=click.echo,
+            only=list(only) or None,
+            since=since_utc,
+            replay=replay,
+            record=record,
+        )
+    )
 
 
 @cli.command("schedule")
-@click.option("--cron", "crontab", default="0 2 * * *", show_default=True,
-              help="When to run the nightly job (crontab syntax, UTC).")
-@click.option("--out", type=click.Path(file_okay=False), default="report", show_default=True,
-              help="Where the report is written.")
+@click.option(
+    "--cron",
+    "crontab",
+    default="0 2 * * *",
+    show_default=True,
+    help="When to run the nightly job (crontab syntax, UTC).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default="report",
+    show_default=True,
+    help="Where the report is written.",
+)
 @click.pass_context
 def schedule(ctx: click.Context, crontab: str, out: str) -> None:
     """Run the nightly job in-process on a schedule (APScheduler), for hosts without cron.
@@ -230,21 +292,35 @@ def status(ctx: click.Context) -> None:
     """
     rows = []
     for r in store_for(ctx).status():
-        rows.append((r["source_id"], when(r.get("last_run_at")), r.get("last_status") or "-",
-                     when(r.get("cursor")), r["events"],
-                     f"{r.get('requests') or 0}/{r.get('not_modified') or 0}",
-                     "-" if r.get("rate_remaining") is None else r["rate_remaining"],
-                     (r.get("last_error") or "")[:80]))
-    print_table(["source", "last run", "result", "cursor", "events", "req/304", "rate left",
-                  "last error"], rows)
+        rows.append(
+            (
+                r["source_id"],
+                when(r.get("last_run_at")),
+                r.get("last_status") or "-",
+                when(r.get("cursor")),
+                r["events"],
+                f"{r.get('requests') or 0}/{r.get('not_modified') or 0}",
+                "-" if r.get("rate_remaining") is None else r["rate_remaining"],
+                (r.get("last_error") or "")[:80],
+            )
+        )
+    print_table(
+        ["source", "last run", "result", "cursor", "events", "req/304", "rate left", "last error"],
+        rows,
+    )
 
 
 @cli.command("parse")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--kind", required=True, help="Collector kind whose parser to run.")
 @click.option("--project", default="local", show_default=True, help="Project of the events.")
-@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
-              help="A kind-specific source key, e.g. format=rst (repeatable).")
+@click.option(
+    "--option",
+    "options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A kind-specific source key, e.g. format=rst (repeatable).",
+)
 @click.pass_context
 def parse(ctx: click.Context, file: str, kind: str, project: str, options) -> None:
     """Run one parser on a local file and print its events as JSON lines.
@@ -260,7 +336,9 @@ def parse(ctx: click.Context, file: str, kind: str, project: str, options) -> No
     module = REGISTRY.get(kind)
     if module is None or not hasattr(module, "parse"):
         parsable = sorted(k for k, m in REGISTRY.items() if hasattr(m, "parse"))
-        raise click.UsageError(f"no parser for kind {kind!r}; kinds with one: {', '.join(parsable)}")
+        raise click.UsageError(
+            f"no parser for kind {kind!r}; kinds with one: {', '.join(parsable)}"
+        )
     opts = dict(o.split("=", 1) for o in options if "=" in o)
     opts.setdefault("url", Path(file).resolve().as_uri())
     spec = SourceSpec(id=f"parse:{Path(file).name}", kind=kind, project=project, options=opts)

@@ -6,13 +6,14 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import click
 
 from tracker.cli_common import print_table, store_for
 from tracker.config import load_config
+
 
 @click.command("import-events")
 @click.argument("file", type=click.File("r", encoding="utf-8"))
@@ -46,8 +47,9 @@ def export_group() -> None:
 
 
 @export_group.command("events")
-@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl",
-              show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl", show_default=True
+)
 @click.option("--source", "source_id", default=None, metavar="ID", help="Only this source.")
 @click.option("--kind", default=None, help="Only this kind (release, note, issue, ci_run, ci_job).")
 @click.pass_context
@@ -65,8 +67,13 @@ def export_events(ctx: click.Context, fmt: str, source_id: str | None, kind: str
 
 @click.command("query")
 @click.argument("sql")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-              show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+)
 @click.pass_context
 def query(ctx: click.Context, sql: str, fmt: str) -> None:
     """Run one read-only SQL statement; writes are refused, never executed.
@@ -87,9 +94,13 @@ def query(ctx: click.Context, sql: str, fmt: str) -> None:
 
 
 @click.command("lag")
-@click.option("--as-of", "as_of", type=click.DateTime(["%Y-%m-%d"]), default=None,
-              help="Compute as of the end of DATE, UTC (default: now); open artifacts are "
-                   "censored there.")
+@click.option(
+    "--as-of",
+    "as_of",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="Compute as of the end of DATE, UTC (default: now); open artifacts are censored there.",
+)
 @click.option("--regime", default=None, help="Only this regime.")
 @click.option("--project", default=None, help="Only this upstream project.")
 @click.option("--primary-only", is_flag=True, help="Only each regime's primary definition.")
@@ -107,28 +118,44 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only) -> None:
     from tracker.report import compute_lag, write_lag_csv
 
     # The whole day counts: a release published on DATE is known as of DATE.
-    when = (as_of.replace(tzinfo=timezone.utc) + timedelta(days=1, microseconds=-1)) if as_of \
-        else datetime.now(timezone.utc)
+    when = (
+        (as_of.replace(tzinfo=UTC) + timedelta(days=1, microseconds=-1))
+        if as_of
+        else datetime.now(UTC)
+    )
     config = load_config(ctx.obj["sources"])
     # A typo ("ROCm", "pytroch") would print an empty CSV and look like "no data".
     known_regimes = [r.id for r in config.regimes]
     if regime is not None and known_regimes and regime not in known_regimes:
-        raise click.BadParameter(f"{regime!r} is not a regime of {config.path} "
-                                 f"(one of: {', '.join(known_regimes)})", param_hint="--regime")
+        raise click.BadParameter(
+            f"{regime!r} is not a regime of {config.path} (one of: {', '.join(known_regimes)})",
+            param_hint="--regime",
+        )
     known_projects = sorted({str(rule.get("project")) for rule in config.coverage})
     if project is not None and project not in known_projects:
-        raise click.BadParameter(f"{project!r} has no coverage rule in {config.path} "
-                                 f"(one of: {', '.join(known_projects)})", param_hint="--project")
-    samples = [s for s in compute_lag(config, store_for(ctx), when)
-               if (regime is None or s.regime == regime)
-               and (project is None or s.project == project)
-               and (s.primary or not primary_only)]
+        raise click.BadParameter(
+            f"{project!r} has no coverage rule in {config.path} "
+            f"(one of: {', '.join(known_projects)})",
+            param_hint="--project",
+        )
+    samples = [
+        s
+        for s in compute_lag(config, store_for(ctx), when)
+        if (regime is None or s.regime == regime)
+        and (project is None or s.project == project)
+        and (s.primary or not primary_only)
+    ]
     write_lag_csv(samples, sys.stdout)
 
 
 @click.command("report")
-@click.option("--out", type=click.Path(file_okay=False), default="report", show_default=True,
-              help="Directory to write index.html, CSV, JSON and PNG charts into.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default="report",
+    show_default=True,
+    help="Directory to write index.html, CSV, JSON and PNG charts into.",
+)
 @click.pass_context
 def report(ctx: click.Context, out: str) -> None:
     """Write the report from what the store holds (no collection).
@@ -144,18 +171,32 @@ def report(ctx: click.Context, out: str) -> None:
 
 
 @click.command("digest")
-@click.option("--to", "recipients", multiple=True, envvar="TRACKER_DIGEST_TO",
-              help="Recipient (repeatable; env TRACKER_DIGEST_TO, space-separated).")
-@click.option("--from", "sender", default="tracker@localhost", envvar="TRACKER_DIGEST_FROM",
-              show_default=True, help="Sender address (env TRACKER_DIGEST_FROM).")
+@click.option(
+    "--to",
+    "recipients",
+    multiple=True,
+    envvar="TRACKER_DIGEST_TO",
+    help="Recipient (repeatable; env TRACKER_DIGEST_TO, space-separated).",
+)
+@click.option(
+    "--from",
+    "sender",
+    default="tracker@localhost",
+    envvar="TRACKER_DIGEST_FROM",
+    show_default=True,
+    help="Sender address (env TRACKER_DIGEST_FROM).",
+)
 @click.option("--smtp-host", default="localhost", envvar="TRACKER_SMTP_HOST", show_default=True)
 @click.option("--smtp-port", default=25, type=int, envvar="TRACKER_SMTP_PORT", show_default=True)
-@click.option("--starttls", is_flag=True, envvar="TRACKER_SMTP_STARTTLS",
-              help="Upgrade the connection with STARTTLS before sending.")
+@click.option(
+    "--starttls",
+    is_flag=True,
+    envvar="TRACKER_SMTP_STARTTLS",
+    help="Upgrade the connection with STARTTLS before sending.",
+)
 @click.option("--dry-run", is_flag=True, help="Print the email instead of sending it.")
 @click.pass_context
-def digest(ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttls,
-           dry_run) -> None:
+def digest(ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttls, dry_run) -> None:
     """Send the weekly maturity digest email (lag per regime, CI job pass rate, friction).
 
     SMTP credentials, if the server needs them: TRACKER_SMTP_USER and TRACKER_SMTP_PASSWORD.
@@ -176,8 +217,14 @@ def digest(ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttl
     if dry_run:
         click.echo(message.get_body(("plain",)).get_content())
         return
-    send(message, smtp_host, smtp_port, starttls=starttls,
-         user=os.environ.get("TRACKER_SMTP_USER"), password=os.environ.get("TRACKER_SMTP_PASSWORD"))
+    send(
+        message,
+        smtp_host,
+        smtp_port,
+        starttls=starttls,
+        user=os.environ.get("TRACKER_SMTP_USER"),
+        password=os.environ.get("TRACKER_SMTP_PASSWORD"),
+    )
     click.echo(f"digest {data['week']} sent to {', '.join(recipients)} via {smtp_host}:{smtp_port}")
 
 

@@ -6,9 +6,10 @@ Every error names the file, the source and the key, so that a cron mail says wha
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -85,7 +86,7 @@ def database_url(explicit: str | None = None) -> str:
     # psycopg (3) is the driver we ship; a plain postgresql:// URL would ask for psycopg2.
     for plain in ("postgresql://", "postgres://"):
         if url.startswith(plain):
-            url = "postgresql+psycopg://" + url[len(plain):]
+            url = "postgresql+psycopg://" + url[len(plain) :]
     return url
 
 
@@ -104,8 +105,10 @@ def load_config(path: str | os.PathLike | None = None) -> Config:
         raise ConfigError(f"{file}: expected a mapping with a 'sources' list at the top")
     unknown = set(raw) - TOP_LEVEL_KEYS
     if unknown:
-        raise ConfigError(f"{file}: unknown top-level key {sorted(unknown)[0]!r} "
-                          f"(allowed: {', '.join(sorted(TOP_LEVEL_KEYS))})")
+        raise ConfigError(
+            f"{file}: unknown top-level key {sorted(unknown)[0]!r} "
+            f"(allowed: {', '.join(sorted(TOP_LEVEL_KEYS))})"
+        )
 
     regimes = tuple(_regime(file, i, entry) for i, entry in enumerate(raw.get("regimes") or []))
     regime_ids = {r.id for r in regimes} | {"none"}
@@ -139,40 +142,58 @@ def _regime(file: Path, index: int, entry: Any) -> Regime:
     unknown = set(entry) - REGIME_KEYS
     if unknown:
         raise ConfigError(f"{file}: regime {entry['id']!r}: unknown key {sorted(unknown)[0]!r}")
-    return Regime(str(entry["id"]), str(entry.get("vendor", "")), str(entry.get("silicon", "")),
-                  bool(entry.get("reference", False)))
+    return Regime(
+        str(entry["id"]),
+        str(entry.get("vendor", "")),
+        str(entry.get("silicon", "")),
+        bool(entry.get("reference", False)),
+    )
 
 
-def _source(file: Path, index: int, entry: Any, registry: Mapping[str, Any],
-            regime_ids: set[str] | None) -> SourceSpec:
+def _source(
+    file: Path, index: int, entry: Any, registry: Mapping[str, Any], regime_ids: set[str] | None
+) -> SourceSpec:
     if not isinstance(entry, dict):
-        raise ConfigError(f"{file}: sources[{index}]: expected a mapping, got {type(entry).__name__}")
+        raise ConfigError(
+            f"{file}: sources[{index}]: expected a mapping, got {type(entry).__name__}"
+        )
     name = entry.get("id", f"sources[{index}]")
     for key in sorted(REQUIRED_COMMON):
         if not entry.get(key):
             raise ConfigError(f"{file}: source {name!r}: missing required key {key!r}")
     kind = entry["kind"]
     if kind not in registry:
-        raise ConfigError(f"{file}: source {name!r}: key 'kind': unknown kind {kind!r} "
-                          f"(known: {', '.join(sorted(registry))})")
+        raise ConfigError(
+            f"{file}: source {name!r}: key 'kind': unknown kind {kind!r} "
+            f"(known: {', '.join(sorted(registry))})"
+        )
     module = registry[kind]
     required = set(getattr(module, "REQUIRED_KEYS", set()))
     allowed = COMMON_KEYS | required | set(getattr(module, "OPTIONAL_KEYS", set()))
     for key in sorted(entry):
         if key not in allowed:
-            raise ConfigError(f"{file}: source {name!r}: unknown key {key!r} for kind {kind!r} "
-                              f"(allowed: {', '.join(sorted(allowed - {'id', 'kind'}))})")
+            raise ConfigError(
+                f"{file}: source {name!r}: unknown key {key!r} for kind {kind!r} "
+                f"(allowed: {', '.join(sorted(allowed - {'id', 'kind'}))})"
+            )
     for key in sorted(required):
         if entry.get(key) in (None, ""):
-            raise ConfigError(f"{file}: source {name!r}: missing required key {key!r} "
-                              f"for kind {kind!r}")
+            raise ConfigError(
+                f"{file}: source {name!r}: missing required key {key!r} for kind {kind!r}"
+            )
     regime = entry.get("regime")
     if regime is not None and regime_ids is not None and regime not in regime_ids:
-        raise ConfigError(f"{file}: source {name!r}: key 'regime': unknown regime {regime!r} "
-                          f"(declared: {', '.join(sorted(regime_ids))})")
+        raise ConfigError(
+            f"{file}: source {name!r}: key 'regime': unknown regime {regime!r} "
+            f"(declared: {', '.join(sorted(regime_ids))})"
+        )
     options = {k: v for k, v in entry.items() if k not in COMMON_KEYS}
     return SourceSpec(
-        id=str(entry["id"]), kind=kind, project=str(entry["project"]),
-        regime=regime, enabled=bool(entry.get("enabled", True)),
-        lookback_days=float(entry.get("lookback_days", 0) or 0), options=options,
+        id=str(entry["id"]),
+        kind=kind,
+        project=str(entry["project"]),
+        regime=regime,
+        enabled=bool(entry.get("enabled", True)),
+        lookback_days=float(entry.get("lookback_days", 0) or 0),
+        options=options,
     )

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import smtplib
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from email.message import EmailMessage
-from typing import Any, Sequence
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
@@ -22,7 +23,6 @@ from tracker.errors import TrackerError
 from tracker.metrics import quarter, summarize
 from tracker.records import now_utc  # noqa: F401  (the CLI takes the digest's clock from here)
 from tracker.store import Store
-
 
 LATEST_SERIES = 5  # series per lag row in "latest series", newest last
 
@@ -48,40 +48,74 @@ def digest_data(config: Config, store: Store, as_of: datetime) -> dict[str, Any]
     for s in summaries:
         if s.period != "all" or not s.primary or s.regime == _reference(config):
             continue
-        by_q = {q.period: q for q in summaries if (q.project, q.regime, q.definition) ==
-                (s.project, s.regime, s.definition)}
-        mine = sorted((x for x in samples if (x.project, x.regime, x.definition) ==
-                       (s.project, s.regime, s.definition) and x.status in ("covered", "open")),
-                      key=lambda x: x.day0)
-        lag_rows.append({
-            "project": s.project, "regime": s.regime, "definition": s.definition,
-            "artifacts": s.artifacts, "open": s.open, "median": s.km_median_days,
-            "median_prev_q": by_q[last_q].km_median_days if last_q in by_q else None,
-            "median_this_q": by_q[this_q].km_median_days if this_q in by_q else None,
-            "open_now": [f"{x.series} ({x.lag_days} d)" for x in mine if x.status == "open"][-3:],
-            # The trend, read off the series themselves (oldest first); an open one is a floor.
-            "latest": [f"{x.series}: {x.lag_days}{'+ d open' if x.status == 'open' else ' d'}"
-                       for x in mine[-LATEST_SERIES:]],
-        })
+        by_q = {
+            q.period: q
+            for q in summaries
+            if (q.project, q.regime, q.definition) == (s.project, s.regime, s.definition)
+        }
+        mine = sorted(
+            (
+                x
+                for x in samples
+                if (x.project, x.regime, x.definition) == (s.project, s.regime, s.definition)
+                and x.status in ("covered", "open")
+            ),
+            key=lambda x: x.day0,
+        )
+        lag_rows.append(
+            {
+                "project": s.project,
+                "regime": s.regime,
+                "definition": s.definition,
+                "artifacts": s.artifacts,
+                "open": s.open,
+                "median": s.km_median_days,
+                "median_prev_q": by_q[last_q].km_median_days if last_q in by_q else None,
+                "median_this_q": by_q[this_q].km_median_days if this_q in by_q else None,
+                "open_now": [f"{x.series} ({x.lag_days} d)" for x in mine if x.status == "open"][
+                    -3:
+                ],
+                # The trend, read off the series themselves (oldest first); an open one is a floor.
+                "latest": [
+                    f"{x.series}: {x.lag_days}{'+ d open' if x.status == 'open' else ' d'}"
+                    for x in mine[-LATEST_SERIES:]
+                ],
+            }
+        )
     # Rates compare the last two *complete* ISO weeks: sent on Monday morning (the README's
     # cron), the current week holds a few hours and would read as an empty week.
     last_sunday = as_of - timedelta(days=as_of.weekday() + 1)
     week, prev = iso_week(last_sunday), iso_week(last_sunday - timedelta(days=7))
-    ci = _two_weeks(store.view_rows("v_ci_pass_rate_weekly"), week, prev,
-                    ("jobs_passed", "jobs_failed"), ("project", "regime"))
-    friction = _two_weeks(store.view_rows("v_friction_weekly"), week, prev,
-                          ("friction", "optimization"), ("regime",))
-    return {"as_of": as_of, "digest_week": iso_week(as_of), "week": week, "prev_week": prev,
-            "this_quarter": this_q, "prev_quarter": last_q, "lag": lag_rows, "ci": ci,
-            "friction": friction}
+    ci = _two_weeks(
+        store.view_rows("v_ci_pass_rate_weekly"),
+        week,
+        prev,
+        ("jobs_passed", "jobs_failed"),
+        ("project", "regime"),
+    )
+    friction = _two_weeks(
+        store.view_rows("v_friction_weekly"), week, prev, ("friction", "optimization"), ("regime",)
+    )
+    return {
+        "as_of": as_of,
+        "digest_week": iso_week(as_of),
+        "week": week,
+        "prev_week": prev,
+        "this_quarter": this_q,
+        "prev_quarter": last_q,
+        "lag": lag_rows,
+        "ci": ci,
+        "friction": friction,
+    }
 
 
 def _reference(config: Config) -> str:
     return next((r.id for r in config.regimes if r.reference), "cuda")
 
 
-def _two_weeks(rows: Sequence[dict], week: str, prev: str, counts: tuple[str, str],
-               keys: tuple[str, ...]) -> list[dict]:
+def _two_weeks(
+    rows: Sequence[dict], week: str, prev: str, counts: tuple[str, str], keys: tuple[str, ...]
+) -> list[dict]:
     """Per key: the rate good / (good + bad) this week and last week, with both counts."""
     table: dict[tuple, dict] = defaultdict(dict)
     for row in rows:
@@ -105,8 +139,10 @@ def build_message(data: dict[str, Any], sender: str, recipients: Sequence[str]) 
     untrusted)."""
     from tracker.report import percent
 
-    env = Environment(loader=PackageLoader("tracker", "templates"),
-                      autoescape=select_autoescape(default=True, default_for_string=True))
+    env = Environment(
+        loader=PackageLoader("tracker", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+    )
     text_env = Environment(loader=PackageLoader("tracker", "templates"), autoescape=False)
     env.filters["percent"] = text_env.filters["percent"] = percent
     message = EmailMessage()
@@ -118,8 +154,16 @@ def build_message(data: dict[str, Any], sender: str, recipients: Sequence[str]) 
     return message
 
 
-def send(message: EmailMessage, host: str, port: int, *, starttls: bool = False,
-         user: str | None = None, password: str | None = None, timeout: float = 30) -> None:
+def send(
+    message: EmailMessage,
+    host: str,
+    port: int,
+    *,
+    starttls: bool = False,
+    user: str | None = None,
+    password: str | None = None,
+    timeout: float = 30,
+) -> None:
     """Send over SMTP; DigestError with the server and cause on failure (password never shown)."""
     try:
         with smtplib.SMTP(host, port, timeout=timeout) as smtp:
@@ -129,5 +173,6 @@ def send(message: EmailMessage, host: str, port: int, *, starttls: bool = False,
                 smtp.login(user, password or "")
             smtp.send_message(message)
     except (OSError, smtplib.SMTPException) as exc:
-        raise DigestError(f"could not send the digest through {host}:{port}: "
-                          f"{type(exc).__name__}: {exc}") from None
+        raise DigestError(
+            f"could not send the digest through {host}:{port}: {type(exc).__name__}: {exc}"
+        ) from None

@@ -5,16 +5,33 @@ from __future__ import annotations
 import csv
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from datetime import datetime
-from typing import IO, Any, Iterable
+from typing import IO, Any
 
 from tracker.errors import TrackerError
 from tracker.records import EVENT_KINDS, Event, InvalidEvent, clean_event, utc
 from tracker.store import Store
 
-EXPORT_FIELDS = ["source_id", "project", "kind", "external_id", "occurred_at", "title", "body",
-                 "url", "version", "regime", "labels", "state", "outcome", "ended_at",
-                 "updated_at", "attrs", "vanished_at"]
+EXPORT_FIELDS = [
+    "source_id",
+    "project",
+    "kind",
+    "external_id",
+    "occurred_at",
+    "title",
+    "body",
+    "url",
+    "version",
+    "regime",
+    "labels",
+    "state",
+    "outcome",
+    "ended_at",
+    "updated_at",
+    "attrs",
+    "vanished_at",
+]
 REQUIRED = ("source_id", "project", "kind", "external_id", "occurred_at", "title")
 
 
@@ -70,27 +87,44 @@ def parse_event_line(line: str, lineno: int) -> tuple[Event, datetime | None]:
     if missing:
         raise EventFileError(f"line {lineno}: missing {', '.join(missing)}")
     if data["kind"] not in EVENT_KINDS:
-        raise EventFileError(f"line {lineno}: kind {data['kind']!r} is not one of "
-                           f"{', '.join(EVENT_KINDS)}")
+        raise EventFileError(
+            f"line {lineno}: kind {data['kind']!r} is not one of {', '.join(EVENT_KINDS)}"
+        )
     try:
-        times = {k: datetime.fromisoformat(data[k]) if data.get(k) else None
-                 for k in ("occurred_at", "ended_at", "updated_at", "vanished_at")}
+        times = {
+            k: datetime.fromisoformat(data[k]) if data.get(k) else None
+            for k in ("occurred_at", "ended_at", "updated_at", "vanished_at")
+        }
         vanished = utc(times["vanished_at"]) if times["vanished_at"] else None
     except (TypeError, ValueError, OverflowError) as exc:
         raise EventFileError(f"line {lineno}: bad ISO 8601 timestamp ({exc})") from None
-    if not isinstance(data.get("attrs") or {}, dict) or not isinstance(data.get("labels") or [], list):
+    if not isinstance(data.get("attrs") or {}, dict) or not isinstance(
+        data.get("labels") or [], list
+    ):
         raise EventFileError(f"line {lineno}: attrs must be a JSON object and labels a list")
     try:
         # The same cleaning as collected events (text, lengths, NUL, surrogates): a line the
         # store could not keep is refused here, naming the line, before anything is written.
-        event = clean_event(Event(
-            source_id=str(data["source_id"]), project=str(data["project"]), kind=data["kind"],
-            external_id=str(data["external_id"]), occurred_at=times["occurred_at"],
-            title=data["title"], body=data.get("body") or "", url=data.get("url") or "",
-            version=data.get("version"), regime=data.get("regime"),
-            labels=tuple(data.get("labels") or ()), state=data.get("state"),
-            outcome=data.get("outcome"), ended_at=times["ended_at"],
-            updated_at=times["updated_at"], attrs=dict(data.get("attrs") or {})))
+        event = clean_event(
+            Event(
+                source_id=str(data["source_id"]),
+                project=str(data["project"]),
+                kind=data["kind"],
+                external_id=str(data["external_id"]),
+                occurred_at=times["occurred_at"],
+                title=data["title"],
+                body=data.get("body") or "",
+                url=data.get("url") or "",
+                version=data.get("version"),
+                regime=data.get("regime"),
+                labels=tuple(data.get("labels") or ()),
+                state=data.get("state"),
+                outcome=data.get("outcome"),
+                ended_at=times["ended_at"],
+                updated_at=times["updated_at"],
+                attrs=dict(data.get("attrs") or {}),
+            )
+        )
     except InvalidEvent as exc:
         raise EventFileError(f"line {lineno}: {exc}") from None
     except OverflowError:  # "0001-01-01T00:00:00+01:00" is before year 1 in UTC

@@ -17,8 +17,9 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -30,8 +31,9 @@ from tracker.errors import FatalHTTPError, RateLimited, SourceError
 
 log = logging.getLogger("tracker.http")
 
-USER_AGENT = (f"tracker/{__version__} (ecosystem-maturity tracker; "
-              "+https://github.com/tracker-dev/tracker)")
+USER_AGENT = (
+    f"tracker/{__version__} (ecosystem-maturity tracker; +https://github.com/tracker-dev/tracker)"
+)
 TIMEOUT = (10.0, 60.0)  # (connect, read) seconds
 MAX_RATE_WAIT = 90.0  # seconds we are willing to sleep for a rate-limit reset
 MIN_RATE_WAIT = 5.0  # back-off when a refusal's reset time is already past (clock skew)
@@ -54,8 +56,9 @@ class _Retry(Retry):
             return self.total is None or self.total > 0
         return super().is_retry(method, status_code, has_retry_after)
 
-    def increment(self, method=None, url=None, response=None, error=None, _pool=None,
-                  _stacktrace=None):
+    def increment(
+        self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None
+    ):
         retry_after = self.get_retry_after(response) if response is not None else None
         if retry_after is not None and retry_after > MAX_RATE_WAIT:
             # Give up now: with raise_on_status=False urllib3 hands the 403/429 back to us.
@@ -90,10 +93,18 @@ class HttpClient:
     store before collection and the runner saves `changed_validators` with the events.
     """
 
-    def __init__(self, *, auth: str | None = None, validators: Mapping[str, dict] | None = None,
-                 retries: int = 4, backoff: float = 1.0, timeout: tuple[float, float] = TIMEOUT,
-                 max_rate_wait: float = MAX_RATE_WAIT,
-                 sleep: Callable[[float], None] = time.sleep, replaying: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        auth: str | None = None,
+        validators: Mapping[str, dict] | None = None,
+        retries: int = 4,
+        backoff: float = 1.0,
+        timeout: tuple[float, float] = TIMEOUT,
+        max_rate_wait: float = MAX_RATE_WAIT,
+        sleep: Callable[[float], None] = time.sleep,
+        replaying: bool = False,
+    ) -> None:
         self.session = requests.Session()
         self.session.headers["User-Agent"] = USER_AGENT
         token = token_for(auth)
@@ -102,10 +113,18 @@ class HttpClient:
         self.authenticated = token is not None or replaying
         if token:
             self.session.headers["Authorization"] = AUTH_SCHEMES[auth][1].format(token=token)
-        retry = _Retry(total=retries, connect=retries, read=retries, status=retries,
-                       backoff_factor=backoff, backoff_max=30,
-                       status_forcelist=(429, 500, 502, 503, 504), allowed_methods=("GET",),
-                       respect_retry_after_header=True, raise_on_status=False)
+        retry = _Retry(
+            total=retries,
+            connect=retries,
+            read=retries,
+            status=retries,
+            backoff_factor=backoff,
+            backoff_max=30,
+            status_forcelist=(429, 500, 502, 503, 504),
+            allowed_methods=("GET",),
+            respect_retry_after_header=True,
+            raise_on_status=False,
+        )
         adapter = HTTPAdapter(max_retries=retry)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
@@ -117,8 +136,14 @@ class HttpClient:
         self.stats = RequestStats()
         self._resume_at: float | None = None
 
-    def get(self, url: str, params: Mapping[str, Any] | None = None, *, conditional: bool = True,
-            accept: str | None = None) -> requests.Response | None:
+    def get(
+        self,
+        url: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        conditional: bool = True,
+        accept: str | None = None,
+    ) -> requests.Response | None:
         """GET `url`; None when the server says 304 Not Modified.
 
         Raises FatalHTTPError on 4xx, SourceError on 5xx or network failure after retries,
@@ -129,8 +154,9 @@ class HttpClient:
             self._remember(full_url, response)
         return response
 
-    def _fetch(self, url: str, params: Mapping[str, Any] | None, conditional: bool,
-               accept: str | None) -> tuple[str, requests.Response | None]:
+    def _fetch(
+        self, url: str, params: Mapping[str, Any] | None, conditional: bool, accept: str | None
+    ) -> tuple[str, requests.Response | None]:
         """`get` without keeping the validators: (full URL, response or None on 304)."""
         full_url = requests.Request("GET", url, params=params).prepare().url or url
         headers = {"Accept": accept} if accept else {}
@@ -149,8 +175,11 @@ class HttpClient:
                 raise _network_error(full_url, exc, self.timeout) from None
             self.stats.requests += 1
             self._note_rate_limit(response)
-            if not (response.status_code in (403, 429) and self._rate_limit_spent(response)
-                    and self._resume_at is not None):
+            if not (
+                response.status_code in (403, 429)
+                and self._rate_limit_spent(response)
+                and self._resume_at is not None
+            ):
                 break
             # Refused for a spent rate limit: retry once, after _wait_for_rate_limit has slept
             # until the reset (or raised when that is too far off). A reset already past means
@@ -160,31 +189,43 @@ class HttpClient:
                     f"{full_url}: HTTP {response.status_code}: API rate limit still spent after "
                     f"a retry (reset time {_utc(self._resume_at)}; a past one means clock skew "
                     "or a replayed rate-limited response): the source stops here and resumes "
-                    "from its cursor on the next run")
+                    "from its cursor on the next run"
+                )
             refused = True
             if self._resume_at <= time.time():
-                log.info("rate limit spent but its reset time is past; retrying in %.0fs",
-                         MIN_RATE_WAIT)
+                log.info(
+                    "rate limit spent but its reset time is past; retrying in %.0fs", MIN_RATE_WAIT
+                )
                 self.sleep(MIN_RATE_WAIT)
                 self._resume_at = None
         if response.status_code == 304:
             self.stats.not_modified += 1
             return full_url, None
-        if response.status_code == 429 or (response.status_code == 403 and (
-                "Retry-After" in response.headers or self._rate_limit_spent(response))):
-            raise RateLimited(f"{full_url}: HTTP {response.status_code} rate limited "
-                              f"(Retry-After {response.headers.get('Retry-After', 'not given')}s,"
-                              f" we wait at most {self.max_rate_wait:.0f}s): try again later")
+        if response.status_code == 429 or (
+            response.status_code == 403
+            and ("Retry-After" in response.headers or self._rate_limit_spent(response))
+        ):
+            raise RateLimited(
+                f"{full_url}: HTTP {response.status_code} rate limited "
+                f"(Retry-After {response.headers.get('Retry-After', 'not given')}s,"
+                f" we wait at most {self.max_rate_wait:.0f}s): try again later"
+            )
         if 400 <= response.status_code < 500:
-            raise FatalHTTPError(f"{full_url}: HTTP {response.status_code} {response.reason}"
-                                 f"{_hint(response.status_code)}", status=response.status_code)
+            raise FatalHTTPError(
+                f"{full_url}: HTTP {response.status_code} {response.reason}"
+                f"{_hint(response.status_code)}",
+                status=response.status_code,
+            )
         if response.status_code >= 500:
-            raise SourceError(f"{full_url}: HTTP {response.status_code} {response.reason} "
-                              "after retries (server error): try again later")
+            raise SourceError(
+                f"{full_url}: HTTP {response.status_code} {response.reason} "
+                "after retries (server error): try again later"
+            )
         return full_url, response
 
-    def get_json(self, url: str, params: Mapping[str, Any] | None = None, *,
-                 conditional: bool = True) -> Any | None:
+    def get_json(
+        self, url: str, params: Mapping[str, Any] | None = None, *, conditional: bool = True
+    ) -> Any | None:
         """GET and parse JSON; None on 304 and only then.
 
         A body that is not JSON, or is JSON `null` (which would read as "not modified"), raises
@@ -198,8 +239,9 @@ class HttpClient:
             raise FatalHTTPError(f"{response.url}: expected a JSON document, got null")
         return document
 
-    def get_pages(self, url: str, params: Mapping[str, Any] | None = None, *,
-                  conditional: bool = True) -> Iterator[Any]:
+    def get_pages(
+        self, url: str, params: Mapping[str, Any] | None = None, *, conditional: bool = True
+    ) -> Iterator[Any]:
         """Yield the JSON of each page, following Link rel="next".
 
         Only the first page is conditional, and its validators are kept only when it was the
@@ -259,7 +301,8 @@ class HttpClient:
             raise RateLimited(
                 f"{url}: API rate limit spent; it resets in {wait / 60:.0f} min at "
                 f"{_utc(self._resume_at)}: the source stops here and resumes from its cursor "
-                "on the next run")
+                "on the next run"
+            )
         if wait > 0:
             log.info("rate limit spent; sleeping %.0fs until reset", wait)
             self.sleep(wait + 1)
@@ -287,20 +330,31 @@ def parse_json(response: requests.Response) -> Any:
     except ValueError:
         content_type = response.headers.get("Content-Type", "no content type")
         text = response.content[:80].decode("utf-8", "replace")
-        what = ("truncated or malformed JSON" if text.lstrip()[:1] in ("{", "[")
-                else f"a {content_type} body")
-        raise FatalHTTPError(f"{response.url}: expected JSON, got {what} "
-                             f"({len(response.content)} bytes, starts {text!r})") from None
+        what = (
+            "truncated or malformed JSON"
+            if text.lstrip()[:1] in ("{", "[")
+            else f"a {content_type} body"
+        )
+        raise FatalHTTPError(
+            f"{response.url}: expected JSON, got {what} "
+            f"({len(response.content)} bytes, starts {text!r})"
+        ) from None
 
 
 def _network_error(url: str, exc: Exception, timeout: tuple[float, float]) -> SourceError:
     reason = getattr(exc.args[0], "reason", None) if exc.args else None
-    if isinstance(exc, requests.Timeout) or isinstance(reason, TimeoutError) or \
-            type(reason).__name__ in ("ReadTimeoutError", "ConnectTimeoutError"):
-        return SourceError(f"{url}: timed out after retries "
-                           f"(connect {timeout[0]}s, read {timeout[1]}s): try again later")
-    return SourceError(f"{url}: request failed after retries: {type(exc).__name__}: "
-                       f"{_short(str(reason or exc))}")
+    if (
+        isinstance(exc, requests.Timeout)
+        or isinstance(reason, TimeoutError)
+        or type(reason).__name__ in ("ReadTimeoutError", "ConnectTimeoutError")
+    ):
+        return SourceError(
+            f"{url}: timed out after retries "
+            f"(connect {timeout[0]}s, read {timeout[1]}s): try again later"
+        )
+    return SourceError(
+        f"{url}: request failed after retries: {type(exc).__name__}: {_short(str(reason or exc))}"
+    )
 
 
 def _short(text: str, limit: int = 160) -> str:

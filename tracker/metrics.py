@@ -8,18 +8,27 @@ URL of the evidence it rests on, so any number in a report can be traced.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from datetime import datetime
-from typing import Any, Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
 
 from tracker.errors import ConfigError
-from tracker.versions import parse_version, series as series_of
+from tracker.versions import parse_version
+from tracker.versions import series as series_of
 
 REFERENCE_DEFINITION = "upstream_release"
 # Framework names as mentions spell them -> project ids the coverage rules use.
-FRAMEWORK_PROJECTS = {"torch": "pytorch", "pytorch": "pytorch", "jax": "jax", "jaxlib": "jax",
-                      "vllm": "vllm", "tensorflow": "tensorflow", "triton": "triton"}
+FRAMEWORK_PROJECTS = {
+    "torch": "pytorch",
+    "pytorch": "pytorch",
+    "jax": "jax",
+    "jaxlib": "jax",
+    "vllm": "vllm",
+    "tensorflow": "tensorflow",
+    "triton": "triton",
+}
 _MIN_COMPONENTS = {"major": 1, "minor": 2, "release": 3}
 
 
@@ -83,20 +92,39 @@ class LagSample:
     negative: bool = False
 
     def csv_row(self) -> dict[str, Any]:
-        return {"project": self.project, "series": self.series, "regime": self.regime,
-                "definition": self.definition, "primary": str(self.primary).lower(),
-                "day0": self.day0.date().isoformat(),
-                "available": self.available.date().isoformat() if self.available else "",
-                "lag_days": self.lag_days, "status": self.status,
-                "evidence_url": self.evidence_url}
+        return {
+            "project": self.project,
+            "series": self.series,
+            "regime": self.regime,
+            "definition": self.definition,
+            "primary": str(self.primary).lower(),
+            "day0": self.day0.date().isoformat(),
+            "available": self.available.date().isoformat() if self.available else "",
+            "lag_days": self.lag_days,
+            "status": self.status,
+            "evidence_url": self.evidence_url,
+        }
 
 
-LAG_CSV_COLUMNS = ["project", "series", "regime", "definition", "primary", "day0", "available",
-                   "lag_days", "status", "evidence_url"]
+LAG_CSV_COLUMNS = [
+    "project",
+    "series",
+    "regime",
+    "definition",
+    "primary",
+    "day0",
+    "available",
+    "lag_days",
+    "status",
+    "evidence_url",
+]
 
 
-def parse_coverage(raw_rules: Sequence[Mapping[str, Any]], where: str = "sources.yaml",
-                   reference_regime: str = "cuda") -> list[CoverageRule]:
+def parse_coverage(
+    raw_rules: Sequence[Mapping[str, Any]],
+    where: str = "sources.yaml",
+    reference_regime: str = "cuda",
+) -> list[CoverageRule]:
     """Validate the `coverage:` list of sources.yaml into CoverageRules (ConfigError naming
     the rule and key on any problem)."""
     rules = []
@@ -111,58 +139,85 @@ def parse_coverage(raw_rules: Sequence[Mapping[str, Any]], where: str = "sources
             raise ConfigError(f"{where}: {name}: unknown key {sorted(unknown)[0]!r}")
         granularity = raw.get("series", "minor")
         if granularity not in _MIN_COMPONENTS:
-            raise ConfigError(f"{where}: {name}: key 'series' must be one of "
-                              f"{', '.join(_MIN_COMPONENTS)}")
+            raise ConfigError(
+                f"{where}: {name}: key 'series' must be one of {', '.join(_MIN_COMPONENTS)}"
+            )
         if raw["project"] in seen_projects:
-            raise ConfigError(f"{where}: {name}: a second rule for the same project (merge them: "
-                              "lag rows are keyed by project, series, regime and definition)")
+            raise ConfigError(
+                f"{where}: {name}: a second rule for the same project (merge them: "
+                "lag rows are keyed by project, series, regime and definition)"
+            )
         seen_projects.add(raw["project"])
         evidence = []
         for regime, definitions in (raw["regimes"] or {}).items():
             for entry in definitions or []:
                 rule = _evidence_rule(where, name, regime, entry)
                 if any(e.regime == regime and e.definition == rule.definition for e in evidence):
-                    raise ConfigError(f"{where}: {name}: regime {regime!r} names definition "
-                                      f"{rule.definition!r} twice")
+                    raise ConfigError(
+                        f"{where}: {name}: regime {regime!r} names definition "
+                        f"{rule.definition!r} twice"
+                    )
                 evidence.append(rule)
             primaries = [e for e in evidence if e.regime == regime and e.primary]
             if len(primaries) != 1:
-                raise ConfigError(f"{where}: {name}: regime {regime!r} needs exactly one "
-                                  f"definition marked primary: true (found {len(primaries)})")
-        rules.append(CoverageRule(str(raw["project"]), granularity, tuple(evidence),
-                                  reference_regime))
+                raise ConfigError(
+                    f"{where}: {name}: regime {regime!r} needs exactly one "
+                    f"definition marked primary: true (found {len(primaries)})"
+                )
+        rules.append(
+            CoverageRule(str(raw["project"]), granularity, tuple(evidence), reference_regime)
+        )
     return rules
 
 
 def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRule:
     allowed = {"definition", "primary", "evidence", "version_map"}
     if not isinstance(entry, Mapping) or "definition" not in entry or "evidence" not in entry:
-        raise ConfigError(f"{where}: {name}: regime {regime!r}: each entry needs 'definition' "
-                          "and 'evidence'")
+        raise ConfigError(
+            f"{where}: {name}: regime {regime!r}: each entry needs 'definition' and 'evidence'"
+        )
     unknown = set(entry) - allowed
     if unknown:
         raise ConfigError(f"{where}: {name}: regime {regime!r}: unknown key {sorted(unknown)[0]!r}")
     evidence = entry["evidence"]
-    if not isinstance(evidence, Mapping) or evidence.get("kind") not in ("release", "note") \
-            or not evidence.get("project"):
-        raise ConfigError(f"{where}: {name}: definition {entry['definition']!r}: evidence needs "
-                          "'project' and 'kind' (release or note)")
+    if (
+        not isinstance(evidence, Mapping)
+        or evidence.get("kind") not in ("release", "note")
+        or not evidence.get("project")
+    ):
+        raise ConfigError(
+            f"{where}: {name}: definition {entry['definition']!r}: evidence needs "
+            "'project' and 'kind' (release or note)"
+        )
     unknown = set(evidence) - {"project", "kind", "mentions"}
     if unknown:
-        raise ConfigError(f"{where}: {name}: definition {entry['definition']!r}: evidence has "
-                          f"unknown key {sorted(unknown)[0]!r}")
+        raise ConfigError(
+            f"{where}: {name}: definition {entry['definition']!r}: evidence has "
+            f"unknown key {sorted(unknown)[0]!r}"
+        )
     if evidence["kind"] == "note" and not evidence.get("mentions"):
-        raise ConfigError(f"{where}: {name}: definition {entry['definition']!r}: note evidence "
-                          "needs 'mentions: <framework>'")
+        raise ConfigError(
+            f"{where}: {name}: definition {entry['definition']!r}: note evidence "
+            "needs 'mentions: <framework>'"
+        )
     version_map = entry.get("version_map") or {}
     if not isinstance(version_map, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in version_map.items()):
+        isinstance(k, str) and isinstance(v, str) for k, v in version_map.items()
+    ):
         # YAML reads 1.10 as the float 1.1: a version written unquoted is already wrong.
-        raise ConfigError(f"{where}: {name}: definition {entry['definition']!r}: version_map "
-                          "keys and values must be quoted strings, e.g. {\"1.10.0\": \"2.10\"}")
-    return EvidenceRule(regime, str(entry["definition"]), bool(entry.get("primary", False)),
-                        str(evidence["project"]), evidence["kind"], evidence.get("mentions"),
-                        dict(version_map))
+        raise ConfigError(
+            f"{where}: {name}: definition {entry['definition']!r}: version_map "
+            'keys and values must be quoted strings, e.g. {"1.10.0": "2.10"}'
+        )
+    return EvidenceRule(
+        regime,
+        str(entry["definition"]),
+        bool(entry.get("primary", False)),
+        str(evidence["project"]),
+        evidence["kind"],
+        evidence.get("mentions"),
+        dict(version_map),
+    )
 
 
 def artifact_series(version: str, granularity: str) -> str | None:
@@ -188,8 +243,9 @@ def _prerelease(version: str) -> bool:
     return parsed is not None and parsed.prerelease
 
 
-def day0_by_series(rule: CoverageRule, releases: Iterable[ReleaseFact]
-                   ) -> dict[str, tuple[datetime, str]]:
+def day0_by_series(
+    rule: CoverageRule, releases: Iterable[ReleaseFact]
+) -> dict[str, tuple[datetime, str]]:
     """Publish date (and URL) of each series' first final release of the rule's project."""
     first: dict[str, tuple[datetime, str]] = {}
     for fact in releases:
@@ -201,9 +257,12 @@ def day0_by_series(rule: CoverageRule, releases: Iterable[ReleaseFact]
     return first
 
 
-def evidence_by_series(rule: CoverageRule, evidence: EvidenceRule,
-                       releases: Iterable[ReleaseFact], notes: Iterable[NoteFact]
-                       ) -> dict[str, tuple[datetime, str, bool]]:
+def evidence_by_series(
+    rule: CoverageRule,
+    evidence: EvidenceRule,
+    releases: Iterable[ReleaseFact],
+    notes: Iterable[NoteFact],
+) -> dict[str, tuple[datetime, str, bool]]:
     """Earliest dated evidence per series under one definition (the earliest wins and keeps
     its provenance; later contradicting evidence changes nothing here): (date, URL, first),
     where `first` says no earlier evidence of the series can exist: a release that is the
@@ -220,8 +279,9 @@ def evidence_by_series(rule: CoverageRule, evidence: EvidenceRule,
             version = evidence.version_map[version]
         key = artifact_series(version, rule.granularity)
         if key and (key not in found or when < found[key][0]):
-            first = evidence.kind == "release" and \
-                not any(parse_version(version).parsed.release[_MIN_COMPONENTS[rule.granularity]:])
+            first = evidence.kind == "release" and not any(
+                parse_version(version).parsed.release[_MIN_COMPONENTS[rule.granularity] :]
+            )
             found[key] = (when, url, first)
 
     if evidence.kind == "release":
@@ -233,22 +293,32 @@ def evidence_by_series(rule: CoverageRule, evidence: EvidenceRule,
         for note in notes:
             if note.project != evidence.project:
                 continue
-            mine = [(version, status) for framework, version, status in note.mentions
-                    if FRAMEWORK_PROJECTS.get(framework, framework) == wanted]
+            mine = [
+                (version, status)
+                for framework, version, status in note.mentions
+                if FRAMEWORK_PROJECTS.get(framework, framework) == wanted
+            ]
             # A note that also calls a series planned or dropped ("2.10 support is planned ...
             # when upgrading to PyTorch 2.10") is no evidence that it is supported: a mixed
             # sentence can lend a mention the wrong cue, and planned must not read as covered.
-            denied = {artifact_series(version, rule.granularity) for version, status in mine
-                      if status in ("planned", "dropped")}
+            denied = {
+                artifact_series(version, rule.granularity)
+                for version, status in mine
+                if status in ("planned", "dropped")
+            }
             for version, status in mine:
-                if status == "supported" and not _prerelease(version) \
-                        and artifact_series(version, rule.granularity) not in denied:
+                if (
+                    status == "supported"
+                    and not _prerelease(version)
+                    and artifact_series(version, rule.granularity) not in denied
+                ):
                     offer(version, note.occurred_at, note.url)
     return found
 
 
-def evidence_window(evidence: EvidenceRule, releases: Sequence[ReleaseFact],
-                    notes: Sequence[NoteFact]) -> tuple[datetime, datetime] | None:
+def evidence_window(
+    evidence: EvidenceRule, releases: Sequence[ReleaseFact], notes: Sequence[NoteFact]
+) -> tuple[datetime, datetime] | None:
     """The earliest and latest facts the store holds from an evidence stream. Before the
     first, the absence of evidence says nothing (not collected that far back); the last tells
     readers how fresh the stream is (a stale vendor page keeps artifacts open)."""
@@ -259,11 +329,14 @@ def evidence_window(evidence: EvidenceRule, releases: Sequence[ReleaseFact],
     return (min(times), max(times)) if times else None
 
 
-def lag_samples(rules: Sequence[CoverageRule], releases: Sequence[ReleaseFact],
-                notes: Sequence[NoteFact], as_of: datetime,
-                unknown: list[tuple[str, str, str, str, str]] | None = None,
-                spans: dict[tuple[str, str, str], tuple[datetime, datetime] | None] | None = None
-                ) -> list[LagSample]:
+def lag_samples(
+    rules: Sequence[CoverageRule],
+    releases: Sequence[ReleaseFact],
+    notes: Sequence[NoteFact],
+    as_of: datetime,
+    unknown: list[tuple[str, str, str, str, str]] | None = None,
+    spans: dict[tuple[str, str, str], tuple[datetime, datetime] | None] | None = None,
+) -> list[LagSample]:
     """Every (artifact, regime, definition) with its lag; open artifacts are kept, right-censored
     at `as_of` (lag = as_of - day0). Artifacts whose day 0 is after `as_of` are left out.
 
@@ -281,9 +354,21 @@ def lag_samples(rules: Sequence[CoverageRule], releases: Sequence[ReleaseFact],
         for key, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
             if day0 > as_of:
                 continue
-            samples.append(LagSample(rule.project, key, rule.reference_regime,
-                                     REFERENCE_DEFINITION, True, day0, day0_url, day0, 0,
-                                     "covered", day0_url))
+            samples.append(
+                LagSample(
+                    rule.project,
+                    key,
+                    rule.reference_regime,
+                    REFERENCE_DEFINITION,
+                    True,
+                    day0,
+                    day0_url,
+                    day0,
+                    0,
+                    "covered",
+                    day0_url,
+                )
+            )
         for evidence in rule.evidence:
             available = evidence_by_series(rule, evidence, releases, notes)
             span = evidence_window(evidence, releases, notes)
@@ -302,26 +387,55 @@ def lag_samples(rules: Sequence[CoverageRule], releases: Sequence[ReleaseFact],
                         if window is None:
                             reason = "no evidence collected from " + evidence.project
                         elif covered:
-                            reason = (f"evidence on {hit[0].date()}, but {evidence.project} "
-                                      f"{evidence.kind}s are collected only from {window.date()}, "
-                                      f"after day 0: the lag is at most "
-                                      f"{(hit[0].date() - day0.date()).days} days")
+                            reason = (
+                                f"evidence on {hit[0].date()}, but {evidence.project} "
+                                f"{evidence.kind}s are collected only from {window.date()}, "
+                                f"after day 0: the lag is at most "
+                                f"{(hit[0].date() - day0.date()).days} days"
+                            )
                         else:
-                            reason = (f"day 0 precedes the first {evidence.project} "
-                                      f"{evidence.kind} collected ({window.date()})")
-                        unknown.append((rule.project, key, evidence.regime, evidence.definition,
-                                        reason))
+                            reason = (
+                                f"day 0 precedes the first {evidence.project} "
+                                f"{evidence.kind} collected ({window.date()})"
+                            )
+                        unknown.append(
+                            (rule.project, key, evidence.regime, evidence.definition, reason)
+                        )
                     continue
                 if covered:
                     lag = (hit[0].date() - day0.date()).days
-                    samples.append(LagSample(rule.project, key, evidence.regime,
-                                             evidence.definition, evidence.primary, day0,
-                                             day0_url, hit[0], lag, "covered", hit[1], lag < 0))
+                    samples.append(
+                        LagSample(
+                            rule.project,
+                            key,
+                            evidence.regime,
+                            evidence.definition,
+                            evidence.primary,
+                            day0,
+                            day0_url,
+                            hit[0],
+                            lag,
+                            "covered",
+                            hit[1],
+                            lag < 0,
+                        )
+                    )
                 else:
-                    samples.append(LagSample(rule.project, key, evidence.regime,
-                                             evidence.definition, evidence.primary, day0,
-                                             day0_url, None, (as_of.date() - day0.date()).days,
-                                             "open", ""))
+                    samples.append(
+                        LagSample(
+                            rule.project,
+                            key,
+                            evidence.regime,
+                            evidence.definition,
+                            evidence.primary,
+                            day0,
+                            day0_url,
+                            None,
+                            (as_of.date() - day0.date()).days,
+                            "open",
+                            "",
+                        )
+                    )
     return samples
 
 
@@ -370,8 +484,9 @@ class LagSummary:
     within: Mapping[int, tuple[int, int]]  # N -> (covered within N days, artifacts old enough)
 
 
-def summarize(samples: Sequence[LagSample], as_of: datetime, by_quarter: bool = True
-              ) -> list[LagSummary]:
+def summarize(
+    samples: Sequence[LagSample], as_of: datetime, by_quarter: bool = True
+) -> list[LagSummary]:
     """KM median lag and shares covered within 7 / 30 / 90 days, per (project, regime,
     definition) overall and per quarter of day 0. The share within N days counts only
     artifacts at least N days old, so young open artifacts do not read as failures."""
@@ -387,11 +502,20 @@ def summarize(samples: Sequence[LagSample], as_of: datetime, by_quarter: bool = 
             old_enough = [s for s in group if (as_of.date() - s.day0.date()).days >= days]
             hits = sum(1 for s in old_enough if s.status == "covered" and s.lag_days <= days)
             within[days] = (hits, len(old_enough))
-        out.append(LagSummary(project, regime, definition, primary, period, len(group),
-                              sum(s.status == "covered" for s in group),
-                              sum(s.status == "open" for s in group),
-                              # negative lags (support announced before day 0) enter as they
-                              # are: DESIGN says report, never clamp; the samples carry a flag
-                              kaplan_meier_median((s.lag_days, s.status == "covered")
-                                                  for s in group), within))
+        out.append(
+            LagSummary(
+                project,
+                regime,
+                definition,
+                primary,
+                period,
+                len(group),
+                sum(s.status == "covered" for s in group),
+                sum(s.status == "open" for s in group),
+                # negative lags (support announced before day 0) enter as they
+                # are: DESIGN says report, never clamp; the samples carry a flag
+                kaplan_meier_median((s.lag_days, s.status == "covered") for s in group),
+                within,
+            )
+        )
     return out

@@ -6,10 +6,23 @@ the slow side of a backfill.
 
 from __future__ import annotations
 
-from datetime import timezone
+from datetime import UTC
 
-from sqlalchemy import (JSON, Boolean, Column, DateTime, Float, ForeignKey, Index, Integer,
-                        MetaData, String, Table, Text, TypeDecorator)
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 
 NAMING_CONVENTION = {
@@ -36,21 +49,22 @@ class UTCDateTime(TypeDecorator):
         if value is None:
             return None
         if value.tzinfo is None:
-            return value.replace(tzinfo=timezone.utc)
-        return value.astimezone(timezone.utc)
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
 
     def process_result_value(self, value, dialect):
         if value is None:
             return None
         if value.tzinfo is None:
-            return value.replace(tzinfo=timezone.utc)
-        return value.astimezone(timezone.utc)
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
 
 
 Timestamp = UTCDateTime()
 
 events = Table(
-    "events", metadata,
+    "events",
+    metadata,
     Column("id", String(32), primary_key=True, comment="hash of (source_id, external_id)"),
     Column("source_id", String(200), nullable=False),
     Column("project", String(100), nullable=False),
@@ -71,15 +85,21 @@ events = Table(
     Column("first_seen_at", Timestamp, nullable=False, comment="kept across re-collection"),
     Column("last_seen_at", Timestamp, nullable=False),
     Column("vanished_at", Timestamp, comment="set when the item disappeared upstream"),
-    Column("imported", Boolean, nullable=False, default=False,
-           comment="manual evidence from import-events"),
+    Column(
+        "imported",
+        Boolean,
+        nullable=False,
+        default=False,
+        comment="manual evidence from import-events",
+    ),
 )
 Index("ix_events_source_occurred", events.c.source_id, events.c.occurred_at)
 Index("ix_events_project_kind_occurred", events.c.project, events.c.kind, events.c.occurred_at)
 Index("ix_events_kind_occurred", events.c.kind, events.c.occurred_at)
 
 tags = Table(
-    "tags", metadata,
+    "tags",
+    metadata,
     Column("event_id", String(32), ForeignKey("events.id", ondelete="CASCADE"), primary_key=True),
     Column("tag", String(16), nullable=False, comment="friction | optimization | neutral"),
     Column("score", Float, nullable=False),
@@ -90,7 +110,8 @@ tags = Table(
 )
 
 tag_overrides = Table(
-    "tag_overrides", metadata,
+    "tag_overrides",
+    metadata,
     Column("event_id", String(32), ForeignKey("events.id", ondelete="CASCADE"), primary_key=True),
     Column("tag", String(16), nullable=False),
     Column("regime", String(32)),
@@ -98,7 +119,8 @@ tag_overrides = Table(
 )
 
 source_state = Table(
-    "source_state", metadata,
+    "source_state",
+    metadata,
     Column("source_id", String(200), primary_key=True),
     Column("cursor", Timestamp, comment="max event time saved, never past a run's start"),
     Column("state", Json, nullable=False, default=dict, comment="the collector's own state"),
@@ -112,7 +134,8 @@ source_state = Table(
 )
 
 http_cache = Table(
-    "http_cache", metadata,
+    "http_cache",
+    metadata,
     Column("source_id", String(200), primary_key=True),
     Column("url", Text, primary_key=True),
     Column("etag", Text),
@@ -121,7 +144,8 @@ http_cache = Table(
 )
 
 runs = Table(
-    "runs", metadata,
+    "runs",
+    metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("batch", String(40), nullable=False, comment="one collect / nightly invocation"),
     Column("source_id", String(200), nullable=False),
@@ -139,7 +163,8 @@ runs = Table(
 Index("ix_runs_source_started", runs.c.source_id, runs.c.started_at)
 
 locks = Table(
-    "locks", metadata,
+    "locks",
+    metadata,
     Column("name", String(200), primary_key=True),
     Column("holder", String(200), nullable=False),
     Column("acquired_at", Timestamp, nullable=False),
@@ -147,7 +172,8 @@ locks = Table(
 )
 
 lag_samples = Table(
-    "lag_samples", metadata,
+    "lag_samples",
+    metadata,
     Column("project", String(100), primary_key=True),
     Column("series", String(50), primary_key=True),
     Column("regime", String(32), primary_key=True),

@@ -13,8 +13,17 @@ from tracker.store import Store
 log = logging.getLogger("tracker.pipeline")
 
 
-def run_nightly(config: Config, store: Store, out_dir: Path, *, echo=print,
-                only: list[str] | None = None, since=None, replay=None, record=None) -> int:
+def run_nightly(
+    config: Config,
+    store: Store,
+    out_dir: Path,
+    *,
+    echo=print,
+    only: list[str] | None = None,
+    since=None,
+    replay=None,
+    record=None,
+) -> int:
     """The nightly job, for cron (`tracker nightly`) and the scheduler alike: upgrade the
     schema, collect, tag, report. Returns the exit code (0 ok, 3 some sources failed).
 
@@ -30,20 +39,23 @@ def run_nightly(config: Config, store: Store, out_dir: Path, *, echo=print,
             by = f" ({held[0]}, until {held[1]:%Y-%m-%d %H:%M} UTC)" if held else ""
             echo(f"nightly: another nightly run holds the lock{by}; nothing to do")
             return 0
-        summary = run_sources(config, store, only=only, since=since, replay=replay,
-                              record=record)
+        summary = run_sources(config, store, only=only, since=since, replay=replay, record=record)
         for line in summary.lines():
             echo(line)
-        banner = (f"Built from a replay of the cassettes in {replay}, not from live upstream "
-                  "data: hand-written cassettes say in their headers which facts are real."
-                  if replay else None)
+        banner = (
+            f"Built from a replay of the cassettes in {replay}, not from live upstream "
+            "data: hand-written cassettes say in their headers which facts are real."
+            if replay
+            else None
+        )
         for line in after_collect(config, store, out_dir, banner=banner):
             echo(line)
     return summary.exit_code
 
 
-def after_collect(config: Config, store: Store, out_dir: Path,
-                  banner: str | None = None) -> list[str]:
+def after_collect(
+    config: Config, store: Store, out_dir: Path, banner: str | None = None
+) -> list[str]:
     """Tag untagged events and write the report; return summary lines for the console."""
     try:
         lines = [tag_store(store)]
@@ -102,14 +114,25 @@ def tag_store(store: Store, retag: bool = False, batch: int = 2000, tagger=None)
         if pending:
             progress.update(_tag_batch(tagger, store, pending))
         done = progress.count
-    return (f"tag: {done} events tagged in {time.perf_counter() - started:.1f} s "
-            f"(tagger {tagger.version})")
+    return (
+        f"tag: {done} events tagged in {time.perf_counter() - started:.1f} s "
+        f"(tagger {tagger.version})"
+    )
 
 
 def _tag_batch(tagger, store: Store, items: list[dict]) -> int:
     results = tagger.tag_many(items)
-    store.save_tags([{"event_id": item["id"], "tag": result.tag, "score": float(result.score),
-                      "regime": result.regime, "mentions": list(result.mentions),
-                      "tagger_version": result.version}
-                     for item, result in zip(items, results)])
+    store.save_tags(
+        [
+            {
+                "event_id": item["id"],
+                "tag": result.tag,
+                "score": float(result.score),
+                "regime": result.regime,
+                "mentions": list(result.mentions),
+                "tagger_version": result.version,
+            }
+            for item, result in zip(items, results)
+        ]
+    )
     return len(items)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 log = logging.getLogger("tracker.progress")
 
@@ -25,10 +26,17 @@ log = logging.getLogger("tracker.progress")
 class Progress:
     """Counts items of one long step; see the module docstring."""
 
-    def __init__(self, description: str, *, total: int | None = None, unit: str = "item",
-                 every: float = 30.0, stream: TextIO | None = None,
-                 clock: Callable[[], float] = time.monotonic,
-                 logger: logging.Logger | None = None) -> None:
+    def __init__(
+        self,
+        description: str,
+        *,
+        total: int | None = None,
+        unit: str = "item",
+        every: float = 30.0,
+        stream: TextIO | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        logger: logging.Logger | None = None,
+    ) -> None:
         self.description = description
         self.total = total
         self.unit = unit
@@ -43,8 +51,14 @@ class Progress:
         if _is_tty(stream):
             from tqdm import tqdm  # imported lazily: only terminals need it
 
-            self._bar = tqdm(total=total, desc=description, unit=unit, file=stream,
-                             leave=False, dynamic_ncols=True)
+            self._bar = tqdm(
+                total=total,
+                desc=description,
+                unit=unit,
+                file=stream,
+                leave=False,
+                dynamic_ncols=True,
+            )
 
     def update(self, n: int = 1) -> None:
         """Count `n` more items; maybe draw or log."""
@@ -70,10 +84,12 @@ class Progress:
     def _line(self, now: float) -> str:
         of = f"/{self.total}" if self.total is not None else ""
         elapsed = max(now - self._started, 1e-9)
-        return (f"{self.description}: {self.count}{of} {self.unit}s in {elapsed:.0f}s "
-                f"({self.count / elapsed:.1f}/s)")
+        return (
+            f"{self.description}: {self.count}{of} {self.unit}s in {elapsed:.0f}s "
+            f"({self.count / elapsed:.1f}/s)"
+        )
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc: object) -> None:

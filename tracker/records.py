@@ -6,9 +6,10 @@ import dataclasses
 import hashlib
 import math
 from collections import abc
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Mapping
+from datetime import UTC, datetime
+from typing import Any
 
 from tracker.models import events as _events_table
 
@@ -27,14 +28,14 @@ def event_id(source_id: str, external_id: str) -> str:
 
 def now_utc() -> datetime:
     """The current time, timezone-aware UTC."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def utc(value: datetime) -> datetime:
     """Return `value` as an aware UTC datetime (naive values are taken to be UTC)."""
     if value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
 
 
 def parse_time(value: str | None) -> datetime | None:
@@ -98,9 +99,21 @@ class InvalidEvent(ValueError):
 
 
 # Text fields of an Event, as the `events` table limits them (None: no length limit).
-_TEXT_LIMITS = {name: getattr(_events_table.c[name].type, "length", None)
-                for name in ("source_id", "project", "external_id", "title", "body", "url",
-                             "version", "regime", "state", "outcome")}
+_TEXT_LIMITS = {
+    name: getattr(_events_table.c[name].type, "length", None)
+    for name in (
+        "source_id",
+        "project",
+        "external_id",
+        "title",
+        "body",
+        "url",
+        "version",
+        "regime",
+        "state",
+        "outcome",
+    )
+}
 # Ids name the item: changed in any way they could collide with another item's, so they are
 # refused whole. A raw state / conclusion still says what it was when cut short.
 _IDS = ("source_id", "project", "external_id")
@@ -140,12 +153,15 @@ def clean_event(item: Event) -> Event:
         raw = _as_text(value, name)
         text = clean_text(raw)
         if name in _IDS and text != raw:
-            raise InvalidEvent(f"{name} {value!r:.80} holds a NUL or an unpaired surrogate "
-                               "and an id is never altered")
+            raise InvalidEvent(
+                f"{name} {value!r:.80} holds a NUL or an unpaired surrogate "
+                "and an id is never altered"
+            )
         if limit and len(text) > limit:
             if name not in _TRUNCATED:
-                raise InvalidEvent(f"{name} is {len(text)} characters long, its column holds "
-                                   f"{limit}")
+                raise InvalidEvent(
+                    f"{name} is {len(text)} characters long, its column holds {limit}"
+                )
             text = text[:limit]
         if text != value:
             changes[name] = text

@@ -9,15 +9,24 @@ from __future__ import annotations
 import csv
 import json
 import logging
-from datetime import datetime, timezone
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from tracker.config import Config
-from tracker.metrics import (LAG_CSV_COLUMNS, LagSample, LagSummary, NoteFact, ReleaseFact,
-                             lag_samples, parse_coverage, summarize)
+from tracker.metrics import (
+    LAG_CSV_COLUMNS,
+    LagSample,
+    LagSummary,
+    NoteFact,
+    ReleaseFact,
+    lag_samples,
+    parse_coverage,
+    summarize,
+)
 from tracker.store import Store
 
 log = logging.getLogger("tracker.report")
@@ -35,13 +44,24 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
         url = row["url"] or f"event:{row['id']}"
         if row["kind"] == "release":
             if isinstance(row["version"], str) and row["version"]:
-                releases.append(ReleaseFact(row["project"], row["version"], row["occurred_at"],
-                                            url, bool(attrs.get("prerelease"))))
+                releases.append(
+                    ReleaseFact(
+                        row["project"],
+                        row["version"],
+                        row["occurred_at"],
+                        url,
+                        bool(attrs.get("prerelease")),
+                    )
+                )
             continue
-        found = {(m["framework"], m["version"], m["status"])
-                 for m in _as_list(attrs.get("mentions")) + _as_list(row["mentions"])
-                 if isinstance(m, dict) and all(isinstance(m.get(k), str) and m.get(k)
-                                                for k in ("framework", "version", "status"))}
+        found = {
+            (m["framework"], m["version"], m["status"])
+            for m in _as_list(attrs.get("mentions")) + _as_list(row["mentions"])
+            if isinstance(m, dict)
+            and all(
+                isinstance(m.get(k), str) and m.get(k) for k in ("framework", "version", "status")
+            )
+        }
         notes.append(NoteFact(row["project"], row["occurred_at"], url, tuple(sorted(found))))
     return releases, notes
 
@@ -50,8 +70,13 @@ def _as_list(value) -> list:
     return list(value) if isinstance(value, (list, tuple)) else []
 
 
-def compute_lag(config: Config, store: Store, as_of: datetime,
-                unknown: list | None = None, spans: dict | None = None) -> list[LagSample]:
+def compute_lag(
+    config: Config,
+    store: Store,
+    as_of: datetime,
+    unknown: list | None = None,
+    spans: dict | None = None,
+) -> list[LagSample]:
     """Lag samples for every coverage rule of sources.yaml, from what the store holds
     (artifacts the evidence does not reach back to go to `unknown`, see metrics.lag_samples)."""
     reference = next((r.id for r in config.regimes if r.reference), "cuda")
@@ -62,11 +87,24 @@ def compute_lag(config: Config, store: Store, as_of: datetime,
 
 
 def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[dict]:
-    return [{"project": s.project, "series": s.series, "regime": s.regime,
-             "definition": s.definition, "is_primary": s.primary, "day0": s.day0,
-             "day0_url": s.day0_url, "available": s.available, "lag_days": s.lag_days,
-             "status": s.status, "negative": s.negative, "evidence_url": s.evidence_url,
-             "as_of": as_of} for s in samples]
+    return [
+        {
+            "project": s.project,
+            "series": s.series,
+            "regime": s.regime,
+            "definition": s.definition,
+            "is_primary": s.primary,
+            "day0": s.day0,
+            "day0_url": s.day0_url,
+            "available": s.available,
+            "lag_days": s.lag_days,
+            "status": s.status,
+            "negative": s.negative,
+            "evidence_url": s.evidence_url,
+            "as_of": as_of,
+        }
+        for s in samples
+    ]
 
 
 def write_lag_csv(samples: Sequence[LagSample], stream) -> None:
@@ -86,10 +124,17 @@ def _write_csv(path: Path, rows: Sequence[dict], columns: Sequence[str]) -> None
 
 def _summary_row(s: LagSummary, spans: dict | None = None) -> dict[str, Any]:
     span = (spans or {}).get((s.project, s.regime, s.definition))
-    row = {"project": s.project, "regime": s.regime, "definition": s.definition,
-           "primary": str(s.primary).lower(), "period": s.period, "artifacts": s.artifacts,
-           "covered": s.covered, "open": s.open,
-           "km_median_days": "" if s.km_median_days is None else s.km_median_days}
+    row = {
+        "project": s.project,
+        "regime": s.regime,
+        "definition": s.definition,
+        "primary": str(s.primary).lower(),
+        "period": s.period,
+        "artifacts": s.artifacts,
+        "covered": s.covered,
+        "open": s.open,
+        "km_median_days": "" if s.km_median_days is None else s.km_median_days,
+    }
     for days, (hits, base) in s.within.items():
         row[f"within_{days}d"] = f"{hits}/{base}"
     row["evidence_from"] = span[0].date().isoformat() if span else ""
@@ -112,12 +157,17 @@ def http_only(url: str | None) -> str:
     return url if url and url.lower().startswith(("https://", "http://")) else ""
 
 
-def write_report(config: Config, store: Store, out_dir: Path,
-                 as_of: datetime | None = None, banner: str | None = None) -> list[str]:
+def write_report(
+    config: Config,
+    store: Store,
+    out_dir: Path,
+    as_of: datetime | None = None,
+    banner: str | None = None,
+) -> list[str]:
     """Write lag / pass-rate / friction CSVs, summary.json, PNG charts and index.html into
     `out_dir`; refresh the lag_samples table. `banner` (e.g. "built from a replay") is shown
     at the top of the page and kept in summary.json. Returns console lines."""
-    as_of = as_of or datetime.now(timezone.utc)
+    as_of = as_of or datetime.now(UTC)
     out_dir.mkdir(parents=True, exist_ok=True)
     unknown: list = []
     spans: dict = {}
@@ -125,51 +175,95 @@ def write_report(config: Config, store: Store, out_dir: Path,
     store.replace_lag_samples(lag_rows_for_store(samples, as_of))
     summaries = summarize(samples, as_of)
     # Views have no inherent order (PostgreSQL returns any): sort, so files and tables are stable.
-    pass_rates = sorted(store.view_rows("v_ci_pass_rate_weekly"),
-                        key=lambda r: (r["project"] or "", r["regime"] or "", r["week"]))
-    friction = sorted(store.view_rows("v_friction_weekly"),
-                      key=lambda r: (r["regime"] or "", r["week"]))
+    pass_rates = sorted(
+        store.view_rows("v_ci_pass_rate_weekly"),
+        key=lambda r: (r["project"] or "", r["regime"] or "", r["week"]),
+    )
+    friction = sorted(
+        store.view_rows("v_friction_weekly"), key=lambda r: (r["regime"] or "", r["week"])
+    )
     overrides = store.overrides()
 
     with (out_dir / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
         write_lag_csv(samples, handle)
     summary_rows = [_summary_row(s, spans) for s in summaries]
-    _write_csv(out_dir / "lag_summary.csv", summary_rows,
-               list(summary_rows[0]) if summary_rows else ["project"])
-    _write_csv(out_dir / "ci_pass_rate_weekly.csv", pass_rates,
-               ["project", "regime", "week", "runs_passed", "runs_failed", "jobs_passed",
-                "jobs_failed", "run_pass_rate", "job_pass_rate"])
-    _write_csv(out_dir / "friction_weekly.csv", friction,
-               ["regime", "week", "friction", "optimization", "neutral", "friction_ratio"])
+    _write_csv(
+        out_dir / "lag_summary.csv",
+        summary_rows,
+        list(summary_rows[0]) if summary_rows else ["project"],
+    )
+    _write_csv(
+        out_dir / "ci_pass_rate_weekly.csv",
+        pass_rates,
+        [
+            "project",
+            "regime",
+            "week",
+            "runs_passed",
+            "runs_failed",
+            "jobs_passed",
+            "jobs_failed",
+            "run_pass_rate",
+            "job_pass_rate",
+        ],
+    )
+    _write_csv(
+        out_dir / "friction_weekly.csv",
+        friction,
+        ["regime", "week", "friction", "optimization", "neutral", "friction_ratio"],
+    )
     headline = [s for s in summaries if s.period == "all" and s.primary]
-    (out_dir / "summary.json").write_text(json.dumps({
-        "as_of": as_of.isoformat(), "data": banner or "collected upstream data",
-        "lag_primary": [_summary_row(s, spans) for s in headline],
-        "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
-        "lag_unknown": [dict(zip(("project", "series", "regime", "definition", "reason"), u))
-                        for u in unknown],
-        "ci_pass_rate_weekly": pass_rates, "friction_weekly": friction,
-        "analyst_overrides": overrides,
-    }, indent=1, default=str), encoding="utf-8")
+    (out_dir / "summary.json").write_text(
+        json.dumps(
+            {
+                "as_of": as_of.isoformat(),
+                "data": banner or "collected upstream data",
+                "lag_primary": [_summary_row(s, spans) for s in headline],
+                "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
+                "lag_unknown": [
+                    dict(zip(("project", "series", "regime", "definition", "reason"), u))
+                    for u in unknown
+                ],
+                "ci_pass_rate_weekly": pass_rates,
+                "friction_weekly": friction,
+                "analyst_overrides": overrides,
+            },
+            indent=1,
+            default=str,
+        ),
+        encoding="utf-8",
+    )
 
     from tracker import charts
 
     images = charts.draw_all(out_dir, samples, as_of, pass_rates, friction)
-    env = Environment(loader=PackageLoader("tracker", "templates"),
-                      autoescape=select_autoescape(default=True, default_for_string=True))
+    env = Environment(
+        loader=PackageLoader("tracker", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+    )
     env.filters["http_only"] = http_only
     env.filters["percent"] = percent
     html = env.get_template("report.html.j2").render(
-        as_of=as_of, banner=banner, headline=[_summary_row(s, spans) for s in headline], summaries=[s for s in summaries if s.period == "all"],
-        samples=samples, pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
-        friction=latest_weeks(friction, TABLE_WEEKS), images=images,
-        negative=[s for s in samples if s.negative], unknown=unknown, overrides=overrides)
+        as_of=as_of,
+        banner=banner,
+        headline=[_summary_row(s, spans) for s in headline],
+        summaries=[s for s in summaries if s.period == "all"],
+        samples=samples,
+        pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
+        friction=latest_weeks(friction, TABLE_WEEKS),
+        images=images,
+        negative=[s for s in samples if s.negative],
+        unknown=unknown,
+        overrides=overrides,
+    )
     (out_dir / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)
-    return [f"report: {out_dir / 'index.html'} ({len(samples)} lag samples: {covered} covered, "
-            f"{len(samples) - covered} open, {len(unknown)} before the evidence reaches; "
-            f"{len({r['week'] for r in pass_rates})} CI weeks; "
-            f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)"]
+    return [
+        f"report: {out_dir / 'index.html'} ({len(samples)} lag samples: {covered} covered, "
+        f"{len(samples) - covered} open, {len(unknown)} before the evidence reaches; "
+        f"{len({r['week'] for r in pass_rates})} CI weeks; "
+        f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)"
+    ]
 
 
 def latest_weeks(rows: Sequence[dict], weeks: int) -> list[dict]:

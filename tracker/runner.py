@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Iterator
 
 from tracker.collectors import CollectContext, collector_for
 from tracker.config import Config, SourceSpec
@@ -64,34 +64,52 @@ class RunSummary:
             cost = f"{r.requests} req, {r.not_modified} not modified"
             if r.rate_remaining is not None:
                 cost += f", rate limit left {r.rate_remaining}"
-            line = (f"{r.source_id:<28} {r.status:<8} {r.events_seen:>6} seen {r.events_new:>6} new"
-                    f"  {r.items_skipped} skipped  ({cost})")
+            line = (
+                f"{r.source_id:<28} {r.status:<8} {r.events_seen:>6} seen {r.events_new:>6} new"
+                f"  {r.items_skipped} skipped  ({cost})"
+            )
             if r.error:
                 line += f"\n    {r.error}"
             out.append(line)
         total_req = sum(r.requests for r in self.results)
         total_304 = sum(r.not_modified for r in self.results)
-        out.append(f"{len(self.results)} sources: {len(self.failed)} failed, "
-                   f"{sum(r.events_new for r in self.results)} new events, "
-                   f"{total_req} requests ({total_304} not modified)")
+        out.append(
+            f"{len(self.results)} sources: {len(self.failed)} failed, "
+            f"{sum(r.events_new for r in self.results)} new events, "
+            f"{total_req} requests ({total_304} not modified)"
+        )
         return out
 
 
-def run_sources(config: Config, store: Store, *, only: list[str] | None = None,
-                since: datetime | None = None, replay: str | Path | None = None,
-                record: str | Path | None = None) -> RunSummary:
+def run_sources(
+    config: Config,
+    store: Store,
+    *,
+    only: list[str] | None = None,
+    since: datetime | None = None,
+    replay: str | Path | None = None,
+    record: str | Path | None = None,
+) -> RunSummary:
     """Collect every enabled source (or the ones named in `only`) and save each on its own."""
     specs = [config.source(s) for s in only] if only else [s for s in config.sources if s.enabled]
     summary = RunSummary(batch=uuid.uuid4().hex[:12])
     for spec in specs:
-        result = run_source(spec, store, batch=summary.batch, since=since, replay=replay,
-                            record=record)
+        result = run_source(
+            spec, store, batch=summary.batch, since=since, replay=replay, record=record
+        )
         summary.results.append(result)
     return summary
 
 
-def run_source(spec: SourceSpec, store: Store, *, batch: str, since: datetime | None = None,
-               replay: str | Path | None = None, record: str | Path | None = None) -> SourceResult:
+def run_source(
+    spec: SourceSpec,
+    store: Store,
+    *,
+    batch: str,
+    since: datetime | None = None,
+    replay: str | Path | None = None,
+    record: str | Path | None = None,
+) -> SourceResult:
     """Collect one source and save what it produced in one transaction."""
     with store.lock(f"source:{spec.id}") as acquired:
         if not acquired:
@@ -101,8 +119,9 @@ def run_source(spec: SourceSpec, store: Store, *, batch: str, since: datetime | 
         return _collect_and_save(spec, store, batch, since, replay, record)
 
 
-def _collect_and_save(spec: SourceSpec, store: Store, batch: str, since: datetime | None,
-                      replay, record) -> SourceResult:
+def _collect_and_save(
+    spec: SourceSpec, store: Store, batch: str, since: datetime | None, replay, record
+) -> SourceResult:
     started = now_utc()
     module = collector_for(spec.kind)
     state = store.load_source(spec.id)
@@ -112,10 +131,18 @@ def _collect_and_save(spec: SourceSpec, store: Store, batch: str, since: datetim
     # A replay is a fixed snapshot: it is re-read whole, without the cursor, the collector's
     # state or HTTP validators (their requests were never recorded), so replaying twice is
     # idempotent instead of asking the cassette for URLs it does not hold.
-    http = HttpClient(auth=getattr(module, "AUTH", None),
-                      validators=None if replay else state.validators, replaying=bool(replay))
-    ctx = CollectContext(spec=spec, http=http, since=cursor_since,
-                         state={} if replay else dict(state.state), now=started)
+    http = HttpClient(
+        auth=getattr(module, "AUTH", None),
+        validators=None if replay else state.validators,
+        replaying=bool(replay),
+    )
+    ctx = CollectContext(
+        spec=spec,
+        http=http,
+        since=cursor_since,
+        state={} if replay else dict(state.state),
+        now=started,
+    )
     collected: list[Event] = []
     status, error = "ok", None
     try:
@@ -143,13 +170,24 @@ def _collect_and_save(spec: SourceSpec, store: Store, batch: str, since: datetim
     # Only events the store can keep reach the upsert: one bad item is a skip, not the source.
     collected = _storable(collected, ctx) if keep else []
     error = clean_text(error) if error else error  # quoted upstream text may hold a NUL
-    result = SourceResult(spec.id, status, items_skipped=ctx.skipped, error=error,
-                          requests=http.stats.requests, not_modified=http.stats.not_modified,
-                          rate_remaining=http.stats.rate_remaining)
+    result = SourceResult(
+        spec.id,
+        status,
+        items_skipped=ctx.skipped,
+        error=error,
+        requests=http.stats.requests,
+        not_modified=http.stats.not_modified,
+        rate_remaining=http.stats.rate_remaining,
+    )
     finished = now_utc()
-    values = {"last_run_at": started, "last_status": status, "last_error": error,
-              "requests": result.requests, "not_modified": result.not_modified,
-              "rate_remaining": result.rate_remaining}
+    values = {
+        "last_run_at": started,
+        "last_status": status,
+        "last_error": error,
+        "requests": result.requests,
+        "not_modified": result.not_modified,
+        "rate_remaining": result.rate_remaining,
+    }
     if keep:
         values["cursor"] = next_cursor(state.cursor, collected, started)
         values["state"] = ctx.state
@@ -164,7 +202,8 @@ def _collect_and_save(spec: SourceSpec, store: Store, batch: str, since: datetim
         with store.transaction() as conn:
             if keep:
                 result.events_seen, result.events_new = store.upsert_events(
-                    conn, collected, seen_at=started)
+                    conn, collected, seen_at=started
+                )
                 result.vanished = store.mark_vanished(conn, spec.id, ctx.vanished, started)
             _save_run(store, conn, spec.id, batch, started, finished, result, values, validators)
     except StoreError:
@@ -176,8 +215,10 @@ def _collect_and_save(spec: SourceSpec, store: Store, batch: str, since: datetim
         result.events_seen = result.events_new = 0
         # The rollback took the run row with it: record the failure on its own so that
         # `tracker status` shows it; cursor, collector state and validators stay as they were.
-        failure = {key: values[key] for key in ("last_run_at", "requests", "not_modified",
-                                                 "rate_remaining")}
+        failure = {
+            key: values[key]
+            for key in ("last_run_at", "requests", "not_modified", "rate_remaining")
+        }
         failure.update(last_status="failed", last_error=result.error)
         try:
             with store.transaction() as conn:
@@ -201,21 +242,41 @@ def _storable(collected: list[Event], ctx: CollectContext) -> list[Event]:
     return kept
 
 
-def _save_run(store: Store, conn, source_id: str, batch: str, started: datetime,
-              finished: datetime, result: SourceResult, values: dict,
-              validators: dict | None = None) -> None:
+def _save_run(
+    store: Store,
+    conn,
+    source_id: str,
+    batch: str,
+    started: datetime,
+    finished: datetime,
+    result: SourceResult,
+    values: dict,
+    validators: dict | None = None,
+) -> None:
     """The source's state row (and validators) and its `runs` row, inside `conn`."""
     store.save_source(conn, source_id, values=values, validators=validators)
-    store.record_run(conn, {
-        "batch": batch, "source_id": source_id, "started_at": started,
-        "finished_at": finished, "status": result.status, "events_seen": result.events_seen,
-        "events_new": result.events_new, "items_skipped": result.items_skipped,
-        "requests": result.requests, "not_modified": result.not_modified,
-        "rate_remaining": result.rate_remaining, "error": result.error})
+    store.record_run(
+        conn,
+        {
+            "batch": batch,
+            "source_id": source_id,
+            "started_at": started,
+            "finished_at": finished,
+            "status": result.status,
+            "events_seen": result.events_seen,
+            "events_new": result.events_new,
+            "items_skipped": result.items_skipped,
+            "requests": result.requests,
+            "not_modified": result.not_modified,
+            "rate_remaining": result.rate_remaining,
+            "error": result.error,
+        },
+    )
 
 
-def next_cursor(previous: datetime | None, collected: list[Event], started: datetime
-                ) -> datetime | None:
+def next_cursor(
+    previous: datetime | None, collected: list[Event], started: datetime
+) -> datetime | None:
     """The newest event time saved, never past the run's start, never moving backwards."""
     times = [e.cursor_time for e in collected]
     candidate = min(max(times), started) if times else None
@@ -225,8 +286,9 @@ def next_cursor(previous: datetime | None, collected: list[Event], started: date
 
 
 @contextmanager
-def cassette(source_id: str, replay: str | Path | None, record: str | Path | None
-             ) -> Iterator[None]:
+def cassette(
+    source_id: str, replay: str | Path | None, record: str | Path | None
+) -> Iterator[None]:
     """Replay (`--replay DIR`) or record (`--record DIR`) this source's HTTP with vcrpy.
 
     Cassettes are `DIR/<source id>.yaml`. Recording filters Authorization and cookies, so no
@@ -241,23 +303,29 @@ def cassette(source_id: str, replay: str | Path | None, record: str | Path | Non
     if replay:
         path = Path(replay) / f"{source_id}.yaml"
         if not path.exists():
-            raise ReplayMissing(f"no cassette {path} to replay: record one with "
-                                f"`tracker collect --source {source_id} --record {replay}`")
+            raise ReplayMissing(
+                f"no cassette {path} to replay: record one with "
+                f"`tracker collect --source {source_id} --record {replay}`"
+            )
         recorder = vcr.VCR(record_mode="none", match_on=("method", "uri"))
     else:
         path = Path(record) / f"{source_id}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
-        recorder = vcr.VCR(record_mode="all", match_on=("method", "uri"),
-                           filter_headers=["authorization", "cookie"],
-                           before_record_response=_drop_response_cookies)
+        recorder = vcr.VCR(
+            record_mode="all",
+            match_on=("method", "uri"),
+            filter_headers=["authorization", "cookie"],
+            before_record_response=_drop_response_cookies,
+        )
     try:
         # Replays may repeat a request (a look-back re-read): the same answer serves both.
         with recorder.use_cassette(str(path), allow_playback_repeats=bool(replay)):
             yield
     except CannotOverwriteExistingCassetteException as exc:
         request = str(exc).splitlines()[0] if str(exc) else "a request"
-        raise SourceError(f"{path} has no recorded answer for {request}: "
-                          "re-record the cassette") from None
+        raise SourceError(
+            f"{path} has no recorded answer for {request}: re-record the cassette"
+        ) from None
 
 
 def _drop_response_cookies(response: dict) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from datetime import UTC
 from pathlib import Path
 
 from tracker.errors import ConfigError, TrackerError
@@ -33,19 +34,30 @@ def build_scheduler(crontab: str, db_url: str, sources: Path, out_dir: Path, blo
     try:
         trigger = CronTrigger.from_crontab(crontab, timezone="UTC")
     except ValueError as exc:
-        raise ConfigError(f"--cron {crontab!r}: {exc} (expected 5 fields, e.g. '0 2 * * *')") \
-            from None
+        raise ConfigError(
+            f"--cron {crontab!r}: {exc} (expected 5 fields, e.g. '0 2 * * *')"
+        ) from None
     scheduler = (BlockingScheduler if blocking else BackgroundScheduler)(timezone="UTC")
     # coalesce + one instance: a missed night (host asleep) runs once, never twice at a time
-    scheduler.add_job(nightly_job, trigger, args=(db_url, sources, out_dir), id="nightly",
-                      coalesce=True, max_instances=1, misfire_grace_time=3600)
+    scheduler.add_job(
+        nightly_job,
+        trigger,
+        args=(db_url, sources, out_dir),
+        id="nightly",
+        coalesce=True,
+        max_instances=1,
+        misfire_grace_time=3600,
+    )
     return scheduler
 
 
 def run_forever(crontab: str, db_url: str, sources: Path, out_dir: Path) -> None:
     scheduler = build_scheduler(crontab, db_url, sources, out_dir)
-    log.info("nightly job scheduled: %s UTC; next run %s", crontab,
-             scheduler.get_job("nightly").trigger.get_next_fire_time(None, _now()))
+    log.info(
+        "nightly job scheduled: %s UTC; next run %s",
+        crontab,
+        scheduler.get_job("nightly").trigger.get_next_fire_time(None, _now()),
+    )
     try:
         scheduler.start()
     except (KeyboardInterrupt, SystemExit):
@@ -53,6 +65,6 @@ def run_forever(crontab: str, db_url: str, sources: Path, out_dir: Path) -> None
 
 
 def _now():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)

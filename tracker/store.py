@@ -12,18 +12,20 @@ import os
 import re
 import socket
 import uuid
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
-from sqlalchemy import create_engine, event as sa_event, func, select, update
+from sqlalchemy import create_engine, func, select, update
+from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 
 from tracker.errors import StoreError, first_line
-from tracker.models import (events, http_cache, locks, runs, source_state)
+from tracker.models import events, http_cache, locks, runs, source_state
 from tracker.records import Event, now_utc
 from tracker.store_queries import StoreQueries
 
@@ -78,8 +80,11 @@ class Store(StoreQueries):
     @property
     def safe_url(self) -> str:
         """The URL with any password hidden, for messages."""
-        return self.engine.url.render_as_string(hide_password=True) if hasattr(self, "engine") \
+        return (
+            self.engine.url.render_as_string(hide_password=True)
+            if hasattr(self, "engine")
             else re.sub(r":[^:@/]+@", ":***@", self.url)
+        )
 
     # -- schema ----------------------------------------------------------------------------
     def _alembic_config(self, connection: Connection | None = None):
@@ -95,15 +100,16 @@ class Store(StoreQueries):
     def init_db(self) -> str:
         """Upgrade the schema to the newest migration; return the revision."""
         from alembic import command
-
         from alembic.util.exc import CommandError
 
         with self._connect() as conn:
             try:
                 command.upgrade(self._alembic_config(conn), "head")
             except CommandError as exc:  # a revision this code does not know: a newer tracker's
-                raise StoreError(f"{self.safe_url}: {exc}: the database was migrated by a newer "
-                                 "tracker; upgrade tracker instead") from None
+                raise StoreError(
+                    f"{self.safe_url}: {exc}: the database was migrated by a newer "
+                    "tracker; upgrade tracker instead"
+                ) from None
             conn.commit()
         return self.current_revision() or "?"
 
@@ -124,8 +130,11 @@ class Store(StoreQueries):
         if current != head:
             where = "an empty database" if current is None else f"revision {current}"
             known = current is None or current.isdigit() and int(current) < int(head or 0)
-            advice = "run `tracker init-db` first" if known else \
-                "it was migrated by a newer tracker: upgrade tracker"
+            advice = (
+                "run `tracker init-db` first"
+                if known
+                else "it was migrated by a newer tracker: upgrade tracker"
+            )
             raise StoreError(f"{self.safe_url} is {where}, the code expects {head}: {advice}")
 
     @contextmanager
@@ -144,8 +153,9 @@ class Store(StoreQueries):
             with self.engine.begin() as conn:
                 yield conn
         except (OperationalError, driver_error) as exc:
-            raise StoreError(f"database {self.safe_url}: {first_line(exc)} "
-                             "(nothing was written)") from None
+            raise StoreError(
+                f"database {self.safe_url}: {first_line(exc)} (nothing was written)"
+            ) from None
 
     # -- events ----------------------------------------------------------------------------
     def _insert(self):
@@ -155,8 +165,14 @@ class Store(StoreQueries):
             from sqlalchemy.dialects.sqlite import insert
         return insert
 
-    def upsert_events(self, conn: Connection, items: Iterable[Event], *, imported: bool = False,
-                      seen_at: datetime | None = None) -> tuple[int, int]:
+    def upsert_events(
+        self,
+        conn: Connection,
+        items: Iterable[Event],
+        *,
+        imported: bool = False,
+        seen_at: datetime | None = None,
+    ) -> tuple[int, int]:
         """Insert or refresh events by id; return (rows written, rows that were new).
 
         A re-collected event keeps its first_seen_at; a vanished one that reappears is unmarked.
@@ -180,8 +196,10 @@ class Store(StoreQueries):
         stmt = self._insert()(events)
         return stmt.on_conflict_do_update(
             index_elements=[events.c.id],
-            set_={name: stmt.excluded[name] for name in EVENT_COLUMNS
-                  if name not in _KEEP_ON_UPSERT})
+            set_={
+                name: stmt.excluded[name] for name in EVENT_COLUMNS if name not in _KEEP_ON_UPSERT
+            },
+        )
 
     def _bind_processors(self) -> list:
         dialect = self.engine.dialect
@@ -191,8 +209,11 @@ class Store(StoreQueries):
         """SQLite: the compiled upsert through the driver's executemany (Core's per-row
         parameter handling costs more than the insert itself), bind processors applied."""
         compiled = self._upsert_statement().compile(dialect=self.engine.dialect)
-        order = [compiled.positiontup.index(name) for name in EVENT_COLUMNS] \
-            if compiled.positiontup else None
+        order = (
+            [compiled.positiontup.index(name) for name in EVENT_COLUMNS]
+            if compiled.positiontup
+            else None
+        )
         if order is None or len(compiled.positiontup) != len(EVENT_COLUMNS):
             conn.execute(self._upsert_statement(), values)  # other dialects: plain Core
             return
@@ -200,8 +221,10 @@ class Store(StoreQueries):
         positions = sorted(range(len(EVENT_COLUMNS)), key=lambda i: order[i])
         params = []
         for row in values:
-            bound = [row[name] if proc is None else proc(row[name])
-                     for name, proc in zip(EVENT_COLUMNS, processors)]
+            bound = [
+                row[name] if proc is None else proc(row[name])
+                for name, proc in zip(EVENT_COLUMNS, processors)
+            ]
             params.append(tuple(bound[i] for i in positions))
         conn.connection.driver_connection.executemany(str(compiled), params)
 
@@ -209,41 +232,57 @@ class Store(StoreQueries):
         """PostgreSQL: COPY into a temporary staging table, then one INSERT ... SELECT ...
         ON CONFLICT. Several times faster than executemany; same transaction as the caller."""
         columns = ", ".join(EVENT_COLUMNS)
-        updates = ", ".join(f"{name} = EXCLUDED.{name}" for name in EVENT_COLUMNS
-                            if name not in _KEEP_ON_UPSERT)
+        updates = ", ".join(
+            f"{name} = EXCLUDED.{name}" for name in EVENT_COLUMNS if name not in _KEEP_ON_UPSERT
+        )
         raw = conn.connection.driver_connection
         with raw.cursor() as cursor:
-            cursor.execute("CREATE TEMP TABLE IF NOT EXISTS events_stage "
-                           "(LIKE events INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
+            cursor.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS events_stage "
+                "(LIKE events INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
+            )
             cursor.execute("TRUNCATE events_stage")
             with cursor.copy(f"COPY events_stage ({columns}) FROM STDIN") as copy:
                 for row in values:
-                    copy.write_row([_dumps(row[name]) if name in ("labels", "attrs")
-                                    else row[name] for name in EVENT_COLUMNS])
-            cursor.execute(f"INSERT INTO events ({columns}) SELECT {columns} FROM events_stage "
-                           f"ON CONFLICT (id) DO UPDATE SET {updates}")
+                    copy.write_row(
+                        [
+                            _dumps(row[name]) if name in ("labels", "attrs") else row[name]
+                            for name in EVENT_COLUMNS
+                        ]
+                    )
+            cursor.execute(
+                f"INSERT INTO events ({columns}) SELECT {columns} FROM events_stage "
+                f"ON CONFLICT (id) DO UPDATE SET {updates}"
+            )
             cursor.execute("TRUNCATE events_stage")
 
     @staticmethod
     def _count_for(conn: Connection, sources: Sequence[str]) -> int:
-        return conn.execute(select(func.count()).select_from(events)
-                            .where(events.c.source_id.in_(sources))).scalar_one()
+        return conn.execute(
+            select(func.count()).select_from(events).where(events.c.source_id.in_(sources))
+        ).scalar_one()
 
-    def mark_vanished(self, conn: Connection, source_id: str, external_ids: Iterable[str],
-                      when: datetime) -> int:
+    def mark_vanished(
+        self, conn: Connection, source_id: str, external_ids: Iterable[str], when: datetime
+    ) -> int:
         """Mark events that disappeared upstream; they are kept, never deleted."""
         ids = list(external_ids)
         if not ids:
             return 0
-        result = conn.execute(update(events)
-                              .where(events.c.source_id == source_id,
-                                     events.c.external_id.in_(ids),
-                                     events.c.vanished_at.is_(None))
-                              .values(vanished_at=when))
+        result = conn.execute(
+            update(events)
+            .where(
+                events.c.source_id == source_id,
+                events.c.external_id.in_(ids),
+                events.c.vanished_at.is_(None),
+            )
+            .values(vanished_at=when)
+        )
         return result.rowcount or 0
 
-    def iter_events(self, source_id: str | None = None, kind: str | None = None,
-                    batch: int = 2000) -> Iterator[dict]:
+    def iter_events(
+        self, source_id: str | None = None, kind: str | None = None, batch: int = 2000
+    ) -> Iterator[dict]:
         """All events as dicts, oldest first (for export and tests)."""
         query = select(events).order_by(events.c.occurred_at, events.c.id)
         if source_id:
@@ -258,39 +297,69 @@ class Store(StoreQueries):
     # -- source state ----------------------------------------------------------------------
     def load_source(self, source_id: str) -> SourceState:
         with self._connect() as conn:
-            row = conn.execute(select(source_state).where(
-                source_state.c.source_id == source_id)).mappings().first()
-            cache = conn.execute(select(http_cache).where(
-                http_cache.c.source_id == source_id)).mappings().all()
-        validators = {r["url"]: {"etag": r["etag"], "last_modified": r["last_modified"]}
-                      for r in cache}
+            row = (
+                conn.execute(select(source_state).where(source_state.c.source_id == source_id))
+                .mappings()
+                .first()
+            )
+            cache = (
+                conn.execute(select(http_cache).where(http_cache.c.source_id == source_id))
+                .mappings()
+                .all()
+            )
+        validators = {
+            r["url"]: {"etag": r["etag"], "last_modified": r["last_modified"]} for r in cache
+        }
         if row is None:
             return SourceState(validators=validators)
-        return SourceState(row["cursor"], dict(row["state"] or {}), validators,
-                           row["last_status"])
+        return SourceState(row["cursor"], dict(row["state"] or {}), validators, row["last_status"])
 
-    def save_source(self, conn: Connection, source_id: str, *, values: dict[str, Any],
-                    validators: dict[str, dict] | None = None) -> None:
+    def save_source(
+        self,
+        conn: Connection,
+        source_id: str,
+        *,
+        values: dict[str, Any],
+        validators: dict[str, dict] | None = None,
+    ) -> None:
         """Upsert the source's state row (and the HTTP validators) inside `conn`'s transaction."""
         insert = self._insert()
         stmt = insert(source_state).values(source_id=source_id, **values)
-        conn.execute(stmt.on_conflict_do_update(index_elements=[source_state.c.source_id],
-                                                set_=values))
+        conn.execute(
+            stmt.on_conflict_do_update(index_elements=[source_state.c.source_id], set_=values)
+        )
         if validators:
             now = now_utc()
-            cache_rows = [{"source_id": source_id, "url": url, "etag": v.get("etag"),
-                           "last_modified": v.get("last_modified"), "updated_at": now}
-                          for url, v in validators.items()]
+            cache_rows = [
+                {
+                    "source_id": source_id,
+                    "url": url,
+                    "etag": v.get("etag"),
+                    "last_modified": v.get("last_modified"),
+                    "updated_at": now,
+                }
+                for url, v in validators.items()
+            ]
             stmt = insert(http_cache)
-            conn.execute(stmt.on_conflict_do_update(
-                index_elements=[http_cache.c.source_id, http_cache.c.url],
-                set_={"etag": stmt.excluded.etag, "last_modified": stmt.excluded.last_modified,
-                      "updated_at": stmt.excluded.updated_at}), cache_rows)
+            conn.execute(
+                stmt.on_conflict_do_update(
+                    index_elements=[http_cache.c.source_id, http_cache.c.url],
+                    set_={
+                        "etag": stmt.excluded.etag,
+                        "last_modified": stmt.excluded.last_modified,
+                        "updated_at": stmt.excluded.updated_at,
+                    },
+                ),
+                cache_rows,
+            )
         # Listing URLs carry the cursor (`since=`), so each night adds a row: drop the ones not
         # renewed for a month (at worst one unconditional request for a URL still in use).
-        conn.execute(http_cache.delete().where(
-            http_cache.c.source_id == source_id,
-            http_cache.c.updated_at < now_utc() - timedelta(days=HTTP_CACHE_DAYS)))
+        conn.execute(
+            http_cache.delete().where(
+                http_cache.c.source_id == source_id,
+                http_cache.c.updated_at < now_utc() - timedelta(days=HTTP_CACHE_DAYS),
+            )
+        )
 
     def record_run(self, conn: Connection, row: dict[str, Any]) -> None:
         conn.execute(runs.insert().values(**row))
@@ -298,10 +367,14 @@ class Store(StoreQueries):
     def status(self) -> list[dict[str, Any]]:
         """Per source: state row plus the counts of its stored events."""
         with self._connect() as conn:
-            states = {r["source_id"]: dict(r) for r in
-                      conn.execute(select(source_state)).mappings()}
-            counts = dict(conn.execute(select(events.c.source_id, func.count())
-                                       .group_by(events.c.source_id)).all())
+            states = {
+                r["source_id"]: dict(r) for r in conn.execute(select(source_state)).mappings()
+            }
+            counts = dict(
+                conn.execute(
+                    select(events.c.source_id, func.count()).group_by(events.c.source_id)
+                ).all()
+            )
         out = []
         for source_id in sorted(set(states) | set(counts)):
             row = states.get(source_id, {"source_id": source_id})
@@ -313,8 +386,9 @@ class Store(StoreQueries):
     def lock_holder(self, name: str) -> tuple[str, datetime] | None:
         """Who holds the named lock ("host:pid:nonce") and until when; None when nobody does."""
         with self._connect() as conn:
-            row = conn.execute(select(locks.c.holder, locks.c.expires_at)
-                               .where(locks.c.name == name)).first()
+            row = conn.execute(
+                select(locks.c.holder, locks.c.expires_at).where(locks.c.name == name)
+            ).first()
         return (row.holder, row.expires_at) if row else None
 
     @contextmanager
@@ -324,20 +398,23 @@ class Store(StoreQueries):
         holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         now = now_utc()
         insert = self._insert()
-        stmt = insert(locks).values(name=name, holder=holder, acquired_at=now,
-                                    expires_at=now + ttl)
+        stmt = insert(locks).values(name=name, holder=holder, acquired_at=now, expires_at=now + ttl)
         stmt = stmt.on_conflict_do_update(
             index_elements=[locks.c.name],
             set_={"holder": holder, "acquired_at": now, "expires_at": now + ttl},
-            where=locks.c.expires_at < now)
+            where=locks.c.expires_at < now,
+        )
         with self.transaction() as conn:
             conn.execute(stmt)
             got = conn.execute(select(locks.c.holder).where(locks.c.name == name)).scalar_one()
             if got != holder and _dead_here(got):
                 # Its holder ran on this host and is gone (killed, crashed): no need to wait
                 # for the lock to expire. Taken over only if nobody else took it meanwhile.
-                conn.execute(locks.update().where(locks.c.name == name, locks.c.holder == got)
-                             .values(holder=holder, acquired_at=now, expires_at=now + ttl))
+                conn.execute(
+                    locks.update()
+                    .where(locks.c.name == name, locks.c.holder == got)
+                    .values(holder=holder, acquired_at=now, expires_at=now + ttl)
+                )
                 got = conn.execute(select(locks.c.holder).where(locks.c.name == name)).scalar_one()
         acquired = got == holder
         try:
@@ -345,8 +422,9 @@ class Store(StoreQueries):
         finally:
             if acquired:
                 with self.transaction() as conn:
-                    conn.execute(locks.delete().where(locks.c.name == name,
-                                                      locks.c.holder == holder))
+                    conn.execute(
+                        locks.delete().where(locks.c.name == name, locks.c.holder == holder)
+                    )
 
 
 def _dead_here(holder: str) -> bool:
@@ -372,13 +450,26 @@ def open_store(url: str) -> Store:
 def event_row(item: Event, seen_at: datetime, imported: bool = False) -> dict[str, Any]:
     """The `events` row of one Event."""
     return {
-        "id": item.id, "source_id": item.source_id, "project": item.project, "kind": item.kind,
-        "external_id": item.external_id, "occurred_at": item.occurred_at,
-        "title": item.title or "", "body": item.body or "", "url": item.url or "",
-        "version": item.version, "regime": item.regime, "labels": list(item.labels),
-        "state": item.state, "outcome": item.outcome, "ended_at": item.ended_at,
-        "updated_at": item.updated_at, "attrs": dict(item.attrs),
-        "first_seen_at": seen_at, "last_seen_at": seen_at, "vanished_at": None,
+        "id": item.id,
+        "source_id": item.source_id,
+        "project": item.project,
+        "kind": item.kind,
+        "external_id": item.external_id,
+        "occurred_at": item.occurred_at,
+        "title": item.title or "",
+        "body": item.body or "",
+        "url": item.url or "",
+        "version": item.version,
+        "regime": item.regime,
+        "labels": list(item.labels),
+        "state": item.state,
+        "outcome": item.outcome,
+        "ended_at": item.ended_at,
+        "updated_at": item.updated_at,
+        "attrs": dict(item.attrs),
+        "first_seen_at": seen_at,
+        "last_seen_at": seen_at,
+        "vanished_at": None,
         "imported": imported,
     }
 

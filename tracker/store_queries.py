@@ -8,7 +8,7 @@ is not on the collection path (tags, analyst overrides, lag samples).
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
@@ -17,8 +17,9 @@ from tracker.errors import StoreError, first_line
 from tracker.models import events, lag_samples, tag_overrides, tags
 from tracker.records import now_utc
 
-_READ_ONLY_START = re.compile(r"^\s*(select|with|explain|values|show|table|pragma\s+table_info)\b",
-                              re.IGNORECASE)
+_READ_ONLY_START = re.compile(
+    r"^\s*(select|with|explain|values|show|table|pragma\s+table_info)\b", re.IGNORECASE
+)
 DOCUMENTED_VIEWS = ("v_ci_pass_rate_weekly", "v_friction_weekly", "v_lag_series", "v_event_tags")
 # What the tagger reads: CI runs and jobs are measured by their outcome (the pass-rate view),
 # not by what their names say.
@@ -32,17 +33,27 @@ class StoreQueries:
     def events_to_tag(self, retag: bool = False, batch: int = 5000) -> Iterator[dict]:
         """Events needing a tag (all of them with `retag`): id, title, body, labels, section,
         source_regime. TAGGED_KINDS only."""
-        query = (select(events.c.id, events.c.title, events.c.body, events.c.labels,
-                        events.c.attrs, events.c.regime)
-                 .where(events.c.kind.in_(TAGGED_KINDS)))
+        query = select(
+            events.c.id,
+            events.c.title,
+            events.c.body,
+            events.c.labels,
+            events.c.attrs,
+            events.c.regime,
+        ).where(events.c.kind.in_(TAGGED_KINDS))
         if not retag:
             query = query.where(~events.c.id.in_(select(tags.c.event_id)))
         with self._connect() as conn:
             for row in conn.execution_options(yield_per=batch).execute(query):
                 attrs = row.attrs or {}
-                yield {"id": row.id, "title": row.title, "body": row.body,
-                       "labels": list(row.labels or []), "section": attrs.get("section"),
-                       "source_regime": row.regime}
+                yield {
+                    "id": row.id,
+                    "title": row.title,
+                    "body": row.body,
+                    "labels": list(row.labels or []),
+                    "section": attrs.get("section"),
+                    "source_regime": row.regime,
+                }
 
     def save_tags(self, rows: list[dict]) -> None:
         """Upsert tag rows (event_id, tag, score, regime, mentions, tagger_version)."""
@@ -54,10 +65,11 @@ class StoreQueries:
         stmt = insert(tags)
         stmt = stmt.on_conflict_do_update(
             index_elements=[tags.c.event_id],
-            set_={c.name: stmt.excluded[c.name] for c in tags.columns if c.name != "event_id"})
+            set_={c.name: stmt.excluded[c.name] for c in tags.columns if c.name != "event_id"},
+        )
         with self.transaction() as conn:
             for start in range(0, len(values), 5000):
-                conn.execute(stmt, values[start:start + 5000])
+                conn.execute(stmt, values[start : start + 5000])
 
     def set_override(self, event_id: str, tag: str, regime: str | None = None) -> None:
         """An analyst's class (and regime) for one event, kept across re-tagging."""
@@ -66,26 +78,46 @@ class StoreQueries:
             if found is None:
                 raise StoreError(f"no event with id {event_id!r} (see `tracker export events`)")
             if found.kind not in TAGGED_KINDS:
-                raise StoreError(f"event {event_id!r} is a {found.kind}: CI runs and jobs are not "
-                                 "tagged (they make the CI pass-rate series), so an override "
-                                 "would show nowhere")
+                raise StoreError(
+                    f"event {event_id!r} is a {found.kind}: CI runs and jobs are not "
+                    "tagged (they make the CI pass-rate series), so an override "
+                    "would show nowhere"
+                )
             insert = self._insert()
-            stmt = insert(tag_overrides).values(event_id=event_id, tag=tag, regime=regime,
-                                                set_at=now_utc())
-            conn.execute(stmt.on_conflict_do_update(
-                index_elements=[tag_overrides.c.event_id],
-                set_={"tag": tag, "regime": regime, "set_at": now_utc()}))
+            stmt = insert(tag_overrides).values(
+                event_id=event_id, tag=tag, regime=regime, set_at=now_utc()
+            )
+            conn.execute(
+                stmt.on_conflict_do_update(
+                    index_elements=[tag_overrides.c.event_id],
+                    set_={"tag": tag, "regime": regime, "set_at": now_utc()},
+                )
+            )
 
     def overrides(self) -> list[dict]:
         """Every analyst override with its event and what the tagger said, oldest first (the
         report lists them: a number an analyst changed is shown as such)."""
-        query = (select(events.c.id, events.c.source_id, events.c.kind, events.c.title,
-                        events.c.url, events.c.occurred_at, tag_overrides.c.tag,
-                        tag_overrides.c.regime, tag_overrides.c.set_at,
-                        tags.c.tag.label("tagger_tag"), tags.c.regime.label("tagger_regime"))
-                 .select_from(tag_overrides.join(events, events.c.id == tag_overrides.c.event_id)
-                              .outerjoin(tags, tags.c.event_id == events.c.id))
-                 .order_by(tag_overrides.c.set_at, events.c.id))
+        query = (
+            select(
+                events.c.id,
+                events.c.source_id,
+                events.c.kind,
+                events.c.title,
+                events.c.url,
+                events.c.occurred_at,
+                tag_overrides.c.tag,
+                tag_overrides.c.regime,
+                tag_overrides.c.set_at,
+                tags.c.tag.label("tagger_tag"),
+                tags.c.regime.label("tagger_regime"),
+            )
+            .select_from(
+                tag_overrides.join(events, events.c.id == tag_overrides.c.event_id).outerjoin(
+                    tags, tags.c.event_id == events.c.id
+                )
+            )
+            .order_by(tag_overrides.c.set_at, events.c.id)
+        )
         with self._connect() as conn:
             return [dict(row) for row in conn.execute(query).mappings()]
 
@@ -93,14 +125,25 @@ class StoreQueries:
     def coverage_events(self, projects: Iterable[str]) -> Iterator[dict]:
         """Releases and notes of `projects` with the tagger's mentions (if tagged): the facts
         the lag metric reads. Keys: id, project, kind, version, occurred_at, url, attrs, mentions."""
-        query = (select(events.c.id, events.c.project, events.c.kind, events.c.version,
-                        events.c.occurred_at, events.c.url, events.c.attrs, tags.c.mentions)
-                 .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
-                 .where(events.c.project.in_(sorted(set(projects))),
-                        events.c.kind.in_(("release", "note")))
-                 # A fixed order: of two pieces of evidence with the same time the first read
-                 # wins, and it must be the same one on SQLite and PostgreSQL.
-                 .order_by(events.c.occurred_at, events.c.id))
+        query = (
+            select(
+                events.c.id,
+                events.c.project,
+                events.c.kind,
+                events.c.version,
+                events.c.occurred_at,
+                events.c.url,
+                events.c.attrs,
+                tags.c.mentions,
+            )
+            .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
+            .where(
+                events.c.project.in_(sorted(set(projects))), events.c.kind.in_(("release", "note"))
+            )
+            # A fixed order: of two pieces of evidence with the same time the first read
+            # wins, and it must be the same one on SQLite and PostgreSQL.
+            .order_by(events.c.occurred_at, events.c.id)
+        )
         with self._connect() as conn:
             for row in conn.execution_options(yield_per=5000).execute(query).mappings():
                 yield dict(row)
@@ -126,8 +169,10 @@ class StoreQueries:
         if ";" in _strip_sql_strings(statement):
             raise StoreError("one statement at a time, please (found ';' inside the query)")
         if not _READ_ONLY_START.match(_strip_sql_comments(statement)):
-            raise StoreError("refused: `tracker query` runs read-only statements "
-                             "(SELECT / WITH / EXPLAIN); nothing was executed")
+            raise StoreError(
+                "refused: `tracker query` runs read-only statements "
+                "(SELECT / WITH / EXPLAIN); nothing was executed"
+            )
         try:
             with self.engine.connect() as conn:
                 driver_errors = conn.dialect.dbapi.Error
@@ -163,7 +208,6 @@ def _one_statement_postgres(conn, statement: str) -> tuple[list[str], list[tuple
         return [column.name for column in cursor.description], [tuple(r) for r in cursor.fetchall()]
     finally:
         cursor.close()
-
 
 
 # Strings, quoted names and comments, read left to right (a '--' inside a string is a string).

@@ -61,7 +61,7 @@ def parse_version(text: str | None) -> ParsedVersion | None:
     found = _as_version(text)
     if found is None:
         for match in _START.finditer(text):
-            rest = text[match.end():]
+            rest = text[match.end() :]
             candidate = _as_version(rest)
             # A prefixed remainder must look like X.Y at least: "nightly-2024" is no version.
             if candidate is not None and len(candidate.release) >= 2:

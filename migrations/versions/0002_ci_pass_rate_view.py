@@ -26,16 +26,20 @@ VIEW = "v_ci_pass_rate_weekly"
 
 # Monday-based weekday 0..6 is (strftime('%w') + 6) % 7; the Thursday of that week is 3 days
 # after its Monday. Its year is the ISO year, (day of year - 1) / 7 + 1 the ISO week.
-_SQLITE_THURSDAY = ("date(occurred_at, '-' || ((CAST(strftime('%w', occurred_at) AS INTEGER) "
-                    "+ 6) % 7) || ' days', '+3 days')")
-SQLITE_WEEK = (f"strftime('%Y', {_SQLITE_THURSDAY}) || '-W' || "
-               f"printf('%02d', (CAST(strftime('%j', {_SQLITE_THURSDAY}) AS INTEGER) - 1) / 7 + 1)")
+_SQLITE_THURSDAY = (
+    "date(occurred_at, '-' || ((CAST(strftime('%w', occurred_at) AS INTEGER) "
+    "+ 6) % 7) || ' days', '+3 days')"
+)
+SQLITE_WEEK = (
+    f"strftime('%Y', {_SQLITE_THURSDAY}) || '-W' || "
+    f"printf('%02d', (CAST(strftime('%j', {_SQLITE_THURSDAY}) AS INTEGER) - 1) / 7 + 1)"
+)
 POSTGRES_WEEK = "to_char(occurred_at AT TIME ZONE 'UTC', 'IYYY-\"W\"IW')"
 
 
 def _view_sql(week: str, real: str) -> str:
     def count(kind: str, outcome: str) -> str:
-        return (f"SUM(CASE WHEN kind = '{kind}' AND outcome = '{outcome}' THEN 1 ELSE 0 END)")
+        return f"SUM(CASE WHEN kind = '{kind}' AND outcome = '{outcome}' THEN 1 ELSE 0 END)"
 
     return f"""
 CREATE VIEW {VIEW} AS
@@ -45,10 +49,10 @@ SELECT project, regime, week,
        CAST(jobs_passed AS {real}) / NULLIF(jobs_passed + jobs_failed, 0) AS job_pass_rate
 FROM (
     SELECT project, regime, {week} AS week,
-           {count('ci_run', 'passed')} AS runs_passed,
-           {count('ci_run', 'failed')} AS runs_failed,
-           {count('ci_job', 'passed')} AS jobs_passed,
-           {count('ci_job', 'failed')} AS jobs_failed
+           {count("ci_run", "passed")} AS runs_passed,
+           {count("ci_run", "failed")} AS runs_failed,
+           {count("ci_job", "passed")} AS jobs_passed,
+           {count("ci_job", "failed")} AS jobs_failed
     FROM events
     WHERE kind IN ('ci_run', 'ci_job') AND outcome IN ('passed', 'failed')
     GROUP BY project, regime, {week}

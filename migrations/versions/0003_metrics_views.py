@@ -18,7 +18,6 @@ from pathlib import Path
 import sqlalchemy as sa
 from alembic import op
 
-
 revision = "0003"
 down_revision = "0002"
 branch_labels = None
@@ -26,7 +25,8 @@ depends_on = None
 
 # The ISO-week expressions are the ones the pass-rate view uses (one definition of a week).
 _spec = importlib.util.spec_from_file_location(
-    "_ci_view", Path(__file__).with_name("0002_ci_pass_rate_view.py"))
+    "_ci_view", Path(__file__).with_name("0002_ci_pass_rate_view.py")
+)
 _ci_view = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_ci_view)
 
@@ -52,8 +52,8 @@ CREATE VIEW v_friction_weekly AS
 SELECT regime, week, friction, optimization, neutral,
        CAST(friction AS {real}) / NULLIF(friction + optimization, 0) AS friction_ratio
 FROM (
-    SELECT regime, {week} AS week, {count('friction')} AS friction,
-           {count('optimization')} AS optimization, {count('neutral')} AS neutral
+    SELECT regime, {week} AS week, {count("friction")} AS friction,
+           {count("optimization")} AS optimization, {count("neutral")} AS neutral
     FROM v_event_tags
     WHERE kind IN ('issue', 'note')
     GROUP BY regime, {week}
@@ -72,24 +72,33 @@ def upgrade() -> None:
         sa.Column("day0", sa.DateTime(timezone=True), nullable=False),
         sa.Column("day0_url", sa.Text(), nullable=False),
         sa.Column("available", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("lag_days", sa.Integer(), nullable=False,
-                  comment="open rows: as_of - day0 (censored)"),
+        sa.Column(
+            "lag_days", sa.Integer(), nullable=False, comment="open rows: as_of - day0 (censored)"
+        ),
         sa.Column("status", sa.String(16), nullable=False, comment="covered | open"),
-        sa.Column("negative", sa.Boolean(), nullable=False,
-                  comment="available before day 0: check it"),
+        sa.Column(
+            "negative", sa.Boolean(), nullable=False, comment="available before day 0: check it"
+        ),
         sa.Column("evidence_url", sa.Text(), nullable=False),
         sa.Column("as_of", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("project", "series", "regime", "definition",
-                                name=op.f("pk_lag_samples")),
+        sa.PrimaryKeyConstraint(
+            "project", "series", "regime", "definition", name=op.f("pk_lag_samples")
+        ),
         comment="day-0 coverage lag per artifact, regime and definition; rewritten by each report",
     )
     postgres = op.get_bind().dialect.name == "postgresql"
     op.execute(EVENT_TAGS)
-    op.execute(_friction_sql(_ci_view.POSTGRES_WEEK if postgres else _ci_view.SQLITE_WEEK,
-                             "DOUBLE PRECISION" if postgres else "REAL"))
-    op.execute("CREATE VIEW v_lag_series AS SELECT project, series, regime, definition, "
-               "is_primary, day0, available, lag_days, status, negative, evidence_url, as_of "
-               "FROM lag_samples")
+    op.execute(
+        _friction_sql(
+            _ci_view.POSTGRES_WEEK if postgres else _ci_view.SQLITE_WEEK,
+            "DOUBLE PRECISION" if postgres else "REAL",
+        )
+    )
+    op.execute(
+        "CREATE VIEW v_lag_series AS SELECT project, series, regime, definition, "
+        "is_primary, day0, available, lag_days, status, negative, evidence_url, as_of "
+        "FROM lag_samples"
+    )
 
 
 def downgrade() -> None:

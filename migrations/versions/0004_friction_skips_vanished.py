@@ -13,7 +13,6 @@ from pathlib import Path
 
 from alembic import op
 
-
 revision = "0004"
 down_revision = "0003"
 branch_labels = None
@@ -21,7 +20,9 @@ depends_on = None
 
 
 def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"_{name}", Path(__file__).with_name(f"{name}.py"))
+    spec = importlib.util.spec_from_file_location(
+        f"_{name}", Path(__file__).with_name(f"{name}.py")
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -30,8 +31,7 @@ def _load(name: str):
 _ci_view = _load("0002_ci_pass_rate_view")
 _previous = _load("0003_metrics_views")
 
-EVENT_TAGS = _previous.EVENT_TAGS.replace(
-    "e.title, e.url,", "e.title, e.url, e.vanished_at,")
+EVENT_TAGS = _previous.EVENT_TAGS.replace("e.title, e.url,", "e.title, e.url, e.vanished_at,")
 assert EVENT_TAGS != _previous.EVENT_TAGS
 
 
@@ -50,8 +50,9 @@ def _recreate(event_tags: str, friction: str) -> None:
 
 def upgrade() -> None:
     friction = _previous._friction_sql(*_week_and_real())
-    vanished_filter = friction.replace("WHERE kind IN ('issue', 'note')",
-                                       "WHERE kind IN ('issue', 'note') AND vanished_at IS NULL")
+    vanished_filter = friction.replace(
+        "WHERE kind IN ('issue', 'note')", "WHERE kind IN ('issue', 'note') AND vanished_at IS NULL"
+    )
     assert vanished_filter != friction
     _recreate(EVENT_TAGS, vanished_filter)
 

@@ -11,7 +11,6 @@ Revises: 0004
 
 from alembic import op
 
-
 revision = "0005"
 down_revision = "0004"
 branch_labels = None

@@ -22,7 +22,7 @@ import json
 import logging
 import pkgutil
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -45,11 +45,11 @@ class CollectContext:
     ``http`` is None when parsing a local file.
     """
 
-    spec: "SourceSpec"
-    http: "HttpClient | None" = None
+    spec: SourceSpec
+    http: HttpClient | None = None
     since: datetime | None = None
     state: dict[str, Any] = field(default_factory=dict)
-    now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
     vanished: list[str] = field(default_factory=list)
@@ -74,8 +74,9 @@ class CollectContext:
         return self.spec.options.get(key, default)
 
 
-def load_json(content: bytes, ctx: CollectContext, what: str,
-              expect: type | tuple[type, ...] = list) -> Any:
+def load_json(
+    content: bytes, ctx: CollectContext, what: str, expect: type | tuple[type, ...] = list
+) -> Any:
     """Parse a local JSON document for ``parse``; FatalHTTPError naming the source when it is not
     JSON or not of the `expect`-ed top-level type."""
     try:
@@ -83,7 +84,9 @@ def load_json(content: bytes, ctx: CollectContext, what: str,
     except ValueError as exc:
         raise FatalHTTPError(f"{ctx.spec.id}: {what} is not JSON: {exc}") from None
     if not isinstance(document, expect):
-        names = " or ".join(t.__name__ for t in (expect if isinstance(expect, tuple) else (expect,)))
+        names = " or ".join(
+            t.__name__ for t in (expect if isinstance(expect, tuple) else (expect,))
+        )
         raise FatalHTTPError(f"{ctx.spec.id}: {what} is not a JSON {names}")
     return document
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +26,28 @@ from tracker.collectors._docs_tree import Block, Section
 from tracker.gcpause import gc_paused
 from tracker.versions import parse_version
 
-__all__ = ["Block", "Section", "markdown_tree", "rst_tree", "html_tree", "tree_for",
-           "format_of", "find_date", "history_dates", "load_history", "FRAMEWORKS",
-           "framework_of", "versions_in", "mentions", "is_lead_in", "slug", "text_key",
-           "short_title", "IdMaker", "note_attrs"]
+__all__ = [
+    "Block",
+    "Section",
+    "markdown_tree",
+    "rst_tree",
+    "html_tree",
+    "tree_for",
+    "format_of",
+    "find_date",
+    "history_dates",
+    "load_history",
+    "FRAMEWORKS",
+    "framework_of",
+    "versions_in",
+    "mentions",
+    "is_lead_in",
+    "slug",
+    "text_key",
+    "short_title",
+    "IdMaker",
+    "note_attrs",
+]
 
 # ---------------------------------------------------------------------------------- parsers
 
@@ -87,15 +105,35 @@ def format_of(url: str, default: str = "markdown") -> str:
 
 # ----------------------------------------------------------------------------------------- dates
 
-_MONTHS = {name: i for i, names in enumerate(
-    [("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
-     ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
-     ("oct", "october"), ("nov", "november"), ("dec", "december")], start=1) for name in names}
+_MONTHS = {
+    name: i
+    for i, names in enumerate(
+        [
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ],
+        start=1,
+    )
+    for name in names
+}
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DATE_PATTERNS = (
     # "July 16, 2026", "Sept 18, 2023", "Dec 4 2023", "Mar. 4, 2025"
-    re.compile(rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+"
-               rf"(?P<year>\d{{4}})\b", re.I),
+    re.compile(
+        rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+"
+        rf"(?P<year>\d{{4}})\b",
+        re.I,
+    ),
     # "16 July 2026"
     re.compile(rf"\b(?P<day>\d{{1,2}})\s+(?P<mon>{_MONTH_RE})\.?,?\s+(?P<year>\d{{4}})\b", re.I),
     # "2026-07-16"
@@ -118,7 +156,7 @@ def find_date(text: str | None) -> datetime | None:
         parts = match.groupdict()
         month = int(parts["month"]) if parts.get("month") else _MONTHS[parts["mon"].lower()]
         try:
-            value = datetime(int(parts["year"]), month, int(parts["day"]), tzinfo=timezone.utc)
+            value = datetime(int(parts["year"]), month, int(parts["day"]), tzinfo=UTC)
         except ValueError:
             continue
         if best is None or match.start() < best[0]:
@@ -136,7 +174,7 @@ def history_dates(text: str, fmt: str) -> dict[str, datetime]:
     dates: dict[str, datetime] = {}
     for section in tree_for(text, fmt).walk():
         for block in section.blocks:
-            for row in block.rows[block.header_rows:] if block.kind == "table" else []:
+            for row in block.rows[block.header_rows :] if block.kind == "table" else []:
                 version = next((parse_version(c) for c in row if parse_version(c)), None)
                 date = next((find_date(c) for c in row if find_date(c)), None)
                 if version and date:
@@ -160,10 +198,19 @@ def load_history(ctx) -> dict[str, datetime]:
 
 # -------------------------------------------------------------------------------------- versions
 
-FRAMEWORKS = {"pytorch": "pytorch", "torch": "pytorch", "jax": "jax", "jaxlib": "jaxlib",
-              "vllm": "vllm", "tensorflow": "tensorflow", "triton": "triton"}
-_VERSION_TOKEN = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+(?:[.-]?(?:rc|a|b|post|dev)\d*)?)"
-                            r"(?![\w.]*\d)")
+FRAMEWORKS = {
+    "pytorch": "pytorch",
+    "torch": "pytorch",
+    "jax": "jax",
+    "jaxlib": "jaxlib",
+    "vllm": "vllm",
+    "tensorflow": "tensorflow",
+    "triton": "triton",
+}
+_VERSION_TOKEN = re.compile(
+    r"(?<![\w.])v?(\d+(?:\.\d+)+(?:[.-]?(?:rc|a|b|post|dev)\d*)?)"
+    r"(?![\w.]*\d)"
+)
 
 
 def framework_of(text: str) -> str | None:
@@ -198,7 +245,6 @@ def is_lead_in(block: Block) -> bool:
     changes:"): short, not a sentence, with a nested list."""
     first = block.first.strip()
     return bool(block.nested) and len(first.split()) <= 5 and not first.endswith(".")
-
 
 
 def slug(text: str) -> str:

@@ -20,36 +20,66 @@ def html_tree(text: str) -> Section:
     for element in body.find_all(["h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "table"]):
         line = getattr(element, "sourceline", None)
         if element.name[0] == "h" and element.name[1:].isdigit():
-            current = Section(clean(element.get_text(" ")).rstrip("¶#").strip(),
-                              int(element.name[1]), line)
+            current = Section(
+                clean(element.get_text(" ")).rstrip("¶#").strip(), int(element.name[1]), line
+            )
             flat.append(current)
         elif element.name == "table":
-            rows = [[clean(c.get_text(" ")) for c in tr.find_all(["th", "td"])]
-                    for tr in element.find_all("tr")]
+            rows = [
+                [clean(c.get_text(" ")) for c in tr.find_all(["th", "td"])]
+                for tr in element.find_all("tr")
+            ]
             headers = sum(1 for tr in element.find_all("tr") if tr.find("th") and not tr.find("td"))
-            current.blocks.append(Block("table", "\n".join(" | ".join(r) for r in rows), line,
-                                        rows=rows, header_rows=headers))
+            current.blocks.append(
+                Block(
+                    "table",
+                    "\n".join(" | ".join(r) for r in rows),
+                    line,
+                    rows=rows,
+                    header_rows=headers,
+                )
+            )
         elif element.find_parent(["li", "table"]) is not None:
             continue  # nested in an item or a table: part of that block's text
         elif element.name == "li":
             first = element.find("p")
             first_text = clean((first or element).get_text(" "))
-            nested = [Block("item", clean(li.get_text(" ")), getattr(li, "sourceline", None),
-                            first=clean(li.get_text(" ")))
-                      for li in element.find_all("li")]
+            nested = [
+                Block(
+                    "item",
+                    clean(li.get_text(" ")),
+                    getattr(li, "sourceline", None),
+                    first=clean(li.get_text(" ")),
+                )
+                for li in element.find_all("li")
+            ]
             if first is None and nested:
                 own = element.find(string=True, recursive=False)
                 first_text = clean(own or "")
             strong = element.find(["strong", "b"])
-            lead = clean(strong.get_text(" ")) if strong is not None and \
-                first_text.startswith(clean(strong.get_text(" "))) else None
-            current.blocks.append(Block("item", clean(element.get_text(" ")), line,
-                                        first=first_text, nested=nested, strong=lead))
+            lead = (
+                clean(strong.get_text(" "))
+                if strong is not None and first_text.startswith(clean(strong.get_text(" ")))
+                else None
+            )
+            current.blocks.append(
+                Block(
+                    "item",
+                    clean(element.get_text(" ")),
+                    line,
+                    first=first_text,
+                    nested=nested,
+                    strong=lead,
+                )
+            )
         else:
             text_ = clean(element.get_text(" "))
             if text_:
                 strong = element.find(["strong", "b"])
-                lead = clean(strong.get_text(" ")) if strong is not None and \
-                    text_.startswith(clean(strong.get_text(" "))) else None
+                lead = (
+                    clean(strong.get_text(" "))
+                    if strong is not None and text_.startswith(clean(strong.get_text(" ")))
+                    else None
+                )
                 current.blocks.append(Block("para", text_, line, strong=lead))
     return nest(top, flat)

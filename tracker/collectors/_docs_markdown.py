@@ -42,8 +42,9 @@ def _tree(tokens) -> list[_Node]:
         elif token.nesting == -1:
             stack.pop()
         else:
-            stack[-1].append(_Node(token.type, token,
-                                   _tree(token.children) if token.children else []))
+            stack[-1].append(
+                _Node(token.type, token, _tree(token.children) if token.children else [])
+            )
     return top
 
 
@@ -91,19 +92,29 @@ def _md_table_rows(node) -> list[list[str]]:
     rows = []
     for part in node.children:
         for tr in part.children:
-            rows.append([clean(_md_inline(cell.children[0])) if cell.children else ""
-                         for cell in tr.children])
+            rows.append(
+                [
+                    clean(_md_inline(cell.children[0])) if cell.children else ""
+                    for cell in tr.children
+                ]
+            )
     return rows
 
 
 def _md_strong_lead(para) -> tuple[str | None, bool]:
     """(bold lead-in text, whether the paragraph is only one link) of a paragraph node."""
     inline = para.children[0] if para.children else None
-    kids = [c for c in (inline.children if inline else []) if not
-            (c.type == "text" and not c.content.strip())]
+    kids = [
+        c
+        for c in (inline.children if inline else [])
+        if not (c.type == "text" and not c.content.strip())
+    ]
     strong = _md_inline(kids[0]).strip() if kids and kids[0].type == "strong" else None
-    only_link = bool(kids) and kids[0].type == "link" and all(
-        c.type == "text" and c.content.strip() in ("", ".") for c in kids[1:])
+    only_link = (
+        bool(kids)
+        and kids[0].type == "link"
+        and all(c.type == "text" and c.content.strip() in ("", ".") for c in kids[1:])
+    )
     return strong, only_link
 
 
@@ -111,8 +122,7 @@ def _md_block(node, out: list[Block]) -> None:
     line = node.map[0] + 1 if node.map else None
     if node.type == "paragraph":
         strong, only_link = _md_strong_lead(node)
-        out.append(Block("para", clean(_md_text(node)), line, strong=strong,
-                         only_link=only_link))
+        out.append(Block("para", clean(_md_text(node)), line, strong=strong, only_link=only_link))
     elif node.type in ("bullet_list", "ordered_list"):
         for item in node.children:
             out.append(_md_item(item))
@@ -121,8 +131,9 @@ def _md_block(node, out: list[Block]) -> None:
             _md_block(child, out)
     elif node.type == "table":
         rows = _md_table_rows(node)
-        out.append(Block("table", "\n".join(" | ".join(r) for r in rows), line, rows=rows,
-                         header_rows=1))
+        out.append(
+            Block("table", "\n".join(" | ".join(r) for r in rows), line, rows=rows, header_rows=1)
+        )
     elif node.type == "fence" and node.info.strip().startswith("{"):
         # MyST admonitions (```{note}) hold prose; code fences do not.
         text = "\n".join(ln for ln in node.content.splitlines() if not ln.startswith(":"))
@@ -139,8 +150,7 @@ def _md_item(item) -> Block:
         if child.type in ("bullet_list", "ordered_list"):
             nested.extend(_md_item(grand) for grand in child.children)
     text = clean("\n".join(t for t in (_md_text(c) for c in item.children) if t))
-    return Block("item", text, line, first=first, nested=nested, strong=strong,
-                 only_link=only_link)
+    return Block("item", text, line, first=first, nested=nested, strong=strong, only_link=only_link)
 
 
 def markdown_tree(text: str) -> Section:
@@ -150,8 +160,11 @@ def markdown_tree(text: str) -> Section:
     current = top
     for node in _tree(_MD.parse(text)):
         if node.type == "heading":
-            current = Section(clean(_md_inline(node.children[0])), int(node.tag[1:]),
-                              node.map[0] + 1 if node.map else None)
+            current = Section(
+                clean(_md_inline(node.children[0])),
+                int(node.tag[1:]),
+                node.map[0] + 1 if node.map else None,
+            )
             flat.append(current)
         else:
             _md_block(node, current.blocks)

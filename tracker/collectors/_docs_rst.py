@@ -68,8 +68,7 @@ class _Generic(Directive):
 
     def run(self):
         node = nodes.container()
-        if self.name == "program-output" or self.name.endswith("code") or \
-                self.name == "code-block":
+        if self.name == "program-output" or self.name.endswith("code") or self.name == "code-block":
             return []  # generated or code output: nothing to read
         if self.content:
             self.state.nested_parse(self.content, self.content_offset, node)
@@ -85,13 +84,19 @@ def _prepare_rst(text: str) -> None:
     make more documents parse.
     """
     for name in set(_ROLE_USE.findall(text)):
-        if name not in _RST_READY and roles._roles.get(name) is None \
-                and name not in roles._role_registry:
+        if (
+            name not in _RST_READY
+            and roles._roles.get(name) is None
+            and name not in roles._role_registry
+        ):
             roles.register_local_role(name, _generic_role)
         _RST_READY.add(name)
     for name in set(_DIRECTIVE_USE.findall(text)):
-        if f"d:{name}" not in _RST_READY and name not in directives._directives \
-                and name not in directives._directive_registry:
+        if (
+            f"d:{name}" not in _RST_READY
+            and name not in directives._directives
+            and name not in directives._directive_registry
+        ):
             directives.register_directive(name, _Generic)
         _RST_READY.add(f"d:{name}")
 
@@ -150,9 +155,15 @@ def _lazy_state_class(cls: type) -> type:
         if self.nested_sm_kwargs.get("state_classes") is states.state_classes:
             self.nested_sm_kwargs["state_classes"] = _STATE_CLASSES
 
-    return type(cls.__name__, (cls,), {"__init__": __init__, "nested_sm":
-                                       _LazyNestedStateMachine,
-                                       "nested_sm_cache": _NESTED_CACHE})
+    return type(
+        cls.__name__,
+        (cls,),
+        {
+            "__init__": __init__,
+            "nested_sm": _LazyNestedStateMachine,
+            "nested_sm_cache": _NESTED_CACHE,
+        },
+    )
 
 
 _STATE_CLASSES = tuple(_lazy_state_class(cls) for cls in states.state_classes)
@@ -191,9 +202,22 @@ def rst_doctree(text: str) -> nodes.document:
 
 # --------------------------------------------------------------------------------- doctree -> tree
 
-_SKIP_RST = {"system_message", "footnote_reference", "citation_reference", "target",
-             "comment", "substitution_definition", "literal_block", "raw", "image", "meta",
-             "topic", "colspec", "footnote", "citation"}
+_SKIP_RST = {
+    "system_message",
+    "footnote_reference",
+    "citation_reference",
+    "target",
+    "comment",
+    "substitution_definition",
+    "literal_block",
+    "raw",
+    "image",
+    "meta",
+    "topic",
+    "colspec",
+    "footnote",
+    "citation",
+}
 
 
 def _rst_line(node) -> int | None:
@@ -228,8 +252,9 @@ def _rst_text(node) -> str:
 def _rst_table_rows(table) -> tuple[list[list[str]], int]:
     rows, headers = [], 0
     for row in table.findall(nodes.row):
-        cells = [clean(_rst_text(entry)) for entry in row.children
-                 if isinstance(entry, nodes.entry)]
+        cells = [
+            clean(_rst_text(entry)) for entry in row.children if isinstance(entry, nodes.entry)
+        ]
         rows.append(cells)
         if isinstance(row.parent, nodes.thead):
             headers += 1
@@ -240,26 +265,40 @@ def _rst_para(node) -> Block:
     kids = [c for c in node.children if not (isinstance(c, nodes.Text) and not c.strip())]
     strong = clean(_rst_text(kids[0])) if kids and isinstance(kids[0], nodes.strong) else None
     only_link = len(kids) == 1 and isinstance(kids[0], (nodes.reference, nodes.inline))
-    return Block("para", clean(_rst_text(node)), _rst_line(node), strong=strong,
-                 only_link=only_link)
+    return Block(
+        "para", clean(_rst_text(node)), _rst_line(node), strong=strong, only_link=only_link
+    )
 
 
 def _rst_item(node) -> Block:
     first_para = next((c for c in node.children if isinstance(c, nodes.paragraph)), None)
     head = _rst_para(first_para) if first_para is not None else Block("para", "")
-    nested = [_rst_item(grand) for child in node.children
-              if isinstance(child, (nodes.bullet_list, nodes.enumerated_list))
-              for grand in child.children]
-    return Block("item", clean(_rst_text(node)), _rst_line(node), first=head.text,
-                 nested=nested, strong=head.strong, only_link=head.only_link)
+    nested = [
+        _rst_item(grand)
+        for child in node.children
+        if isinstance(child, (nodes.bullet_list, nodes.enumerated_list))
+        for grand in child.children
+    ]
+    return Block(
+        "item",
+        clean(_rst_text(node)),
+        _rst_line(node),
+        first=head.text,
+        nested=nested,
+        strong=head.strong,
+        only_link=head.only_link,
+    )
 
 
 def _rst_blocks(node, section: Section, flat: list[Section], level: int) -> None:
     for child in node.children:
         if isinstance(child, nodes.section):
             title = next((c for c in child.children if isinstance(c, nodes.title)), None)
-            sub = Section(clean(_rst_text(title)) if title is not None else "", level + 1,
-                          _rst_line(title) if title is not None else _rst_line(child))
+            sub = Section(
+                clean(_rst_text(title)) if title is not None else "",
+                level + 1,
+                _rst_line(title) if title is not None else _rst_line(child),
+            )
             flat.append(sub)
             _rst_blocks(child, sub, flat, level + 1)
         elif isinstance(child, nodes.paragraph):
@@ -268,14 +307,22 @@ def _rst_blocks(node, section: Section, flat: list[Section], level: int) -> None
             section.blocks.extend(_rst_item(item) for item in child.children)
         elif isinstance(child, nodes.table):
             rows, headers = _rst_table_rows(child)
-            section.blocks.append(Block("table", "\n".join(" | ".join(r) for r in rows),
-                                        _rst_line(child), rows=rows, header_rows=headers))
+            section.blocks.append(
+                Block(
+                    "table",
+                    "\n".join(" | ".join(r) for r in rows),
+                    _rst_line(child),
+                    rows=rows,
+                    header_rows=headers,
+                )
+            )
         elif isinstance(child, nodes.Admonition):
             text = clean(_rst_text(child))
             if text:
                 section.blocks.append(Block("admonition", text, _rst_line(child)))
-        elif isinstance(child, (nodes.container, nodes.block_quote, nodes.compound,
-                                nodes.line_block)):
+        elif isinstance(
+            child, (nodes.container, nodes.block_quote, nodes.compound, nodes.line_block)
+        ):
             _rst_blocks(child, section, flat, level)
         elif isinstance(child, nodes.field_list):
             for fld in child.children:

@@ -8,8 +8,9 @@ Private to the vendor-document kinds; import it through `tracker.collectors._doc
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
+
 
 @dataclass
 class Block:
@@ -27,7 +28,7 @@ class Block:
     text: str
     line: int | None = None
     first: str = ""
-    nested: list["Block"] = field(default_factory=list)
+    nested: list[Block] = field(default_factory=list)
     only_link: bool = False
     strong: str | None = None
     rows: list[list[str]] = field(default_factory=list)
@@ -42,12 +43,12 @@ class Section:
     level: int
     line: int | None = None
     blocks: list[Block] = field(default_factory=list)
-    children: list["Section"] = field(default_factory=list)
+    children: list[Section] = field(default_factory=list)
     # (line, message) of markup errors the parser recovered from (a malformed table ...);
     # only filled on the root. Callers report each with ctx.skip.
     problems: list[tuple[int | None, str]] = field(default_factory=list)
 
-    def walk(self) -> Iterator["Section"]:
+    def walk(self) -> Iterator[Section]:
         """This section and every section below it, in document order."""
         yield self
         for child in self.children:
@@ -72,5 +73,3 @@ _BLANK_LINES = re.compile(r"\n{3,}")
 def clean(text: str) -> str:
     """`text` with runs of blank lines and of spaces collapsed, stripped."""
     return _SPACES.sub(" ", _BLANK_LINES.sub("\n\n", text)).strip()
-
-

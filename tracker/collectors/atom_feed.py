@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import calendar
 import logging
-from datetime import datetime, timezone
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from typing import Any
 
 import feedparser
 
@@ -44,7 +45,7 @@ def _when(entry: Any) -> tuple[datetime | None, str]:
         value = entry.get(field)
         if value:
             # feedparser normalises every date to a UTC struct_time; timegm keeps it UTC.
-            return datetime.fromtimestamp(calendar.timegm(value), tz=timezone.utc), field[:-7]
+            return datetime.fromtimestamp(calendar.timegm(value), tz=UTC), field[:-7]
     return None, ""
 
 
@@ -55,8 +56,9 @@ def _version(title: str, link: str):
     return found
 
 
-def parse_feed(content: bytes, ctx: CollectContext,
-               headers: Mapping[str, str] | None = None) -> Iterator[Event]:
+def parse_feed(
+    content: bytes, ctx: CollectContext, headers: Mapping[str, str] | None = None
+) -> Iterator[Event]:
     """Events of one fetched feed document (see the module contract)."""
     where = ctx.option("url") or "feed"
     # feedparser looks headers up by lower-case name; requests keeps the server's spelling.
@@ -66,8 +68,10 @@ def parse_feed(content: bytes, ctx: CollectContext,
         reason = feed.get("bozo_exception") or "no RSS or Atom feed recognised"
         raise FatalHTTPError(f"{ctx.spec.id}: {where}: not a feed: {reason}")
     if feed.bozo:
-        ctx.warnings.append(f"{ctx.spec.id}: {where}: malformed feed, entries used anyway: "
-                            f"{feed.get('bozo_exception')}")
+        ctx.warnings.append(
+            f"{ctx.spec.id}: {where}: malformed feed, entries used anyway: "
+            f"{feed.get('bozo_exception')}"
+        )
     spec = ctx.spec
     for position, entry in enumerate(feed.entries, start=1):
         title = " ".join(str(entry.get("title") or "").split())
@@ -87,10 +91,16 @@ def parse_feed(content: bytes, ctx: CollectContext,
             if found.local:
                 attrs["local"] = found.local
         yield Event(
-            source_id=spec.id, project=spec.project, kind="release", external_id=f"entry:{key}",
-            occurred_at=when, title=title[:TITLE_LIMIT] or key,
+            source_id=spec.id,
+            project=spec.project,
+            kind="release",
+            external_id=f"entry:{key}",
+            occurred_at=when,
+            title=title[:TITLE_LIMIT] or key,
             url=link,
-            version=found.version if found else None, regime=spec.regime, attrs=attrs,
+            version=found.version if found else None,
+            regime=spec.regime,
+            attrs=attrs,
         )
 
 

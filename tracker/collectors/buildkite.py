@@ -44,8 +44,9 @@ Contract:
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 from tracker import ci
 from tracker.collectors import CollectContext, load_json
@@ -57,8 +58,14 @@ from tracker.records import Event
 KIND = "buildkite"
 AUTH = "buildkite"
 REQUIRED_KEYS = {"org", "pipeline"}
-OPTIONAL_KEYS = {"api_url", "branch", "job_regimes", "per_page", "backfill_days",
-                 "pending_max_days"}
+OPTIONAL_KEYS = {
+    "api_url",
+    "branch",
+    "job_regimes",
+    "per_page",
+    "backfill_days",
+    "pending_max_days",
+}
 
 DEFAULT_API = "https://api.buildkite.com"
 DEFAULT_BACKFILL_DAYS = 30
@@ -72,17 +79,22 @@ log = logging.getLogger("tracker.collect.buildkite")
 def collect(ctx: CollectContext) -> Iterator[Event]:
     """Yield build and job events since ``ctx.since``, oldest build first (see the contract)."""
     if not ctx.http.authenticated:
-        raise SourceSkipped("the Buildkite REST API needs a token even for public pipelines: "
-                            "set TRACKER_BUILDKITE_TOKEN (read_builds scope) to collect "
-                            f"{ctx.option('org')}/{ctx.option('pipeline')}")
+        raise SourceSkipped(
+            "the Buildkite REST API needs a token even for public pipelines: "
+            "set TRACKER_BUILDKITE_TOKEN (read_builds scope) to collect "
+            f"{ctx.option('org')}/{ctx.option('pipeline')}"
+        )
     url = _builds_url(ctx)
     pending: dict[str, dict] = ctx.state.setdefault("pending", {})
-    params: dict[str, Any] = {"include_retried_jobs": "true",
-                              "per_page": int(ctx.option("per_page", 100))}
+    params: dict[str, Any] = {
+        "include_retried_jobs": "true",
+        "per_page": int(ctx.option("per_page", 100)),
+    }
     if ctx.option("branch"):
         params["branch"] = ctx.option("branch")
-    lowest = ctx.since or ctx.now - timedelta(days=float(ctx.option("backfill_days",
-                                                                    DEFAULT_BACKFILL_DAYS)))
+    lowest = ctx.since or ctx.now - timedelta(
+        days=float(ctx.option("backfill_days", DEFAULT_BACKFILL_DAYS))
+    )
     seen: set[str] = set()
     ci.prune_pending(ctx, pending, "build")
     with Progress(f"{ctx.spec.id}: builds", unit="build") as progress:
@@ -119,8 +131,9 @@ def _builds(ctx: CollectContext, url: str, params: dict, lowest: datetime) -> It
         while start < end:
             stop = min(start + span, end)
             window: list[dict] = []
-            for page in ctx.http.get_pages(url, {**params, "created_from": ci.iso(start),
-                                                 "created_to": ci.iso(stop)}):
+            for page in ctx.http.get_pages(
+                url, {**params, "created_from": ci.iso(start), "created_to": ci.iso(stop)}
+            ):
                 window.extend(_page_builds(ctx, url, page))
             yield from sorted(window, key=_sort_key)
             start = stop
@@ -152,8 +165,10 @@ def _recheck(ctx: CollectContext, url: str, number: str) -> Iterator[Event]:
     if build is None:  # 304: unchanged, still running
         return
     if not isinstance(build, Mapping):
-        ctx.skip(f"build #{number}", f"re-check answered a JSON {type(build).__name__}, "
-                 "not a build object; still pending")
+        ctx.skip(
+            f"build #{number}",
+            f"re-check answered a JSON {type(build).__name__}, not a build object; still pending",
+        )
         return
     yield from build_events(build, ctx)
 
@@ -185,22 +200,39 @@ def build_events(build: Mapping[str, Any], ctx: CollectContext) -> Iterator[Even
     else:
         pending.pop(str(number), None)
     if not commands:
-        log.warning("%s: build #%s (%s) has no command jobs: the run counts, with zero jobs",
-                    ctx.spec.id, number, state)
+        log.warning(
+            "%s: build #%s (%s) has no command jobs: the run counts, with zero jobs",
+            ctx.spec.id,
+            number,
+            state,
+        )
     message = str(build.get("message") or "").strip().splitlines()
     pipeline = ctx.option("pipeline")
     yield Event(
-        source_id=ctx.spec.id, project=ctx.spec.project, kind="ci_run",
-        external_id=f"build:{number}", occurred_at=finished or created,
+        source_id=ctx.spec.id,
+        project=ctx.spec.project,
+        kind="ci_run",
+        external_id=f"build:{number}",
+        occurred_at=finished or created,
         title=f"{pipeline} #{number}" + (f": {message[0]}" if message else ""),
-        url=build.get("web_url") or "", regime=ctx.spec.regime, state=state,
-        outcome=ci.run_outcome(state, where=where), ended_at=finished,
+        url=build.get("web_url") or "",
+        regime=ctx.spec.regime,
+        state=state,
+        outcome=ci.run_outcome(state, where=where),
+        ended_at=finished,
         updated_at=created,  # the cursor follows creation time (see the contract)
-        attrs={"pipeline": pipeline, "number": number, "build_id": build.get("id"),
-               "branch": build.get("branch"), "commit": build.get("commit"),
-               "source": build.get("source"), "message": message[0] if message else "",
-               "jobs": len(commands), "other_jobs": len(jobs) - len(commands),
-               "duration_s": ci.duration_seconds(started, finished)},
+        attrs={
+            "pipeline": pipeline,
+            "number": number,
+            "build_id": build.get("id"),
+            "branch": build.get("branch"),
+            "commit": build.get("commit"),
+            "source": build.get("source"),
+            "message": message[0] if message else "",
+            "jobs": len(commands),
+            "other_jobs": len(jobs) - len(commands),
+            "duration_s": ci.duration_seconds(started, finished),
+        },
     )
     patterns = ci.validate_job_regimes(ctx.option("job_regimes"), ctx.spec.id)
     for job in commands:
@@ -209,8 +241,9 @@ def build_events(build: Mapping[str, Any], ctx: CollectContext) -> Iterator[Even
             yield event
 
 
-def job_event(job: Mapping[str, Any], build: Mapping[str, Any], ctx: CollectContext,
-              patterns: list) -> Event | None:
+def job_event(
+    job: Mapping[str, Any], build: Mapping[str, Any], ctx: CollectContext, patterns: list
+) -> Event | None:
     """One command job -> ci_job Event (None, with a logged skip, when malformed)."""
     number = build.get("number")
     if not job.get("id"):
@@ -222,23 +255,45 @@ def job_event(job: Mapping[str, Any], build: Mapping[str, Any], ctx: CollectCont
     state = job.get("state")
     started = ci.parse_time(job.get("started_at"))
     finished = ci.parse_time(job.get("finished_at"))
-    occurred = (finished or started or ci.parse_time(job.get("created_at"))
-                or ci.parse_time(build.get("created_at")))
+    occurred = (
+        finished
+        or started
+        or ci.parse_time(job.get("created_at"))
+        or ci.parse_time(build.get("created_at"))
+    )
     name = job.get("name") or job.get("step_key") or str(job["id"])
     return Event(
-        source_id=ctx.spec.id, project=ctx.spec.project, kind="ci_job",
-        external_id=f"job:{number}:{job['id']}", occurred_at=occurred, title=name,
+        source_id=ctx.spec.id,
+        project=ctx.spec.project,
+        kind="ci_job",
+        external_id=f"job:{number}:{job['id']}",
+        occurred_at=occurred,
+        title=name,
         url=job.get("web_url") or "",
         # Queue only, not the name: "... CPU offload" on a GPU queue is still a GPU job.
-        regime=ci.job_regime(queue, patterns, ctx.spec.regime), state=state,
-        outcome=ci.job_outcome(state, soft_failed=soft_failed, superseded=superseded,
-                               where=f"{ctx.spec.id} build #{number} job {job['id']}"),
+        regime=ci.job_regime(queue, patterns, ctx.spec.regime),
+        state=state,
+        outcome=ci.job_outcome(
+            state,
+            soft_failed=soft_failed,
+            superseded=superseded,
+            where=f"{ctx.spec.id} build #{number} job {job['id']}",
+        ),
         # The build's creation time: a job never moves the cursor past builds not yet yielded.
-        ended_at=finished, updated_at=ci.parse_time(build.get("created_at")) or occurred,
-        attrs={"name": name, "queue": queue, "soft_failed": soft_failed,
-               "retried": bool(job.get("retried")), "superseded": superseded,
-               "retried_in_job_id": job.get("retried_in_job_id"),
-               "retry_type": job.get("retry_type"), "retries_count": job.get("retries_count"),
-               "exit_status": job.get("exit_status"), "step_key": job.get("step_key"),
-               "build_number": number, "duration_s": ci.duration_seconds(started, finished)},
+        ended_at=finished,
+        updated_at=ci.parse_time(build.get("created_at")) or occurred,
+        attrs={
+            "name": name,
+            "queue": queue,
+            "soft_failed": soft_failed,
+            "retried": bool(job.get("retried")),
+            "superseded": superseded,
+            "retried_in_job_id": job.get("retried_in_job_id"),
+            "retry_type": job.get("retry_type"),
+            "retries_count": job.get("retries_count"),
+            "exit_status": job.get("exit_status"),
+            "step_key": job.get("step_key"),
+            "build_number": number,
+            "duration_s": ci.duration_seconds(started, finished),
+        },
     )

@@ -26,11 +26,19 @@ Contract:
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from tracker.collectors import CollectContext
-from tracker.collectors._docs import (IdMaker, Section, find_date, is_lead_in, markdown_tree,
-                                      note_attrs, short_title, text_key)
+from tracker.collectors._docs import (
+    IdMaker,
+    Section,
+    find_date,
+    is_lead_in,
+    markdown_tree,
+    note_attrs,
+    short_title,
+    text_key,
+)
 from tracker.records import Event
 from tracker.versions import parse_version
 
@@ -39,8 +47,10 @@ REQUIRED_KEYS = {"url"}
 OPTIONAL_KEYS = {"package", "heading_level"}
 
 # "<package> <version> (<date>)"; the version may be parenthesised in old JAX entries.
-_HEADING = re.compile(r"^(?P<package>[A-Za-z][\w.-]*)\s+\(?v?(?P<version>\d+(?:\.\d+)+[\w.+-]*)\)?"
-                      r"\s*(?:\((?P<date>[^()]*)\))?\s*$")
+_HEADING = re.compile(
+    r"^(?P<package>[A-Za-z][\w.-]*)\s+\(?v?(?P<version>\d+(?:\.\d+)+[\w.+-]*)\)?"
+    r"\s*(?:\((?P<date>[^()]*)\))?\s*$"
+)
 _UNRELEASED = re.compile(r"^\s*(unreleased|upcoming|next|main|master|head)\b", re.I)
 
 
@@ -49,9 +59,14 @@ def _items(section: Section, label: str | None) -> Iterator[tuple[str, int | Non
     current = label
     for block in section.blocks:
         if block.kind == "para":
-            if block.strong and len(block.strong.split()) <= 5 and (
+            if (
+                block.strong
+                and len(block.strong.split()) <= 5
+                and (
                     block.text.strip(" :") == block.strong.strip(" :")
-                    or block.text.rstrip().endswith(":")):
+                    or block.text.rstrip().endswith(":")
+                )
+            ):
                 current = block.strong.strip(" :")  # "**Bug fixes**:" labels what follows
             elif block.text and not block.only_link:
                 yield block.text, block.line, current
@@ -62,8 +77,15 @@ def _items(section: Section, label: str | None) -> Iterator[tuple[str, int | Non
                 for child in block.nested:
                     yield child.text, child.line, name or current
             elif not block.only_link and block.text:
-                yield block.text, block.line, block.strong.strip(" :") if block.strong and \
-                    len(block.strong.split()) <= 5 and first.rstrip().endswith(":") else current
+                yield (
+                    block.text,
+                    block.line,
+                    block.strong.strip(" :")
+                    if block.strong
+                    and len(block.strong.split()) <= 5
+                    and first.rstrip().endswith(":")
+                    else current,
+                )
     for child in section.children:
         yield from _items(child, child.title)
 
@@ -104,19 +126,44 @@ def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
         version = parsed.version
         scope = version if name == package else f"{name}:{version}"
         if name == package:
-            yield Event(ctx.spec.id, ctx.spec.project, "release", f"release:{version}", date,
-                        section.title, url=url, version=version, regime=ctx.spec.regime,
-                        attrs=note_attrs(line=section.line, local=parsed.local))
+            yield Event(
+                ctx.spec.id,
+                ctx.spec.project,
+                "release",
+                f"release:{version}",
+                date,
+                section.title,
+                url=url,
+                version=version,
+                regime=ctx.spec.regime,
+                attrs=note_attrs(line=section.line, local=parsed.local),
+            )
         for body, line, label in _items(section, None):
-            yield Event(ctx.spec.id, ctx.spec.project, "note", ids(scope, text_key(body)), date,
-                        short_title(body), body=body, url=url, version=version,
-                        regime=ctx.spec.regime,
-                        attrs=note_attrs(section=label, line=line, release=section.title,
-                                         package=None if name == package else name))
+            yield Event(
+                ctx.spec.id,
+                ctx.spec.project,
+                "note",
+                ids(scope, text_key(body)),
+                date,
+                short_title(body),
+                body=body,
+                url=url,
+                version=version,
+                regime=ctx.spec.regime,
+                attrs=note_attrs(
+                    section=label,
+                    line=line,
+                    release=section.title,
+                    package=None if name == package else name,
+                ),
+            )
     if not found:
-        ctx.skip("document", f"no release heading '{'#' * level} <package> <version> (<date>)' "
-                             f"(heading level {level}): has the changelog layout changed? "
-                             "(`heading_level` sets the level)")
+        ctx.skip(
+            "document",
+            f"no release heading '{'#' * level} <package> <version> (<date>)' "
+            f"(heading level {level}): has the changelog layout changed? "
+            "(`heading_level` sets the level)",
+        )
 
 
 def collect(ctx: CollectContext) -> Iterator[Event]:

@@ -25,12 +25,19 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 from datetime import datetime
-from typing import Iterator
 
 from tracker.collectors import CollectContext
-from tracker.collectors._docs import (format_of, framework_of, load_history, mentions,
-                                      note_attrs, rst_tree, versions_in)
+from tracker.collectors._docs import (
+    format_of,
+    framework_of,
+    load_history,
+    mentions,
+    note_attrs,
+    rst_tree,
+    versions_in,
+)
 from tracker.records import Event
 from tracker.versions import parse_version
 
@@ -39,8 +46,14 @@ REQUIRED_KEYS = {"url"}
 OPTIONAL_KEYS = {"format", "history_url", "frameworks"}
 
 DEFAULT_FRAMEWORKS = ("pytorch", "tensorflow", "jax")
-NAMES = {"pytorch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX", "vllm": "vLLM",
-         "jaxlib": "jaxlib", "triton": "Triton"}
+NAMES = {
+    "pytorch": "PyTorch",
+    "tensorflow": "TensorFlow",
+    "jax": "JAX",
+    "vllm": "vLLM",
+    "jaxlib": "jaxlib",
+    "triton": "Triton",
+}
 _ROLE = re.compile(r":[\w:+.-]+:`([^`<]*?)\s*(?:<[^`]*>)?`")
 
 
@@ -76,8 +89,9 @@ def _header_versions(header: list[str]) -> list[str | None] | None:
     return [None] + [v.version if v else None for v in versions]
 
 
-def parse(content: bytes, ctx: CollectContext,
-          history: dict[str, datetime] | None = None) -> Iterator[Event]:
+def parse(
+    content: bytes, ctx: CollectContext, history: dict[str, datetime] | None = None
+) -> Iterator[Event]:
     """Turn a matrix document into one note per (vendor release, framework) cell."""
     url = ctx.option("url", "")
     fmt = ctx.option("format") or format_of(url, default="rst")
@@ -108,13 +122,16 @@ def parse(content: bytes, ctx: CollectContext,
             framework = framework_of(label) if len(label.split()) <= 3 else None
             if framework not in wanted:
                 continue
-            stray = any(cell.strip() for column, cell in zip(columns[1:], row[1:])
-                        if column is None)
+            stray = any(
+                cell.strip() for column, cell in zip(columns[1:], row[1:]) if column is None
+            )
             if len(row) > len(columns) or stray:
                 # cells beyond the version columns: the row no longer lines up, so no cell
                 # of it can be trusted to belong to the release above it
-                ctx.skip(f"table line {table_line} row {index} ({label})",
-                         f"{len(row) - 1} cells for {sum(map(bool, columns))} release columns")
+                ctx.skip(
+                    f"table line {table_line} row {index} ({label})",
+                    f"{len(row) - 1} cells for {sum(map(bool, columns))} release columns",
+                )
                 continue
             for vendor, cell in zip(columns[1:], row[1:]):
                 supported = versions_in(cell) if vendor else []
@@ -126,9 +143,11 @@ def parse(content: bytes, ctx: CollectContext,
                     ctx.read_again = True  # the history may date it later
                     if vendor not in undated:
                         undated.add(vendor)
-                        ctx.skip(f"{product} {vendor} column",
-                                 "release date unknown (not in the release history); its "
-                                 "cells are not stored")
+                        ctx.skip(
+                            f"{product} {vendor} column",
+                            "release date unknown (not in the release history); its "
+                            "cells are not stored",
+                        )
                     continue
                 seen.add(key)
                 name = NAMES.get(framework, framework)
@@ -136,13 +155,25 @@ def parse(content: bytes, ctx: CollectContext,
                 # is a new note and the old one stays, marked vanished by `collect`, so the
                 # earliest evidence is never overwritten (DESIGN.md section 3).
                 yield Event(
-                    ctx.spec.id, ctx.spec.project, "note", f"{key}:{'+'.join(supported)}", date,
+                    ctx.spec.id,
+                    ctx.spec.project,
+                    "note",
+                    f"{key}:{'+'.join(supported)}",
+                    date,
                     f"{product} {vendor} supports {name} {', '.join(supported)}",
-                    body=f"{product} {vendor} compatibility matrix: {name} {cell}", url=url,
-                    version=vendor, regime=ctx.spec.regime,
-                    attrs=note_attrs(section="Framework support", framework=framework,
-                                     supported=supported, cell=cell, line=table_line,
-                                     mentions=mentions(framework, supported)))
+                    body=f"{product} {vendor} compatibility matrix: {name} {cell}",
+                    url=url,
+                    version=vendor,
+                    regime=ctx.spec.regime,
+                    attrs=note_attrs(
+                        section="Framework support",
+                        framework=framework,
+                        supported=supported,
+                        cell=cell,
+                        line=table_line,
+                        mentions=mentions(framework, supported),
+                    ),
+                )
     if not found_matrix:
         ctx.skip("document", "no table with a header of vendor versions (layout changed?)")
 

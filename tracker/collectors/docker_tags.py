@@ -22,8 +22,9 @@ Contract:
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
-from typing import Any, Iterator
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
 
 from tracker.collectors import CollectContext
 from tracker.collectors.github_releases import load_json, parse_time
@@ -35,8 +36,10 @@ KIND = "docker_tags"
 REQUIRED_KEYS = {"repository"}
 OPTIONAL_KEYS = {"url", "name_pattern"}
 DEFAULT_URL = "https://hub.docker.com/v2/repositories/{repository}/tags?page_size=100"
-DEFAULT_PATTERN = (r"^rocm(?P<rocm>\d+(?:\.\d+)*)_vllm_(?P<version>\d+(?:\.\d+)+(?:\.post\d+)?)"
-                   r"_(?P<date>\d{8})$")
+DEFAULT_PATTERN = (
+    r"^rocm(?P<rocm>\d+(?:\.\d+)*)_vllm_(?P<version>\d+(?:\.\d+)+(?:\.post\d+)?)"
+    r"_(?P<date>\d{8})$"
+)
 MAX_PAGES = 50  # a runaway "next" chain must not spend a night of requests
 
 
@@ -62,20 +65,30 @@ def tag_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
         when, source = pushed, "tag_last_pushed"
         if stamp:
             try:
-                when = datetime.strptime(stamp, "%Y%m%d").replace(tzinfo=timezone.utc)
+                when = datetime.strptime(stamp, "%Y%m%d").replace(tzinfo=UTC)
                 source = "name"
             except ValueError:
                 pass
         if when is None:
             ctx.skip(f"tag {name!r}", "no build date in the name and no push time")
             continue
-        attrs: dict[str, Any] = {"tag": name, "date_source": source, **groups,
-                                 "pushed_at": pushed.isoformat() if pushed else None}
+        attrs: dict[str, Any] = {
+            "tag": name,
+            "date_source": source,
+            **groups,
+            "pushed_at": pushed.isoformat() if pushed else None,
+        }
         yield Event(
-            source_id=spec.id, project=spec.project, kind="release",
-            external_id=f"tag:{name}", occurred_at=when, title=f"{repository}:{name}",
+            source_id=spec.id,
+            project=spec.project,
+            kind="release",
+            external_id=f"tag:{name}",
+            occurred_at=when,
+            title=f"{repository}:{name}",
             url=f"https://hub.docker.com/r/{repository}/tags?name={name}",
-            version=parsed.version, regime=spec.regime, attrs=attrs,
+            version=parsed.version,
+            regime=spec.regime,
+            attrs=attrs,
         )
 
 

@@ -45,8 +45,9 @@ from __future__ import annotations
 
 import heapq
 import logging
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from tracker import ci
 from tracker.collectors import CollectContext
@@ -57,8 +58,15 @@ from tracker.records import Event
 KIND = "github_actions"
 AUTH = "github"
 REQUIRED_KEYS = {"repo"}
-OPTIONAL_KEYS = {"api_url", "workflows", "workflow", "branch", "job_regimes", "backfill_days",
-                 "pending_max_days"}
+OPTIONAL_KEYS = {
+    "api_url",
+    "workflows",
+    "workflow",
+    "branch",
+    "job_regimes",
+    "backfill_days",
+    "pending_max_days",
+}
 
 DEFAULT_API = "https://api.github.com"
 LISTING_CAP = 1000  # filtered run listings return at most this many results
@@ -75,8 +83,10 @@ def workflows(ctx: CollectContext) -> list[dict[str, Any]]:
     if entries is None and ctx.option("workflow"):
         entries = [{"file": ctx.option("workflow")}]
     if not entries or not isinstance(entries, list):
-        raise ConfigError(f"source {spec.id!r}: github_actions needs 'workflows' "
-                          "(list of {file, regime}) or 'workflow'")
+        raise ConfigError(
+            f"source {spec.id!r}: github_actions needs 'workflows' "
+            "(list of {file, regime}) or 'workflow'"
+        )
     shared = ci.validate_job_regimes(ctx.option("job_regimes"), spec.id)
     out = []
     for entry in entries:
@@ -102,14 +112,15 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     ci.prune_pending(ctx, pending, "run")
     with Progress(f"{ctx.spec.id}: runs", unit="run") as progress:
         # Pending runs older than anything the listing can show: re-checked first, in order.
-        early = [key for key, info in pending.items()
-                 if (ci.created_time(info) or lowest) < lowest]
+        early = [key for key, info in pending.items() if (ci.created_time(info) or lowest) < lowest]
         for key in sorted(early, key=lambda k: ci.creation_order(pending[k], "id")):
             seen.add(key)
             wf = by_file.get(pending[key].get("workflow")) or flows[0]
             yield from ci.recheck(ctx, f"run {key}", _recheck(ctx, api, repo, wf, key))
-        streams = [_workflow_runs(ctx, f"{api}/repos/{repo}/actions/workflows/{wf['file']}/runs",
-                                  wf) for wf in flows]
+        streams = [
+            _workflow_runs(ctx, f"{api}/repos/{repo}/actions/workflows/{wf['file']}/runs", wf)
+            for wf in flows
+        ]
         for _key, wf, run in heapq.merge(*streams, key=lambda item: item[0]):
             key = str(run.get("id"))
             if key in seen:
@@ -133,8 +144,11 @@ def _workflow_runs(ctx: CollectContext, url: str, wf: dict) -> Iterator[tuple]:
     except FatalHTTPError as exc:
         if not _is_404(exc):
             raise
-        ctx.skip(f"workflow {wf['file']}", "HTTP 404: the workflow file no longer "
-                 "exists upstream (renamed or deleted?); fix 'workflows' in sources.yaml")
+        ctx.skip(
+            f"workflow {wf['file']}",
+            "HTTP 404: the workflow file no longer "
+            "exists upstream (renamed or deleted?); fix 'workflows' in sources.yaml",
+        )
 
 
 def _sort_key(item: Mapping[str, Any]) -> tuple[datetime, int]:
@@ -159,8 +173,10 @@ def _recheck(ctx: CollectContext, api: str, repo: str, wf: dict, key: str) -> It
     if run is None:  # 304: unchanged since the last look, still in progress
         return
     if not isinstance(run, Mapping):
-        ctx.skip(f"run {key}", f"re-check answered a JSON {type(run).__name__}, "
-                 "not a run object; still pending")
+        ctx.skip(
+            f"run {key}",
+            f"re-check answered a JSON {type(run).__name__}, not a run object; still pending",
+        )
         return
     yield from _run_events(ctx, api, repo, wf, run)
 
@@ -195,8 +211,9 @@ def _runs(ctx: CollectContext, url: str) -> Iterator[dict]:
     yield from sorted(newest, key=_sort_key)
 
 
-def _window(ctx: CollectContext, url: str, base: dict, lo: datetime, hi: datetime | None
-            ) -> Iterator[dict]:
+def _window(
+    ctx: CollectContext, url: str, base: dict, lo: datetime, hi: datetime | None
+) -> Iterator[dict]:
     """Runs created in [lo, hi] (hi None = open-ended), oldest first, halving the window over
     the cap (the older half first)."""
     created = f">={ci.iso(lo)}" if hi is None else f"{ci.iso(lo)}..{ci.iso(hi)}"
@@ -209,14 +226,26 @@ def _window(ctx: CollectContext, url: str, base: dict, lo: datetime, hi: datetim
     if total > LISTING_CAP and end - lo > timedelta(seconds=2):
         pages.close()
         middle = lo + (end - lo) / 2
-        log.info("%s: %s lists %d runs created %s (over the %d cap): splitting at %s",
-                 ctx.spec.id, url, total, created, LISTING_CAP, ci.iso(middle))
+        log.info(
+            "%s: %s lists %d runs created %s (over the %d cap): splitting at %s",
+            ctx.spec.id,
+            url,
+            total,
+            created,
+            LISTING_CAP,
+            ci.iso(middle),
+        )
         yield from _window(ctx, url, base, lo, middle)
         yield from _window(ctx, url, base, middle, end)
         return
     if total > LISTING_CAP:
-        log.warning("%s: %d runs created within %s: only the first %d can be read",
-                    ctx.spec.id, total, created, LISTING_CAP)
+        log.warning(
+            "%s: %d runs created within %s: only the first %d can be read",
+            ctx.spec.id,
+            total,
+            created,
+            LISTING_CAP,
+        )
     runs = _listed(ctx, url, first, "workflow_runs")
     for page in pages:
         runs.extend(_listed(ctx, url, page, "workflow_runs"))
@@ -236,8 +265,9 @@ def _total(page: Any) -> int:
     return total if isinstance(total, int) else 0
 
 
-def _run_events(ctx: CollectContext, api: str, repo: str, wf: dict, run: Mapping[str, Any]
-                ) -> Iterator[Event]:
+def _run_events(
+    ctx: CollectContext, api: str, repo: str, wf: dict, run: Mapping[str, Any]
+) -> Iterator[Event]:
     """The run event and, once it concluded, its jobs' events; updates pending / done."""
     key = str(run.get("id"))
     created = ci.parse_time(run.get("created_at"))
@@ -261,8 +291,11 @@ def _run_events(ctx: CollectContext, api: str, repo: str, wf: dict, run: Mapping
     latest = {job.get("id") for job in jobs}
     events = [job_event(job, run, wf, ctx, superseded=False) for job in jobs]
     if attempt > 1:
-        events += [job_event(job, run, wf, ctx, superseded=True)
-                   for job in _jobs(ctx, jobs_url, "all") if job.get("id") not in latest]
+        events += [
+            job_event(job, run, wf, ctx, superseded=True)
+            for job in _jobs(ctx, jobs_url, "all")
+            if job.get("id") not in latest
+        ]
     yield event
     yield from (e for e in events if e is not None)
     pending.pop(key, None)
@@ -291,22 +324,43 @@ def run_event(run: Mapping[str, Any], wf: Mapping[str, Any], ctx: CollectContext
     if run.get("display_title"):
         title += f": {run['display_title']}"
     return Event(
-        source_id=ctx.spec.id, project=ctx.spec.project, kind="ci_run",
-        external_id=f"run:{run['id']}", occurred_at=ended or created, title=title,
-        url=run.get("html_url") or "", regime=wf.get("regime"), state=state, outcome=outcome,
+        source_id=ctx.spec.id,
+        project=ctx.spec.project,
+        kind="ci_run",
+        external_id=f"run:{run['id']}",
+        occurred_at=ended or created,
+        title=title,
+        url=run.get("html_url") or "",
+        regime=wf.get("regime"),
+        state=state,
+        outcome=outcome,
         # The cursor follows creation time, the axis the listing is filtered on (see contract).
-        ended_at=ended, updated_at=created,
-        attrs={"workflow": wf["file"], "workflow_name": name, "run_id": run["id"],
-               "updated_at": run.get("updated_at"),
-               "run_number": run.get("run_number"), "run_attempt": run.get("run_attempt") or 1,
-               "branch": run.get("head_branch"), "event": run.get("event"),
-               "status": run.get("status"), "head_sha": run.get("head_sha"),
-               "duration_s": ci.duration_seconds(started, ended)},
+        ended_at=ended,
+        updated_at=created,
+        attrs={
+            "workflow": wf["file"],
+            "workflow_name": name,
+            "run_id": run["id"],
+            "updated_at": run.get("updated_at"),
+            "run_number": run.get("run_number"),
+            "run_attempt": run.get("run_attempt") or 1,
+            "branch": run.get("head_branch"),
+            "event": run.get("event"),
+            "status": run.get("status"),
+            "head_sha": run.get("head_sha"),
+            "duration_s": ci.duration_seconds(started, ended),
+        },
     )
 
 
-def job_event(job: Mapping[str, Any], run: Mapping[str, Any], wf: Mapping[str, Any],
-              ctx: CollectContext, *, superseded: bool) -> Event | None:
+def job_event(
+    job: Mapping[str, Any],
+    run: Mapping[str, Any],
+    wf: Mapping[str, Any],
+    ctx: CollectContext,
+    *,
+    superseded: bool,
+) -> Event | None:
     """One job -> ci_job Event (None, with a logged skip, when malformed)."""
     if not job.get("id"):
         ctx.skip(f"job of run {run.get('id')}", "job without id")
@@ -318,27 +372,46 @@ def job_event(job: Mapping[str, Any], run: Mapping[str, Any], wf: Mapping[str, A
     labels = [str(label) for label in job.get("labels") or ()]
     started = ci.parse_time(job.get("started_at"))
     ended = ci.parse_time(job.get("completed_at")) if completed else None
-    occurred = ended or started or ci.parse_time(job.get("created_at")) \
+    occurred = (
+        ended
+        or started
+        or ci.parse_time(job.get("created_at"))
         or ci.parse_time(run.get("created_at"))
+    )
     return Event(
-        source_id=ctx.spec.id, project=ctx.spec.project, kind="ci_job",
-        external_id=f"job:{run['id']}:{job['id']}", occurred_at=occurred, title=name,
+        source_id=ctx.spec.id,
+        project=ctx.spec.project,
+        kind="ci_job",
+        external_id=f"job:{run['id']}:{job['id']}",
+        occurred_at=occurred,
+        title=name,
         url=job.get("html_url") or "",
         regime=ci.job_regime([name, *labels], wf.get("job_regimes"), wf.get("regime")),
-        state=state, outcome=ci.job_outcome(state, superseded=superseded, where=where),
+        state=state,
+        outcome=ci.job_outcome(state, superseded=superseded, where=where),
         # The run's creation time: a job never moves the cursor past runs not yet yielded.
-        ended_at=ended, updated_at=ci.parse_time(run.get("created_at")) or occurred,
-        attrs={"name": name, "runner_labels": labels, "runner_name": job.get("runner_name"),
-               "run_id": run["id"], "run_attempt": job.get("run_attempt"),
-               "workflow": wf["file"], "superseded": superseded, "retried": superseded,
-               "soft_failed": False, "duration_s": ci.duration_seconds(started, ended)},
+        ended_at=ended,
+        updated_at=ci.parse_time(run.get("created_at")) or occurred,
+        attrs={
+            "name": name,
+            "runner_labels": labels,
+            "runner_name": job.get("runner_name"),
+            "run_id": run["id"],
+            "run_attempt": job.get("run_attempt"),
+            "workflow": wf["file"],
+            "superseded": superseded,
+            "retried": superseded,
+            "soft_failed": False,
+            "duration_s": ci.duration_seconds(started, ended),
+        },
     )
 
 
 def _prune_done(ctx: CollectContext, done: dict) -> None:
     """Forget concluded runs older than the look-back window."""
-    keep_from = ctx.since or (ctx.now - timedelta(
-        days=float(ctx.option("backfill_days", DEFAULT_BACKFILL_DAYS))))
+    keep_from = ctx.since or (
+        ctx.now - timedelta(days=float(ctx.option("backfill_days", DEFAULT_BACKFILL_DAYS)))
+    )
     for key, (_attempt, _updated, created) in list(done.items()):
         when = ci.parse_time(created)
         if when is not None and when < keep_from - timedelta(days=1):

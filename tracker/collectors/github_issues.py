@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import heapq
 import logging
+from collections.abc import Iterable, Iterator
 from datetime import datetime
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from tracker.ci import iso, parse_time
 from tracker.collectors import CollectContext, load_json
@@ -54,12 +55,19 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     repo = ctx.option("repo")
     url = f"{ctx.option('api_url', DEFAULT_API).rstrip('/')}/repos/{repo}/issues"
     labels = _as_list(ctx.option("labels"))
-    base: dict[str, Any] = {"state": "all", "sort": "updated", "direction": "asc",
-                            "per_page": int(ctx.option("per_page", 100))}
+    base: dict[str, Any] = {
+        "state": "all",
+        "sort": "updated",
+        "direction": "asc",
+        "per_page": int(ctx.option("per_page", 100)),
+    }
     if ctx.since is not None:
         base["since"] = iso(ctx.since)
-    listings = [_listing(ctx, url, {**base, "labels": label}) for label in labels] \
-        if labels else [_listing(ctx, url, base)]
+    listings = (
+        [_listing(ctx, url, {**base, "labels": label}) for label in labels]
+        if labels
+        else [_listing(ctx, url, base)]
+    )
     # heapq.merge pulls one page at a time from each listing, keeping the global order.
     merged = heapq.merge(*listings, key=lambda pair: pair[0])
     seen: dict[int, datetime] = {}
@@ -101,8 +109,9 @@ def _listing(ctx: CollectContext, url: str, params: dict) -> Iterator[tuple[date
             # Not a skip: with several labels merged, the other listings' later items would move
             # the cursor past this one's unread items for good. The source fails this run
             # (nothing saved, cursor kept) and reads everything again on the next.
-            raise FatalHTTPError(f"{url}: page {requests} is a JSON {type(page).__name__}, not a "
-                                 "list of issues")
+            raise FatalHTTPError(
+                f"{url}: page {requests} is a JSON {type(page).__name__}, not a list of issues"
+            )
         if requests == 1 and not page and params.get("labels"):
             _check_label(ctx, url, params["labels"])
         last = None
@@ -134,8 +143,11 @@ def _check_label(ctx: CollectContext, issues_url: str, label: str) -> None:
     except FatalHTTPError as exc:
         if getattr(exc, "status", None) != 404:
             raise
-        ctx.skip(f"label {label!r}", f"no such label in {ctx.option('repo')} (renamed upstream?): "
-                                     "fix 'labels' in sources.yaml")
+        ctx.skip(
+            f"label {label!r}",
+            f"no such label in {ctx.option('repo')} (renamed upstream?): "
+            "fix 'labels' in sources.yaml",
+        )
 
 
 def parse(content: bytes, ctx: CollectContext) -> Iterable[Event]:
@@ -163,15 +175,26 @@ def parse_item(item: dict, ctx: CollectContext) -> Event | None:
     body = item.get("body") or ""  # GitHub sends null for an empty description
     user = item.get("user") or {}
     return Event(
-        source_id=ctx.spec.id, project=ctx.spec.project, kind="issue",
+        source_id=ctx.spec.id,
+        project=ctx.spec.project,
+        kind="issue",
         external_id=f"{'pull' if is_pull else 'issue'}:{number}",
-        occurred_at=created, title=str(item["title"]).strip(), body=body[:body_chars],
-        url=item.get("html_url") or "", regime=ctx.spec.regime, labels=labels,
-        state=item.get("state"), ended_at=parse_time(item.get("closed_at")),
+        occurred_at=created,
+        title=str(item["title"]).strip(),
+        body=body[:body_chars],
+        url=item.get("html_url") or "",
+        regime=ctx.spec.regime,
+        labels=labels,
+        state=item.get("state"),
+        ended_at=parse_time(item.get("closed_at")),
         updated_at=parse_time(item.get("updated_at")) or created,
-        attrs={"number": number, "comments": item.get("comments"),
-               "author": user.get("login"), "state_reason": item.get("state_reason"),
-               "pull": is_pull},
+        attrs={
+            "number": number,
+            "comments": item.get("comments"),
+            "author": user.get("login"),
+            "state_reason": item.get("state_reason"),
+            "pull": is_pull,
+        },
     )
 
 

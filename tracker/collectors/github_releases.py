@@ -22,9 +22,10 @@ Contract:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from markdown_it import MarkdownIt
 
@@ -71,7 +72,9 @@ def _plain(inline: Any) -> str:
 
 def _bold_heading(inline: Any) -> str | None:
     """Text of a paragraph that is only bold text ("**Bug fixes:**"), used as a heading; else None."""
-    kinds = [c.type for c in inline.children or () if not (c.type == "text" and not c.content.strip())]
+    kinds = [
+        c.type for c in inline.children or () if not (c.type == "text" and not c.content.strip())
+    ]
     if kinds[:3] != ["strong_open", "text", "strong_close"] or len(kinds) > 4:
         return None
     if len(kinds) == 4 and kinds[3] != "text":
@@ -125,22 +128,45 @@ def release_events(release: dict, ctx: CollectContext) -> list[Event]:
     if parsed.local:
         attrs["local"] = parsed.local
     body = (release.get("body") or "").strip()
-    events = [Event(
-        source_id=spec.id, project=spec.project, kind="release", external_id=f"release:{tag}",
-        occurred_at=when, title=release.get("name") or tag, body=body, url=url,
-        version=parsed.version, regime=spec.regime, attrs=attrs,
-    )]
+    events = [
+        Event(
+            source_id=spec.id,
+            project=spec.project,
+            kind="release",
+            external_id=f"release:{tag}",
+            occurred_at=when,
+            title=release.get("name") or tag,
+            body=body,
+            url=url,
+            version=parsed.version,
+            regime=spec.regime,
+            attrs=attrs,
+        )
+    ]
     if not body:
         ctx.skip(f"release {tag!r} notes", "empty body: release kept, no notes")
         return events
     for n, bullet in enumerate(bullets(body), start=1):
-        events.append(Event(
-            source_id=spec.id, project=spec.project, kind="note", external_id=f"note:{tag}:{n}",
-            occurred_at=when, title=bullet.text[:TITLE_LIMIT], body=bullet.text, url=url,
-            version=parsed.version, regime=spec.regime,
-            attrs={"tag": tag, "section": bullet.section, "depth": bullet.depth,
-                   "prerelease": prerelease},
-        ))
+        events.append(
+            Event(
+                source_id=spec.id,
+                project=spec.project,
+                kind="note",
+                external_id=f"note:{tag}:{n}",
+                occurred_at=when,
+                title=bullet.text[:TITLE_LIMIT],
+                body=bullet.text,
+                url=url,
+                version=parsed.version,
+                regime=spec.regime,
+                attrs={
+                    "tag": tag,
+                    "section": bullet.section,
+                    "depth": bullet.depth,
+                    "prerelease": prerelease,
+                },
+            )
+        )
     return events
 
 
@@ -162,7 +188,9 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     """List releases newest first down to max(since, freshness window) and yield their events."""
     repo = ctx.option("repo")
     api = str(ctx.option("api_url", DEFAULT_API)).rstrip("/")
-    window_start = ctx.now - timedelta(days=float(ctx.option("freshness_days", DEFAULT_FRESHNESS_DAYS)))
+    window_start = ctx.now - timedelta(
+        days=float(ctx.option("freshness_days", DEFAULT_FRESHNESS_DAYS))
+    )
     # Re-read everything newer than the window even when the cursor is later ("past both").
     boundary = min(ctx.since, window_start) if ctx.since else None
     include_pre = bool(ctx.option("include_prereleases", True))
@@ -175,7 +203,9 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     for page in ctx.http.get_pages(f"{api}/repos/{repo}/releases", {"per_page": 100}):
         got_page = True
         if not isinstance(page, list):
-            raise FatalHTTPError(f"{ctx.spec.id}: {api}/repos/{repo}/releases: expected a JSON array")
+            raise FatalHTTPError(
+                f"{ctx.spec.id}: {api}/repos/{repo}/releases: expected a JSON array"
+            )
         reached_old = False
         for release in page:
             tag = str(release.get("tag_name") or "")

@@ -24,13 +24,13 @@ from __future__ import annotations
 import fnmatch
 import logging
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from tracker.collectors import CollectContext, load_json
 from tracker.collectors.github_releases import DEFAULT_API
-from tracker.records import parse_time
 from tracker.errors import FatalHTTPError, first_line
-from tracker.records import Event
+from tracker.records import Event, parse_time
 from tracker.versions import parse_version
 
 KIND = "github_tags"
@@ -63,15 +63,25 @@ def tag_event(name: str, date_text: str | None, sha: str, ctx: CollectContext) -
         ctx.skip(f"tag {name!r}", "no commit date")
         return None
     repo = ctx.option("repo", "")
-    attrs: dict[str, Any] = {"tag": name, "sha": sha, "prerelease": parsed.prerelease,
-                             "date_source": "commit"}
+    attrs: dict[str, Any] = {
+        "tag": name,
+        "sha": sha,
+        "prerelease": parsed.prerelease,
+        "date_source": "commit",
+    }
     if parsed.local:
         attrs["local"] = parsed.local
     return Event(
-        source_id=ctx.spec.id, project=ctx.spec.project, kind="release",
-        external_id=f"release:{name}", occurred_at=when, title=name,
+        source_id=ctx.spec.id,
+        project=ctx.spec.project,
+        kind="release",
+        external_id=f"release:{name}",
+        occurred_at=when,
+        title=name,
         url=f"https://github.com/{repo}/releases/tag/{name}" if repo else "",
-        version=parsed.version, regime=ctx.spec.regime, attrs=attrs,
+        version=parsed.version,
+        regime=ctx.spec.regime,
+        attrs=attrs,
     )
 
 
@@ -103,8 +113,9 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     # unchanged, so skip the conditional request then.
     conditional = not ctx.state.get("pending")
     pending = False
-    for page in ctx.http.get_pages(f"{api}/repos/{repo}/tags", {"per_page": 100},
-                                   conditional=conditional):
+    for page in ctx.http.get_pages(
+        f"{api}/repos/{repo}/tags", {"per_page": 100}, conditional=conditional
+    ):
         if not isinstance(page, list):
             raise FatalHTTPError(f"{ctx.spec.id}: {api}/repos/{repo}/tags: expected a JSON array")
         for item in page if isinstance(page, list) else ():
@@ -129,8 +140,9 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
                     continue
                 budget -= 1
                 try:
-                    commit = ctx.http.get_json(f"{api}/repos/{repo}/git/commits/{sha}",
-                                               conditional=False)
+                    commit = ctx.http.get_json(
+                        f"{api}/repos/{repo}/git/commits/{sha}", conditional=False
+                    )
                 except FatalHTTPError as exc:  # one tag's commit (HTTP 4xx, not JSON): that tag
                     ctx.skip(f"tag {name!r}", f"commit look-up failed: {first_line(exc)}")
                     continue

@@ -18,8 +18,9 @@ Contract:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
-from typing import Any, Iterator
+from typing import Any
 
 from tracker.collectors import CollectContext, load_json
 from tracker.errors import FatalHTTPError
@@ -42,8 +43,9 @@ def first_upload(files: list[dict]) -> datetime | None:
 def version_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
     """Events of one parsed PyPI JSON document (see the module contract)."""
     if not isinstance(document, dict) or not isinstance(document.get("releases"), dict):
-        raise FatalHTTPError(f"{ctx.spec.id}: not a PyPI project JSON document "
-                             "(no 'releases' mapping)")
+        raise FatalHTTPError(
+            f"{ctx.spec.id}: not a PyPI project JSON document (no 'releases' mapping)"
+        )
     spec = ctx.spec
     package = (document.get("info") or {}).get("name") or ctx.option("package", "")
     for raw, files in document["releases"].items():
@@ -58,18 +60,27 @@ def version_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
             ctx.skip(f"version {raw!r}", "no upload time on any file")
             continue
         yanked = any(f.get("yanked") for f in files)
-        attrs: dict[str, Any] = {"files": len(files), "yanked": yanked,
-                                 "prerelease": parsed.prerelease}
+        attrs: dict[str, Any] = {
+            "files": len(files),
+            "yanked": yanked,
+            "prerelease": parsed.prerelease,
+        }
         if yanked:
             reasons = {f.get("yanked_reason") for f in files if f.get("yanked_reason")}
             attrs["yanked_reason"] = "; ".join(sorted(reasons)) or None
         if parsed.local:
             attrs["local"] = parsed.local
         yield Event(
-            source_id=spec.id, project=spec.project, kind="release",
-            external_id=f"release:{raw}", occurred_at=when, title=f"{package} {raw}",
-            url=f"https://pypi.org/project/{package}/{raw}/", version=parsed.version,
-            regime=spec.regime, attrs=attrs,
+            source_id=spec.id,
+            project=spec.project,
+            kind="release",
+            external_id=f"release:{raw}",
+            occurred_at=when,
+            title=f"{package} {raw}",
+            url=f"https://pypi.org/project/{package}/{raw}/",
+            version=parsed.version,
+            regime=spec.regime,
+            attrs=attrs,
         )
 
 

@@ -33,14 +33,27 @@ How a document is read (see `_docs` for the parsers):
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Iterable, Iterator
 
 from tracker.collectors import CollectContext
-from tracker.collectors._docs import (Block, IdMaker, Section, find_date, format_of,
-                                      framework_of, is_lead_in, load_history, mentions,
-                                      note_attrs, short_title, text_key, tree_for, versions_in)
+from tracker.collectors._docs import (
+    Block,
+    IdMaker,
+    Section,
+    find_date,
+    format_of,
+    framework_of,
+    is_lead_in,
+    load_history,
+    mentions,
+    note_attrs,
+    short_title,
+    text_key,
+    tree_for,
+    versions_in,
+)
 from tracker.records import Event
 from tracker.versions import parse_version
 
@@ -54,18 +67,36 @@ DEFAULT_PRODUCTS = ("Neuron", "ROCm")
 # product names and versions ("ROCm known issues", "2.21.0 Known Issues and Limitations"), it
 # starts with one of these words. "PyTorch 2.4 support added" is a topic, not "Added".
 _SECTION_WORDS = (
-    ("known issue", "Known issues"), ("limitation", "Known issues"),
-    ("resolved issue", "Resolved issues"), ("bug fix", "Bug fixes"), ("bugfix", "Bug fixes"),
-    ("fixed", "Bug fixes"), ("fixes", "Bug fixes"), ("bugs", "Bug fixes"),
-    ("upcoming", "Upcoming changes"), ("breaking", "Breaking changes"),
-    ("deprecat", "Deprecations"), ("optimi", "Optimizations"), ("performance", "Optimizations"),
-    ("removal", "Removals"), ("removed", "Removals"), ("deletion", "Removals"),
-    ("new feature", "New features"), ("what's new", "New features"),
-    ("what\u2019s new", "New features"), ("new functionality", "New features"),
-    ("release highlights", "New features"), ("highlights", "New features"),
-    ("added", "New features"), ("additions", "New features"), ("improvement", "Improvements"),
-    ("enhancement", "Improvements"), ("changed", "Changes"), ("changes", "Changes"),
-    ("notable changes", "Changes"), ("updates", "Changes"),
+    ("known issue", "Known issues"),
+    ("limitation", "Known issues"),
+    ("resolved issue", "Resolved issues"),
+    ("bug fix", "Bug fixes"),
+    ("bugfix", "Bug fixes"),
+    ("fixed", "Bug fixes"),
+    ("fixes", "Bug fixes"),
+    ("bugs", "Bug fixes"),
+    ("upcoming", "Upcoming changes"),
+    ("breaking", "Breaking changes"),
+    ("deprecat", "Deprecations"),
+    ("optimi", "Optimizations"),
+    ("performance", "Optimizations"),
+    ("removal", "Removals"),
+    ("removed", "Removals"),
+    ("deletion", "Removals"),
+    ("new feature", "New features"),
+    ("what's new", "New features"),
+    ("what\u2019s new", "New features"),
+    ("new functionality", "New features"),
+    ("release highlights", "New features"),
+    ("highlights", "New features"),
+    ("added", "New features"),
+    ("additions", "New features"),
+    ("improvement", "Improvements"),
+    ("enhancement", "Improvements"),
+    ("changed", "Changes"),
+    ("changes", "Changes"),
+    ("notable changes", "Changes"),
+    ("updates", "Changes"),
 )
 _LEADING = re.compile(r"^(?:(?:rocm|neuron|aws|sdk|jax|component|v?\d+(?:\.\d+)+)\s+)+", re.I)
 # A release's own date line: "Date of Release: 04/09/2026", "**Posted on**: April 09, 2026".
@@ -88,8 +119,11 @@ def release_pattern(products: Iterable[str]) -> re.Pattern:
     """Heading pattern of a release: a product name, an optional "SDK", a x.y.z version and an
     optional pre-release word ("Neuron 2.21.0 Beta")."""
     names = "|".join(re.escape(p) for p in products)
-    return re.compile(rf"\b(?:{names})(?:\s+SDK)?\s+v?(\d+\.\d+\.\d+(?:\.\d+)?)"
-                      rf"(?:\s+(beta|alpha|rc\s*\d*)\b)?", re.I)
+    return re.compile(
+        rf"\b(?:{names})(?:\s+SDK)?\s+v?(\d+\.\d+\.\d+(?:\.\d+)?)"
+        rf"(?:\s+(beta|alpha|rc\s*\d*)\b)?",
+        re.I,
+    )
 
 
 def option_date(ctx: CollectContext) -> datetime | None:
@@ -98,7 +132,7 @@ def option_date(ctx: CollectContext) -> datetime | None:
     if value is None:
         return None
     if hasattr(value, "year"):
-        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
     return find_date(str(value))
 
 
@@ -136,11 +170,18 @@ def _table_notes(block: Block, path: list[str]) -> Iterator[_Note]:
     columns = {i: framework_of(h) for i, h in enumerate(header) if framework_of(h)}
     if not columns:
         return  # package lists, "What's New" link tables: not items
-    for row in block.rows[block.header_rows:]:
-        text = "; ".join(f"{header[i]}: {cell}" if i < len(header) else cell
-                         for i, cell in enumerate(row) if cell)
-        found = [m for i, fw in columns.items() if i < len(row)
-                 for m in mentions(fw, versions_in(row[i]))]
+    for row in block.rows[block.header_rows :]:
+        text = "; ".join(
+            f"{header[i]}: {cell}" if i < len(header) else cell
+            for i, cell in enumerate(row)
+            if cell
+        )
+        found = [
+            m
+            for i, fw in columns.items()
+            if i < len(row)
+            for m in mentions(fw, versions_in(row[i]))
+        ]
         if text:
             yield _Note(text, block.line, path, found_mentions=found)
 
@@ -154,11 +195,22 @@ def section_notes(section: Section, path: list[str], scope_root: bool) -> Iterat
         found = mentions(framework, versions_in(text)) if framework else []
         return _Note(text, line, path, topic, title, found)
 
-    prose = [b for b in section.blocks if b.kind in ("para", "admonition")
-             and not _DATE_FIELD.search(b.text[:60]) and not b.only_link]
+    prose = [
+        b
+        for b in section.blocks
+        if b.kind in ("para", "admonition")
+        and not _DATE_FIELD.search(b.text[:60])
+        and not b.only_link
+    ]
     prose_ids = {id(b) for b in prose}
-    if leaf and not scope_root and path and canonical_section(path[-1]) is None \
-            and not any(b.kind in ("item", "table") for b in section.blocks) and framework is None:
+    if (
+        leaf
+        and not scope_root
+        and path
+        and canonical_section(path[-1]) is None
+        and not any(b.kind in ("item", "table") for b in section.blocks)
+        and framework is None
+    ):
         if prose:  # a topic heading ("### TransferBench package not functional") is one note
             body = "\n\n".join(b.text for b in prose)
             yield note(body, section.line, title=path[-1])
@@ -181,8 +233,9 @@ def section_notes(section: Section, path: list[str], scope_root: bool) -> Iterat
                 if block.kind == "para" and block.strong and block.text.endswith(":"):
                     topic = block.strong.strip(" :")  # "**Maintenance**: the following:" + list
                 if id(block) in prose_ids and (leaf or scope_root) and block.text:
-                    yield note(block.text, block.line, block.strong.strip(" :")
-                               if block.strong else topic)
+                    yield note(
+                        block.text, block.line, block.strong.strip(" :") if block.strong else topic
+                    )
     for child in section.children:
         yield from section_notes(child, path + [child.title], False)
 
@@ -234,8 +287,11 @@ def parse(content: bytes, ctx: CollectContext, history: dict | None = None) -> I
     else:
         scopes = list(release_scopes(root, release_pattern(products)))
     if not scopes:
-        ctx.skip("document", f"no release heading naming {' or '.join(products)} x.y.z "
-                             "(has the page layout changed?); set `version` to read it whole")
+        ctx.skip(
+            "document",
+            f"no release heading naming {' or '.join(products)} x.y.z "
+            "(has the page layout changed?); set `version` to read it whole",
+        )
         return
     if history is None:
         history = load_history(ctx) if not all(_scope_date(s) for s, _ in scopes) else {}
@@ -254,22 +310,49 @@ def parse(content: bytes, ctx: CollectContext, history: dict | None = None) -> I
             date = history.get(version)
         if date is None:
             ctx.read_again = True  # the history may date it later
-            ctx.skip(where, f"no release date for {version} in the document, the release_date "
-                            "option or the release history; its notes are not stored")
+            ctx.skip(
+                where,
+                f"no release date for {version} in the document, the release_date "
+                "option or the release history; its notes are not stored",
+            )
             continue
         if ctx.option("releases") and version not in release_ids:
             release_ids.add(version)
-            yield Event(ctx.spec.id, ctx.spec.project, "release", f"release:{version}", date,
-                        section.title or f"{ctx.spec.project} {version}", url=url,
-                        version=version, regime=ctx.spec.regime,
-                        attrs=note_attrs(line=section.line, local=parsed.local))
+            yield Event(
+                ctx.spec.id,
+                ctx.spec.project,
+                "release",
+                f"release:{version}",
+                date,
+                section.title or f"{ctx.spec.project} {version}",
+                url=url,
+                version=version,
+                regime=ctx.spec.regime,
+                attrs=note_attrs(line=section.line, local=parsed.local),
+            )
         for item in section_notes(section, [], True):
             yield Event(
-                ctx.spec.id, ctx.spec.project, "note", ids(version, text_key(item.text)), date,
-                item.title, body=item.text, url=url, version=version, regime=ctx.spec.regime,
-                attrs=note_attrs(section=item.section, heading=item.heading, path=item.path,
-                                 line=item.line, topic=item.topic, release=section.title,
-                                 mentions=item.mentions, local=parsed.local))
+                ctx.spec.id,
+                ctx.spec.project,
+                "note",
+                ids(version, text_key(item.text)),
+                date,
+                item.title,
+                body=item.text,
+                url=url,
+                version=version,
+                regime=ctx.spec.regime,
+                attrs=note_attrs(
+                    section=item.section,
+                    heading=item.heading,
+                    path=item.path,
+                    line=item.line,
+                    topic=item.topic,
+                    release=section.title,
+                    mentions=item.mentions,
+                    local=parsed.local,
+                ),
+            )
 
 
 def collect(ctx: CollectContext) -> Iterator[Event]:

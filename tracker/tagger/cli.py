@@ -15,7 +15,6 @@ import click
 from tracker.tagger.features import ALL_REGIMES, CLASSES
 
 
-
 def _read_jsonl(stream) -> list[dict]:
     rows = []
     for n, line in enumerate(stream, 1):
@@ -35,20 +34,46 @@ def tag_rows(tagger, rows: list[dict]) -> list[dict]:
     """Each row plus ``tag``, ``tag_score``, ``regime``, ``mentions`` (other keys untouched)."""
     out = []
     for row, res in zip(rows, tagger.tag_many(rows)):
-        out.append({**row, "tag": res.tag, "tag_score": res.score, "regime": res.regime,
-                    "mentions": res.mentions})
+        out.append(
+            {
+                **row,
+                "tag": res.tag,
+                "tag_score": res.score,
+                "regime": res.regime,
+                "mentions": res.mentions,
+            }
+        )
     return out
 
 
 @click.command("tag")
-@click.option("--input", "input_path", type=click.Path(allow_dash=True),
-              help="JSONL of texts to tag ('-' = stdin); without it, tag the store's events.")
-@click.option("--output", "output_path", type=click.Path(allow_dash=True), default="-", show_default=True,
-              help="Where tagged JSONL goes with --input ('-' = stdout).")
-@click.option("--retag", is_flag=True, help="Store mode: re-tag every event, not only untagged ones.")
-@click.option("--set", "override", nargs=2, metavar="EVENT_ID CLASS",
-              help="Analyst override of one event's class (kept across re-tagging).")
-@click.option("--regime", type=click.Choice(ALL_REGIMES), help="With --set: the event's regime too.")
+@click.option(
+    "--input",
+    "input_path",
+    type=click.Path(allow_dash=True),
+    help="JSONL of texts to tag ('-' = stdin); without it, tag the store's events.",
+)
+@click.option(
+    "--output",
+    "output_path",
+    type=click.Path(allow_dash=True),
+    default="-",
+    show_default=True,
+    help="Where tagged JSONL goes with --input ('-' = stdout).",
+)
+@click.option(
+    "--retag", is_flag=True, help="Store mode: re-tag every event, not only untagged ones."
+)
+@click.option(
+    "--set",
+    "override",
+    nargs=2,
+    metavar="EVENT_ID CLASS",
+    help="Analyst override of one event's class (kept across re-tagging).",
+)
+@click.option(
+    "--regime", type=click.Choice(ALL_REGIMES), help="With --set: the event's regime too."
+)
 @click.pass_context
 def tag(ctx, input_path, output_path, retag, override, regime):
     """Tag texts with class (friction|optimization|neutral), regime and version mentions.
@@ -71,7 +96,9 @@ def tag(ctx, input_path, output_path, retag, override, regime):
             raise click.UsageError("--set and --input do not go together")
         event_id, cls = override
         if cls not in CLASSES:
-            raise click.BadParameter(f"class must be one of {', '.join(CLASSES)}", param_hint="--set")
+            raise click.BadParameter(
+                f"class must be one of {', '.join(CLASSES)}", param_hint="--set"
+            )
         store = _open_store(ctx)
         store.set_override(event_id, cls, regime)
         click.echo(f"override set: {event_id} -> {cls}" + (f" / {regime}" if regime else ""))
@@ -101,7 +128,9 @@ def _open_store(ctx):
 
     obj = ctx.find_root().obj or {}
     if "db_url" not in obj:
-        raise click.UsageError("no database configured (run through `tracker`, or set TRACKER_DATABASE_URL)")
+        raise click.UsageError(
+            "no database configured (run through `tracker`, or set TRACKER_DATABASE_URL)"
+        )
     store = open_store(obj["db_url"])
     store.ensure_current()
     return store
@@ -119,9 +148,16 @@ def tagger():
 
 
 @tagger.command("train")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Write the model here instead of the shipped tracker/tagger/model.")
-@click.option("--seed", type=int, default=None, help="Random seed (default: the fixed training seed).")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write the model here instead of the shipped tracker/tagger/model.",
+)
+@click.option(
+    "--seed", type=int, default=None, help="Random seed (default: the fixed training seed)."
+)
 def train_cmd(out_dir, seed):
     """Retrain the shipped model (fixed seed: same data, same model).
 
@@ -138,7 +174,11 @@ def train_cmd(out_dir, seed):
 
     from tracker.tagger.train import MODEL_DIR, SEED, run
 
-    run(out_dir=Path(out_dir) if out_dir else MODEL_DIR, seed=SEED if seed is None else seed, log=click.echo)
+    run(
+        out_dir=Path(out_dir) if out_dir else MODEL_DIR,
+        seed=SEED if seed is None else seed,
+        log=click.echo,
+    )
 
 
 @tagger.command("evaluate")
@@ -160,7 +200,9 @@ def evaluate_cmd(file):
         rows = _read_jsonl(fin)
     bad = [i for i, r in enumerate(rows, 1) if r.get("label") not in CLASSES]
     if bad:
-        raise click.ClickException(f"lines without a valid label ({', '.join(CLASSES)}): {bad[:10]}")
+        raise click.ClickException(
+            f"lines without a valid label ({', '.join(CLASSES)}): {bad[:10]}"
+        )
     cls, reg, _ = evaluate_rows(load_tagger(), rows)
     click.echo(format_report(cls, reg))
 

@@ -52,18 +52,24 @@ _FW = r"(?:py)?torch|jaxlib|jax|vllm|tensorflow|triton"
 _V = r"v?\d+\.\d+(?:\.\d+)*(?:\.[x*])?(?:(?:rc|a|b|dev|post)\d*)?(?:\+[\w.]+)?"
 # A framework version, optionally a list: "PyTorch 2.6, 2.5 and 2.4", "torch==2.9.1", "JAX v0.8".
 _END = r"(?!\w|\.\w)"  # a version ends at a non-word character or a sentence's full stop
-_FWV = rf"\b(?:{_FW})(?:\s+versions?)?(?:\s+to)?\s*(?:[=<>~!@]=?\s*)?{_V}{_END}" \
-       rf"(?:\s*(?:,\s*and|,\s*or|,|and|or|&|/)\s*{_V}{_END})*"
+_FWV = (
+    rf"\b(?:{_FW})(?:\s+versions?)?(?:\s+to)?\s*(?:[=<>~!@]=?\s*)?{_V}{_END}"
+    rf"(?:\s*(?:,\s*and|,\s*or|,|and|or|&|/)\s*{_V}{_END})*"
+)
 # Verbs / phrases whose object is a version.
-_FRAME = (r"support(?:s|ed|ing)?|compatib\w*|upgrad\w*|updat\w*|bump\w*|pin(?:s|ned|ning)?|built|builds?"
-          r"|tested|validated|certified|requires?|required|requirements?|minimum|based|moved?|migrat\w*"
-          r"|switch\w*|uses?|ships?|works?|adds?|added|adding|introduc\w*|enabl\w*|publish\w*")
+_FRAME = (
+    r"support(?:s|ed|ing)?|compatib\w*|upgrad\w*|updat\w*|bump\w*|pin(?:s|ned|ning)?|built|builds?"
+    r"|tested|validated|certified|requires?|required|requirements?|minimum|based|moved?|migrat\w*"
+    r"|switch\w*|uses?|ships?|works?|adds?|added|adding|introduc\w*|enabl\w*|publish\w*"
+)
 _BUMP = r"upgrad\w*|updat\w*|bump\w*|pin(?:s|ned|ning)?|moved?|switch\w*|requires?|minimum"
 _GAP = r"[^.;!?\n]{0,80}?"
 _OBJECT = re.compile(rf"\b(?:{_FRAME})\b(?P<gap>{_GAP})(?:{_FWV})", re.I)
 _SUBJECT = re.compile(
     rf"(?:{_FWV})\s*(?:\([^)]{{0,40}}\)\s*)?(?:(?:is|are|has been|have been|was|were)\s+)?(?:now\s+)?"
-    rf"(?:officially\s+|fully\s+)?(?:supported|compatible|support|validated|tested|certified|available)\b", re.I)
+    rf"(?:officially\s+|fully\s+)?(?:supported|compatible|support|validated|tested|certified|available)\b",
+    re.I,
+)
 _BUMP_VERSION = re.compile(rf"\b(?:{_BUMP})\b(?P<gap>{_GAP})(?<![\w.]){_V}{_END}", re.I)
 
 # Cues that make the head about something else than a version note.
@@ -71,20 +77,28 @@ _FRICTION = re.compile(
     r"\b(?:fix\w*|bug\w*|crash\w*|errors?|exception|fail\w*|broken|break(?:s|ing)?|regress\w*|hang\w*|issues?"
     r"|known|workaround|slow\w*|missing|unsupported|incompatib\w*|not|cannot|can't|won't|doesn't|don't|isn't"
     r"|aren't|only|oom|leak\w*|wrong|incorrect|segfault\w*|timeouts?|timed out|flaky|disabled?|degrad\w*"
-    r"|worse|drop(?:s|ped)?|why|unable|problem\w*|warning\w*|limitation\w*|no|without)\b", re.I)
+    r"|worse|drop(?:s|ped)?|why|unable|problem\w*|warning\w*|limitation\w*|no|without)\b",
+    re.I,
+)
 _OPTIMIZATION = re.compile(
     r"\b(?:kernels?|fp\d+|bf16|int[48]|mxfp\w*|nvfp4|quantiz\w*|speed\w*|faster|perf|performance|optimi\w*"
     r"|throughput|latency|memory|collectives?|attention|fus(?:ed|ion)|tun(?:ed|ing)|efficien\w*|improv\w*"
-    r"|accelerat(?:e|ed|es|ion)|reduc\w*|new models?)\b", re.I)
+    r"|accelerat(?:e|ed|es|ion)|reduc\w*|new models?)\b",
+    re.I,
+)
 # Hardware and accelerator features: in the gap they are the real object ("support for Trn2 ...").
 _HARDWARE = re.compile(
     r"\b(?:trn\d\w*|inf\d\w*|trainium\d*|inferentia\d*|mi\d{3}\w*|gfx\d+\w*|v\d+(?:e|p|x|litepod)\w*"
     r"|ironwood|trillium|[abh]\d{2,3}s?|gb\d{3}|gh\d{3}|instinct|radeon|[rc]dna\d?|blackwell|hopper"
-    r"|tpu\s*v\d\w*|sm_?\d{2,3}\w*|fp\d+|bf16|int[48])\b", re.I)
+    r"|tpu\s*v\d\w*|sm_?\d{2,3}\w*|fp\d+|bf16|int[48])\b",
+    re.I,
+)
 # A defect named in a version-change head makes it friction ("Upgrading to torch 2.9 breaks ...").
 _DEFECT = re.compile(
     r"\b(?:break(?:s|ing)?|broke|broken|fail\w*|crash\w*|regress\w*|slower|hang(?:s|ing)?|segfault\w*|nans?"
-    r"|errors?|oom|deadlock\w*|corrupt\w*)\b", re.I)
+    r"|errors?|oom|deadlock\w*|corrupt\w*)\b",
+    re.I,
+)
 _SENTENCE_END = re.compile(r"[.!?;]\s")
 _DOTTED = re.compile(r"\d\.\d")
 _PSEUDO = re.compile(r"(?:zz\w+ )+")
@@ -95,9 +109,9 @@ def head(text: str) -> str:
     if text.startswith("zz"):
         text = _PSEUDO.sub("", text, count=1)
     nl = text.find("\n")
-    first = text[:HEAD_CHARS] if nl < 0 else text[:min(nl, HEAD_CHARS)]
+    first = text[:HEAD_CHARS] if nl < 0 else text[: min(nl, HEAD_CHARS)]
     m = _SENTENCE_END.search(first)
-    return first[:m.start()] if m else first
+    return first[: m.start()] if m else first
 
 
 def _gap_ok(gap: str) -> bool:
@@ -149,7 +163,10 @@ def apply(probs: list[float], winner: int) -> list[float]:
     p = [x / total for x in probs]
     keep = max(p[winner], RULE_SCORE)
     rest = 1.0 - p[winner]
-    return [keep if i == winner else (x / rest * (1.0 - keep) if rest > 0 else 0.0) for i, x in enumerate(p)]
+    return [
+        keep if i == winner else (x / rest * (1.0 - keep) if rest > 0 else 0.0)
+        for i, x in enumerate(p)
+    ]
 
 
 @Language.factory("tracker_compat")
@@ -169,4 +186,3 @@ class CompatRule(Stateless):
             new = apply([doc.cats[k] for k in labels], labels.index(cls))
             doc.cats = dict(zip(labels, new))
         return doc
-

@@ -37,8 +37,13 @@ REPO = Path(__file__).resolve().parents[2]
 OWN_DATA = Path(__file__).resolve().parent / "data"
 DEV_MODULO = 5
 
-WEAK_SECTION_LABELS = {"known": "friction", "fixes": "friction", "perf": "optimization",
-                       "deprecations": "neutral", "docs": "neutral"}
+WEAK_SECTION_LABELS = {
+    "known": "friction",
+    "fixes": "friction",
+    "perf": "optimization",
+    "deprecations": "neutral",
+    "docs": "neutral",
+}
 # Neuron's "Improvements" items are mostly new capabilities (optimization); other feature-like
 # headings ("What's New", "Added", "New features") mix support notes, docs and APIs: no label.
 WEAK_EXACT_HEADINGS = {"improvements": "optimization"}
@@ -79,15 +84,27 @@ def _read_jsonl(path: Path, kind: str) -> list[Example]:
         if not line.strip():
             continue
         row = json.loads(line)
-        out.append(Example(row["text"], row["label"], row.get("regime", "none"),
-                           row.get("source") or f"{path.name}:{n}", row.get("kind", kind), row.get("section")))
+        out.append(
+            Example(
+                row["text"],
+                row["label"],
+                row.get("regime", "none"),
+                row.get("source") or f"{path.name}:{n}",
+                row.get("kind", kind),
+                row.get("section"),
+            )
+        )
     return out
 
 
 def load_field() -> list[Example]:
     """The shared labelled texts ([] when the folder is absent)."""
     d = training_dir()
-    return [ex for p in sorted(d.glob("tagger_train_*.jsonl")) for ex in _read_jsonl(p, "field")] if d.is_dir() else []
+    return (
+        [ex for p in sorted(d.glob("tagger_train_*.jsonl")) for ex in _read_jsonl(p, "field")]
+        if d.is_dir()
+        else []
+    )
 
 
 def load_own() -> list[Example]:
@@ -157,8 +174,9 @@ def weak_label(heading: str, text: str) -> str | None:
     from tracker.tagger.features import canonical_section, clean
 
     sec = canonical_section(heading)
-    label = WEAK_EXACT_HEADINGS.get(heading.strip().lower()) or \
-        WEAK_SECTION_LABELS.get((sec or "").removeprefix("zzsection_"))
+    label = WEAK_EXACT_HEADINGS.get(heading.strip().lower()) or WEAK_SECTION_LABELS.get(
+        (sec or "").removeprefix("zzsection_")
+    )
     if not label:
         return None
     if _FIXED.match(text):
@@ -181,7 +199,9 @@ def load_weak(exclude_texts: set[str] = frozenset()) -> list[Example]:
         if not path.is_file():
             continue
         rel = path.relative_to(root).as_posix()
-        for heading, text, line in section_items(path.read_text(encoding="utf-8", errors="replace")):
+        for heading, text, line in section_items(
+            path.read_text(encoding="utf-8", errors="replace")
+        ):
             label = weak_label(heading, text)
             key = _key(text)
             if not label or len(text) < 25 or key in seen:

@@ -52,13 +52,20 @@ def evaluate_rows(tagger, rows: list[dict]) -> tuple[Scores, Scores | None, list
     results = tagger.tag_many(rows)
     cls = score([r["label"] for r in rows], [t.tag for t in results], CLASSES)
     with_regime = [(r["regime"], t.regime) for r, t in zip(rows, results) if r.get("regime")]
-    reg = score([g for g, _ in with_regime], [p for _, p in with_regime], ALL_REGIMES) if with_regime else None
+    reg = (
+        score([g for g, _ in with_regime], [p for _, p in with_regime], ALL_REGIMES)
+        if with_regime
+        else None
+    )
     return cls, reg, results
 
 
 def format_scores(title: str, s: Scores) -> str:
     """A plain-text table: per label P/R/F1/support, macro-F1, accuracy, confusion matrix."""
-    lines = [f"{title} (n={s.n})", f"{'label':<14}{'precision':>10}{'recall':>10}{'f1':>10}{'support':>9}"]
+    lines = [
+        f"{title} (n={s.n})",
+        f"{'label':<14}{'precision':>10}{'recall':>10}{'f1':>10}{'support':>9}",
+    ]
     for lab in s.labels:
         p, r, f, n = s.per_label[lab]
         lines.append(f"{lab:<14}{p:>10.3f}{r:>10.3f}{f:>10.3f}{n:>9d}")

@@ -37,26 +37,71 @@ _SECTIONS = (
     ("known", ("known issue", "known limitation", "limitation", "known bug")),
     ("fixes", ("resolved issue", "bug fix", "bugfix", "fixed", "fixes", "bugs", "resolved")),
     ("perf", ("optimization", "optimisation", "performance")),
-    ("deprecations", ("deprecat", "removal", "removed", "breaking", "deletion", "end of support", "upcoming change")),
+    (
+        "deprecations",
+        (
+            "deprecat",
+            "removal",
+            "removed",
+            "breaking",
+            "deletion",
+            "end of support",
+            "upcoming change",
+        ),
+    ),
     ("docs", ("documentation", "docs")),
-    ("features", ("new feature", "feature", "improvement", "enhancement", "highlight", "what's new", "added")),
+    (
+        "features",
+        (
+            "new feature",
+            "feature",
+            "improvement",
+            "enhancement",
+            "highlight",
+            "what's new",
+            "added",
+        ),
+    ),
     ("changes", ("change", "update", "notable")),
 )
 
 # GitHub label keyword -> (friction, optimization, neutral) prior; first match wins.
 _LABELS = (
     (("regression",), (0.92, 0.03, 0.05)),
-    (("flaky", "ci failure", "test failure", "disabled", "crash", "hang", "broken", "oom"), (0.90, 0.03, 0.07)),
+    (
+        ("flaky", "ci failure", "test failure", "disabled", "crash", "hang", "broken", "oom"),
+        (0.90, 0.03, 0.07),
+    ),
     (("bug", "defect", "error", "incorrect", "type: fix", "kind/fix"), (0.88, 0.04, 0.08)),
     (("performance", "perf"), (0.45, 0.45, 0.10)),
-    (("feature", "enhancement", "rfc", "proposal", "new model", "improvement", "request"), (0.08, 0.80, 0.12)),
+    (
+        ("feature", "enhancement", "rfc", "proposal", "new model", "improvement", "request"),
+        (0.08, 0.80, 0.12),
+    ),
     (("question", "usage", "how to", "how-to", "support", "help"), (0.20, 0.05, 0.75)),
     (("doc",), (0.05, 0.05, 0.90)),
     (("refactor", "cleanup", "chore", "dependencies", "deprecat", "release"), (0.08, 0.07, 0.85)),
 )
-_IGNORED_LABELS = ("help wanted", "good first issue", "triage", "stale", "wontfix", "duplicate", "invalid")
-_LABEL_REGIMES = (("rocm", "rocm"), ("amd", "rocm"), ("tpu", "xla"), ("xla", "xla"), ("neuron", "neuron"),
-                  ("trainium", "neuron"), ("inferentia", "neuron"), ("cuda", "cuda"), ("nvidia", "cuda"))
+_IGNORED_LABELS = (
+    "help wanted",
+    "good first issue",
+    "triage",
+    "stale",
+    "wontfix",
+    "duplicate",
+    "invalid",
+)
+_LABEL_REGIMES = (
+    ("rocm", "rocm"),
+    ("amd", "rocm"),
+    ("tpu", "xla"),
+    ("xla", "xla"),
+    ("neuron", "neuron"),
+    ("trainium", "neuron"),
+    ("inferentia", "neuron"),
+    ("cuda", "cuda"),
+    ("nvidia", "cuda"),
+)
 
 _MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
@@ -68,7 +113,7 @@ _BLANKS = re.compile(r"\n\s*\n+")
 _SPACES = re.compile(r"[ \t\f\v\r]+")
 _DECOR = re.compile(r"^[=\-~^\"'*#+`]{3,}\s*$", re.M)  # RST underlines, horizontal rules
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]")
-_DECOR_TRIGGERS = ("===", "---", "~~~", "^^^", "***", "###", "+++", "\"\"\"", "```")
+_DECOR_TRIGGERS = ("===", "---", "~~~", "^^^", "***", "###", "+++", '"""', "```")
 _ASCII_CONTROL = {i: " " for i in (*range(0, 9), *range(11, 32), 127)}
 _ASCII_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # ASCII characters that could make one of the passes in ``clean`` do work (with the checks for
@@ -77,15 +122,24 @@ _ASCII_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # matter as part of a longer trigger ("==" in "torch==2.9.1" is not "==="), checked on a hit.
 _TRIGGERS = '<`*]=~^#+"\t\r\f\v' + "".join(map(chr, (*range(0, 9), *range(11, 32), 127)))
 _NOT_TRIGGER = bytes(b for b in range(256) if chr(b) not in _TRIGGERS)
-_ONLY_AS_PART_OF = {"*": "**", "]": "](", "=": "===", "~": "~~~", "^": "^^^", "#": "###", "+": "+++", '"': '"""'}
+_ONLY_AS_PART_OF = {
+    "*": "**",
+    "]": "](",
+    "=": "===",
+    "~": "~~~",
+    "^": "^^^",
+    "#": "###",
+    "+": "+++",
+    '"': '"""',
+}
 _TWO_LETTERS = re.compile(r"[A-Za-z].{0,40}?[A-Za-z]", re.S)
 
 
 class Prepared(NamedTuple):
     """What the pipeline needs for one item: the model text and the side signals."""
 
-    text: str               # cleaned, truncated, with the section pseudo-token (may be "")
-    empty: bool             # nothing to go on
+    text: str  # cleaned, truncated, with the section pseudo-token (may be "")
+    empty: bool  # nothing to go on
     prior: tuple[float, float, float] | None  # from labels, in CLASSES order
     label_regime: str | None
 

@@ -70,9 +70,18 @@ _NOT_CUES = re.compile(
     re.I | re.X,
 )
 # Framework names that start a version mention ("PyTorch 2.9", "torch==2.9.1", "vLLM v0.13.0").
-FRAMEWORKS = {"pytorch": "pytorch", "torch": "pytorch", "jax": "jax", "jaxlib": "jaxlib", "vllm": "vllm",
-              "tensorflow": "tensorflow", "triton": "triton"}
-_FRAMEWORK = re.compile(r"(pytorch|torch|jaxlib|jax|vllm|tensorflow|triton)([=<>~!@-]+v?\d\S*)?", re.I)
+FRAMEWORKS = {
+    "pytorch": "pytorch",
+    "torch": "pytorch",
+    "jax": "jax",
+    "jaxlib": "jaxlib",
+    "vllm": "vllm",
+    "tensorflow": "tensorflow",
+    "triton": "triton",
+}
+_FRAMEWORK = re.compile(
+    r"(pytorch|torch|jaxlib|jax|vllm|tensorflow|triton)([=<>~!@-]+v?\d\S*)?", re.I
+)
 _VERSION = re.compile(r"v?\d+(\.\d+)+([a-z]+\d*)?(\+\w+)?|v\d+", re.I)
 _NUM = re.compile(r"[-+]?\d[\d,._]*%?x?")
 _URL = re.compile(r"(https?://|www\.)\S+", re.I)
@@ -106,7 +115,11 @@ def stem(word: str) -> str:
     if len(word) < 4 or not word.isalpha():
         return word
     for suf in _SUFFIXES:
-        if word.endswith(suf) and len(word) - len(suf) >= 3 and not (suf == "s" and word.endswith("ss")):
+        if (
+            word.endswith(suf)
+            and len(word) - len(suf) >= 3
+            and not (suf == "s" and word.endswith("ss"))
+        ):
             return word[: -len(suf)]
     return word
 

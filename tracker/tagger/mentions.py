@@ -59,34 +59,78 @@ _LAST_CLAUSE_END = re.compile(r"(?s:.*)[.!?;\n|](?:(?<=[\n|])|\s)")
 # its literal, so a status whose literals are all absent is skipped without running its regex.
 _STATUS_CUES = {
     "dropped": (
-        ("end of", r"end of[- ](life|support)"), ("end-of", r"end-of[- ](life|support)"), ("eol", r"\beol\b"),
+        ("end of", r"end of[- ](life|support)"),
+        ("end-of", r"end-of[- ](life|support)"),
+        ("eol", r"\beol\b"),
         ("deprecat", r"deprecat"),
-        ("remov", r"\bremov"), ("no longer", r"no longer (be )?(support|maintain|available)"),
-        ("drop", r"drop(ped|s|ping)? (the )?support"), ("discontinu", r"discontinu"),
-        ("last ", r"last (release|version) (to|that) support"), ("sunset", r"sunset"), ("retir", r"retir"),
+        ("remov", r"\bremov"),
+        ("no longer", r"no longer (be )?(support|maintain|available)"),
+        ("drop", r"drop(ped|s|ping)? (the )?support"),
+        ("discontinu", r"discontinu"),
+        ("last ", r"last (release|version) (to|that) support"),
+        ("sunset", r"sunset"),
+        ("retir", r"retir"),
     ),
     "planned": (
-        ("plann", r"\bplann"), ("future release", r"future release"), ("upcoming", r"upcoming"),
-        ("coming soon", r"coming soon"), ("roadmap", r"roadmap"),
-        ("will ", r"will (be )?(add|support|enable|introduc|available|provid)|will (also )?be supported"),
-        ("in a ", r"in a (later|future|subsequent)"), ("next ", r"next (\w+ )?release"),
-        ("is expected", r"is expected"), ("targeted for", r"targeted for"),
+        ("plann", r"\bplann"),
+        ("future release", r"future release"),
+        ("upcoming", r"upcoming"),
+        ("coming soon", r"coming soon"),
+        ("roadmap", r"roadmap"),
+        (
+            "will ",
+            r"will (be )?(add|support|enable|introduc|available|provid)|will (also )?be supported",
+        ),
+        ("in a ", r"in a (later|future|subsequent)"),
+        ("next ", r"next (\w+ )?release"),
+        ("is expected", r"is expected"),
+        ("targeted for", r"targeted for"),
     ),
     "other": (
-        ("not ", r"\bnot (yet |officially )?(be )?(support|compatible|work)"), ("unsupported", r"unsupported"),
-        ("does", r"does ?n[o']t (support|work)"), ("don", r"\bdon'?t support"), ("incompatib", r"\bincompatib"),
-        ("error", r"\berror"), ("fail", r"\bfail"), ("crash", r"\bcrash"), ("bug", r"\bbug\b"),
-        ("regress", r"regress"), ("slower", r"\bslower"), ("faster than", r"\bfaster than"), ("than", r"\bthan\b"),
-        ("vs", r"\bvs\.?\b"), ("versus", r"\bversus\b"), ("broken", r"\bbroken"), ("break", r"\bbreaks?\b"),
-        ("hang", r"\bhang"), ("segfault", r"segfault"), ("issue with", r"\bissue with"),
+        ("not ", r"\bnot (yet |officially )?(be )?(support|compatible|work)"),
+        ("unsupported", r"unsupported"),
+        ("does", r"does ?n[o']t (support|work)"),
+        ("don", r"\bdon'?t support"),
+        ("incompatib", r"\bincompatib"),
+        ("error", r"\berror"),
+        ("fail", r"\bfail"),
+        ("crash", r"\bcrash"),
+        ("bug", r"\bbug\b"),
+        ("regress", r"regress"),
+        ("slower", r"\bslower"),
+        ("faster than", r"\bfaster than"),
+        ("than", r"\bthan\b"),
+        ("vs", r"\bvs\.?\b"),
+        ("versus", r"\bversus\b"),
+        ("broken", r"\bbroken"),
+        ("break", r"\bbreaks?\b"),
+        ("hang", r"\bhang"),
+        ("segfault", r"segfault"),
+        ("issue with", r"\bissue with"),
     ),
     "supported": (
-        ("support", r"support"), ("compatib", r"compatib"), ("add", r"\badd(s|ed|ing)?\b"), ("upgrad", r"upgrad"),
-        ("updat", r"\bupdat"), ("bump", r"\bbump"), ("built ", r"built (with|on|against)"), ("based on", r"based on"),
-        ("tested", r"tested"), ("validat", r"validat"), ("certif", r"certif"), ("enabl", r"\benabl"),
-        ("available", r"\bavailable"), ("work", r"works? with"), ("introduc", r"introduc"),
-        ("now ", r"now (uses|ships|requires)"), ("require", r"\brequires?\b"), ("ship", r"ships? with"),
-        ("pinned", r"\bpinned"), ("provide", r"\bprovides?"), ("include", r"\bincludes?"), ("minimum", r"\bminimum"),
+        ("support", r"support"),
+        ("compatib", r"compatib"),
+        ("add", r"\badd(s|ed|ing)?\b"),
+        ("upgrad", r"upgrad"),
+        ("updat", r"\bupdat"),
+        ("bump", r"\bbump"),
+        ("built ", r"built (with|on|against)"),
+        ("based on", r"based on"),
+        ("tested", r"tested"),
+        ("validat", r"validat"),
+        ("certif", r"certif"),
+        ("enabl", r"\benabl"),
+        ("available", r"\bavailable"),
+        ("work", r"works? with"),
+        ("introduc", r"introduc"),
+        ("now ", r"now (uses|ships|requires)"),
+        ("require", r"\brequires?\b"),
+        ("ship", r"ships? with"),
+        ("pinned", r"\bpinned"),
+        ("provide", r"\bprovides?"),
+        ("include", r"\bincludes?"),
+        ("minimum", r"\bminimum"),
     ),
 }
 
@@ -103,15 +147,24 @@ def _fast_boundary(rx: str) -> str:
     return rx
 
 
-_STATUS = tuple((status, tuple(lit for lit, _ in cues), re.compile("|".join(_fast_boundary(rx) for _, rx in cues)))
-                for status, cues in _STATUS_CUES.items())
+_STATUS = tuple(
+    (
+        status,
+        tuple(lit for lit, _ in cues),
+        re.compile("|".join(_fast_boundary(rx) for _, rx in cues)),
+    )
+    for status, cues in _STATUS_CUES.items()
+)
 
 # The same cues, one by one, for the anchored check in ``status_of``: every match of a cue's regex
 # starts with its literal (``tests/test_tagger.py`` checks this), so the status regex matches
 # somewhere in a clause exactly when some cue matches at some occurrence of its literal.
-_CUES = tuple((status, lit, re.compile(_fast_boundary(rx)), bit)
-              for bit, (status, lit, rx) in enumerate((st, lit, rx) for st, cues in _STATUS_CUES.items()
-                                                      for lit, rx in cues))
+_CUES = tuple(
+    (status, lit, re.compile(_fast_boundary(rx)), bit)
+    for bit, (status, lit, rx) in enumerate(
+        (st, lit, rx) for st, cues in _STATUS_CUES.items() for lit, rx in cues
+    )
+)
 
 
 def _word_cues(word: str) -> int:
@@ -124,7 +177,7 @@ def _word_cues(word: str) -> int:
     bits = 0
     for status, lit, _, bit in _CUES:
         head, space, _ = lit.partition(" ")
-        if (word.endswith(head) if space else lit in word):
+        if word.endswith(head) if space else lit in word:
             bits |= 1 << bit
     return bits
 
@@ -225,8 +278,11 @@ def _clause_bounds(text: str, pos: int) -> tuple[int, int]:
 # verb that frames support follows ("supports 2.9 and deprecates 2.6", "adds 2.9 and will add
 # 2.10"), not at "and" in a list ("PyTorch 2.9 and 2.8 are supported").
 _BOUNDARY_WORDS = (" but ", " while ", " whereas ", " and ")
-_FRAMING_VERB = re.compile(r"(?:will|deprecat|remov|drop|add|includ|improv|fix|introduc|updat|upgrad"
-                           r"|enabl|no longer|discontinu|end)\w*\b", re.I)
+_FRAMING_VERB = re.compile(
+    r"(?:will|deprecat|remov|drop|add|includ|improv|fix|introduc|updat|upgrad"
+    r"|enabl|no longer|discontinu|end)\w*\b",
+    re.I,
+)
 
 
 def _part(text: str, start: int, end: int, pos: int) -> str:
@@ -234,8 +290,12 @@ def _part(text: str, start: int, end: int, pos: int) -> str:
     mention the cues of its own statement, not of the other one. (Plain ``find`` per boundary
     word: a regex alternation scanned every space and cost a third of the mention time.)"""
     clause = text[start:end]
-    if " and " not in clause and " but " not in clause and " while " not in clause \
-            and " whereas " not in clause:
+    if (
+        " and " not in clause
+        and " but " not in clause
+        and " while " not in clause
+        and " whereas " not in clause
+    ):
         return clause  # most clauses: one statement
     lo, hi = start, end
     for word in _BOUNDARY_WORDS:
@@ -252,7 +312,9 @@ def _part(text: str, start: int, end: int, pos: int) -> str:
     return text[lo:hi]
 
 
-def extract_mentions(doc: Doc, anchors: list[int] | None = None, text: str | None = None) -> list[dict]:
+def extract_mentions(
+    doc: Doc, anchors: list[int] | None = None, text: str | None = None
+) -> list[dict]:
     """All framework-version mentions in ``doc`` as ``{framework, version, status}`` dicts.
 
     ``anchors``: token indices of framework names if the caller already found them; None scans

@@ -29,7 +29,10 @@ from thinc.api import Model
 
 _OPEN, _CLOSE = hash_string("["), hash_string("]")
 # Leading punctuation skipped before the lead word (Markdown emphasis, list marks, quotes, colons).
-_SKIP = frozenset(hash_string(c) for c in ("*", "-", "#", ":", ">", "`", "'", '"', "(", ")", "_", "|", ".", "!", "~"))
+_SKIP = frozenset(
+    hash_string(c)
+    for c in ("*", "-", "#", ":", ">", "`", "'", '"', "(", ")", "_", "|", ".", "!", "~")
+)
 _LEAD_SALT = numpy.uint64(hash_string("zzlead"))
 _TITLE_SALT = numpy.uint64(hash_string("zztitle"))
 _NEWLINES = numpy.asarray(sorted(hash_string(s) for s in ("\n", "\n ", "\n\n")), dtype="uint64")
@@ -63,7 +66,7 @@ class NormColumns(NamedTuple):
     token count (the tagger's fast path has them from ``Doc.to_array`` for its rules)."""
 
     norms: numpy.ndarray  # uint64
-    lens: numpy.ndarray   # int64, one per Doc
+    lens: numpy.ndarray  # int64, one per Doc
 
 
 def _lead_keys(uni: numpy.ndarray, lens: numpy.ndarray) -> tuple[numpy.ndarray, numpy.ndarray]:
@@ -80,7 +83,7 @@ def _lead_keys(uni: numpy.ndarray, lens: numpy.ndarray) -> tuple[numpy.ndarray, 
     if odd.any():
         keep = numpy.ones(len(docs), dtype=bool)
         for i in numpy.flatnonzero(odd).tolist():
-            head = uni[starts[i]:starts[i] + min(int(lens[docs[i]]), _SCAN)].tolist()
+            head = uni[starts[i] : starts[i] + min(int(lens[docs[i]]), _SCAN)].tolist()
             j = lead_index(head)
             if j >= 0:
                 first[i] = head[j]
@@ -103,7 +106,9 @@ def _title_lens(uni: numpy.ndarray, lens: numpy.ndarray, doc_ids: numpy.ndarray)
     return numpy.minimum(title, TITLE_MAX)
 
 
-def extract_ngrams_batched(ngram_size: int, attr: int = LOWER, lead: bool = False, title: bool = False) -> Model:
+def extract_ngrams_batched(
+    ngram_size: int, attr: int = LOWER, lead: bool = False, title: bool = False
+) -> Model:
     """Thinc layer: ``List[Doc] -> (keys uint64, counts float32, lengths int32)``.
 
     Instead of Docs the layer also takes each Doc's ``attr`` column as a numpy array, or a
@@ -132,7 +137,11 @@ def _forward(model: Model, docs, is_train: bool):
         uni = None
     if not n_docs or not lens.sum():
         empty = numpy.zeros((0,), dtype="uint64")
-        return (empty, numpy.zeros((0,), dtype="f"), numpy.zeros((n_docs,), dtype="int32")), _no_backprop
+        return (
+            empty,
+            numpy.zeros((0,), dtype="f"),
+            numpy.zeros((n_docs,), dtype="int32"),
+        ), _no_backprop
     if uni is None:
         uni = numpy.ascontiguousarray(numpy.concatenate(arrays).astype("uint64", copy=False))
     doc_ids = numpy.repeat(numpy.arange(n_docs), lens)
@@ -146,7 +155,9 @@ def _forward(model: Model, docs, is_train: bool):
     # Repeated n-grams stay as repeated entries with count 1: the sparse linear layer sums
     # W[key] * count, so this equals spaCy's unique-with-counts form without sorting the keys.
     n_max = model.attrs["ngram_size"]
-    part_lens = [lens] + [numpy.maximum(lens - (n - 1), 0) for n in range(2, n_max + 1) if len(uni) >= n]
+    part_lens = [lens] + [
+        numpy.maximum(lens - (n - 1), 0) for n in range(2, n_max + 1) if len(uni) >= n
+    ]
     lengths = numpy.sum(part_lens, axis=0)
     if lead:
         lengths[lead_docs] += 1
@@ -155,7 +166,9 @@ def _forward(model: Model, docs, is_train: bool):
         title_lens = _title_lens(uni, lens, doc_ids)
         lengths = lengths + title_lens
     out_start = numpy.cumsum(lengths) - lengths
-    base = out_start - (numpy.cumsum(lens) - lens)  # output start - first global index, per document
+    base = out_start - (
+        numpy.cumsum(lens) - lens
+    )  # output start - first global index, per document
     total = int(lengths.sum())
     out = numpy.empty(total, dtype="uint64")
     out[numpy.arange(len(uni)) + base[doc_ids]] = uni
@@ -163,10 +176,14 @@ def _forward(model: Model, docs, is_train: bool):
         base = base + part_lens[n - 2]  # past the previous part; window g covers uni[g : g + n]
         grams = numpy.asarray(ops.ngrams(n, uni))
         first = doc_ids[: len(grams)]
-        same_doc = numpy.flatnonzero(first == doc_ids[n - 1:])  # drop windows straddling two documents
+        same_doc = numpy.flatnonzero(
+            first == doc_ids[n - 1 :]
+        )  # drop windows straddling two documents
         out[same_doc + base[first[same_doc]]] = grams[same_doc]
     if lead:
-        out[out_start[lead_docs] + lengths[lead_docs] - 1 - (title_lens[lead_docs] if title else 0)] = lead_keys
+        out[
+            out_start[lead_docs] + lengths[lead_docs] - 1 - (title_lens[lead_docs] if title else 0)
+        ] = lead_keys
     if title:
         pos_in_doc = numpy.arange(len(uni)) - (numpy.cumsum(lens) - lens)[doc_ids]
         is_title = pos_in_doc < title_lens[doc_ids]

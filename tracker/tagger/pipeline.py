@@ -27,10 +27,11 @@ Combination (``Tagger.tag_many``):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
 from itertools import islice
 from pathlib import Path
-from typing import NamedTuple, Iterable, Optional
+from typing import NamedTuple
 
 import numpy
 import spacy
@@ -42,12 +43,12 @@ from thinc.api import Logistic, Model, SparseLinear_v2, chain, resizable, softma
 
 from tracker.gcpause import gc_paused
 from tracker.tagger import rules  # noqa: F401  (registers the "tracker_rules" factory)
-from tracker.tagger.compat import version_note_class
 from tracker.tagger.compat import apply as apply_compat  # also registers "tracker_compat"
-from tracker.tagger.rules import text_rows
+from tracker.tagger.compat import version_note_class
 from tracker.tagger.features import CLASSES, prepare
 from tracker.tagger.lexicon import install_norms
 from tracker.tagger.ngrams import NormColumns, extract_ngrams_batched
+from tracker.tagger.rules import text_rows
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 TAGGER_VERSION = "1.3.0"
@@ -56,13 +57,23 @@ _CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
 _NEG_VALUE = -5000.0
 
 
-def _bow_norm(exclusive_classes: bool, ngram_size: int, length: int, nO: Optional[int], lead: bool,
-              title: bool = False) -> Model:
+def _bow_norm(
+    exclusive_classes: bool,
+    ngram_size: int,
+    length: int,
+    nO: int | None,
+    lead: bool,
+    title: bool = False,
+) -> Model:
     length = 2 ** (length - 1).bit_length()
     sparse = SparseLinear_v2(nO=nO, length=length)
     fill = {"b": _NEG_VALUE, "W": 0}
-    resizable_layer = resizable(sparse, resize_layer=partial(resize_linear_weighted, fill_defaults=fill))
-    model = chain(extract_ngrams_batched(ngram_size, attr=NORM, lead=lead, title=title), resizable_layer)
+    resizable_layer = resizable(
+        sparse, resize_layer=partial(resize_linear_weighted, fill_defaults=fill)
+    )
+    model = chain(
+        extract_ngrams_batched(ngram_size, attr=NORM, lead=lead, title=title), resizable_layer
+    )
     out = softmax_activation() if exclusive_classes else Logistic()
     model = chain(model, out)
     if nO is not None:
@@ -74,31 +85,38 @@ def _bow_norm(exclusive_classes: bool, ngram_size: int, length: int, nO: Optiona
 
 
 @registry.architectures("tracker.TextCatBOWNorm.v1")
-def build_bow_norm(exclusive_classes: bool, ngram_size: int, length: int = 2**17,
-                   nO: Optional[int] = None) -> Model:
+def build_bow_norm(
+    exclusive_classes: bool, ngram_size: int, length: int = 2**17, nO: int | None = None
+) -> Model:
     """spaCy's TextCatBOW.v3 with n-grams over NORM instead of ORTH (same sparse linear layer),
     features extracted per batch (``ngrams.py``). Kept so models saved by tagger <= 1.1 load."""
     return _bow_norm(exclusive_classes, ngram_size, length, nO, lead=False)
 
 
 @registry.architectures("tracker.TextCatBOWNorm.v2")
-def build_bow_norm_lead(exclusive_classes: bool, ngram_size: int, length: int = 2**17,
-                        nO: Optional[int] = None) -> Model:
+def build_bow_norm_lead(
+    exclusive_classes: bool, ngram_size: int, length: int = 2**17, nO: int | None = None
+) -> Model:
     """v1 plus the title's lead word as one more feature (``ngrams.py``); models of tagger 1.2."""
     return _bow_norm(exclusive_classes, ngram_size, length, nO, lead=True)
 
 
 @registry.architectures("tracker.TextCatBOWNorm.v3")
-def build_bow_norm_title(exclusive_classes: bool, ngram_size: int, length: int = 2**17,
-                         nO: Optional[int] = None) -> Model:
+def build_bow_norm_title(
+    exclusive_classes: bool, ngram_size: int, length: int = 2**17, nO: int | None = None
+) -> Model:
     """v2 plus the title's words (up to the first line break) as features of their own."""
     return _bow_norm(exclusive_classes, ngram_size, length, nO, lead=True, title=True)
 
 
 TEXTCAT_CONFIG = {
     "threshold": 0.0,
-    "model": {"@architectures": "tracker.TextCatBOWNorm.v3", "exclusive_classes": True,
-              "ngram_size": 2, "length": 2**17},
+    "model": {
+        "@architectures": "tracker.TextCatBOWNorm.v3",
+        "exclusive_classes": True,
+        "ngram_size": 2,
+        "length": 2**17,
+    },
 }
 
 
@@ -174,8 +192,10 @@ class Tagger:
         it = iter(items)
         with gc_paused():
             while True:
-                chunk = [prepare(item if isinstance(item, dict) else {"text": item})
-                         for item in islice(it, batch_size)]
+                chunk = [
+                    prepare(item if isinstance(item, dict) else {"text": item})
+                    for item in islice(it, batch_size)
+                ]
                 if not chunk:
                     return out
                 out.extend(self._tag_chunk(chunk))
@@ -200,7 +220,9 @@ class Tagger:
         for i, p in enumerate(chunk):
             cls = version_note_class(p.text) if p.text else None
             # Labels that lean to friction (a "bug" issue titled "Upgrade to PyTorch 2.9") win.
-            if cls is not None and (cls == "friction" or p.prior is None or p.prior[0] < max(p.prior[1:])):
+            if cls is not None and (
+                cls == "friction" or p.prior is None or p.prior[0] < max(p.prior[1:])
+            ):
                 probs[i] = apply_compat(probs[i].tolist(), _CLASS_INDEX[cls])
         total = probs.sum(axis=1)
         total[total == 0] = 1.0
@@ -218,8 +240,6 @@ class Tagger:
         return out
 
 
-
-
 _CACHE: dict[str, Tagger] = {}
 
 
@@ -231,7 +251,9 @@ def load_tagger(path: str | Path | None = None) -> Tagger:
         if not (model_dir / "config.cfg").exists():
             from tracker.errors import TrackerError
 
-            raise TrackerError(f"no trained tagger model at {model_dir}; run `tracker tagger train`")
+            raise TrackerError(
+                f"no trained tagger model at {model_dir}; run `tracker tagger train`"
+            )
         nlp = spacy.load(model_dir)
         drop_special_cases(nlp)  # also for models saved before this was part of build_nlp
         install_norms(nlp)

@@ -54,9 +54,9 @@ BATCH_SIZE = 512
 # Cue kinds, one bit each. Bits 0-3: strong cue of REGIMES[i]; bits 4-7: weak cue of REGIMES[i].
 STRONG_BITS = 0x0F
 WEAK_BITS = 0xF0
-FW = 1 << 8            # a framework name (anchor of a version mention)
-FW_PYTORCH = 1 << 9    # "PyTorch"/"torch" (first word of "PyTorch/XLA")
-CMP = 1 << 10          # comparison word
+FW = 1 << 8  # a framework name (anchor of a version mention)
+FW_PYTORCH = 1 << 9  # "PyTorch"/"torch" (first word of "PyTorch/XLA")
+CMP = 1 << 10  # comparison word
 AMD_GPU_NEXT = 1 << 11  # after "AMD": makes it a strong ROCm cue
 NOT_XLA_NEXT = 1 << 12  # after "XLA": XLA the compiler on GPU/CPU, not TPU
 NOT_XLA_PREV = 1 << 13  # before "XLA": TF XLA, JAX XLA, OpenXLA
@@ -74,9 +74,13 @@ _NOT_ROCM_AFTER = ("cpu", "cpus", "epyc", "ryzen", "zen", "zen4", "zen5")
 # Results live in doc.user_data["tracker_rules"] = (regime, mentions): reading and writing doc._
 # costs an object per access. The extensions are views on it.
 if not Doc.has_extension("regime"):
-    Doc.set_extension("regime", getter=lambda doc: doc.user_data.get("tracker_rules", ("none", []))[0])
+    Doc.set_extension(
+        "regime", getter=lambda doc: doc.user_data.get("tracker_rules", ("none", []))[0]
+    )
 if not Doc.has_extension("mentions"):
-    Doc.set_extension("mentions", getter=lambda doc: doc.user_data.get("tracker_rules", ("none", []))[1])
+    Doc.set_extension(
+        "mentions", getter=lambda doc: doc.user_data.get("tracker_rules", ("none", []))[1]
+    )
 if not Doc.has_extension("regime_hits"):
     Doc.set_extension("regime_hits", getter=lambda doc: _debug_hits(doc))
 
@@ -99,8 +103,15 @@ def cue_words() -> dict[str, int]:
     add(_NOT_XLA_AFTER, NOT_XLA_NEXT)
     add(_NOT_XLA_BEFORE, NOT_XLA_PREV)
     add(_NOT_ROCM_AFTER, NOT_ROCM_NEXT)
-    for word, bit in ((":", COLON), ("/", SLASH), ("-", HYPHEN), ("smi", SMI), ("composable", COMPOSABLE),
-                      ("kernel", KERNEL), ("pt", PT)):
+    for word, bit in (
+        (":", COLON),
+        ("/", SLASH),
+        ("-", HYPHEN),
+        ("smi", SMI),
+        ("composable", COMPOSABLE),
+        ("kernel", KERNEL),
+        ("pt", PT),
+    ):
         add([word], bit)
     return bits
 
@@ -123,8 +134,14 @@ class CueTable:
         hashes = {strings.add(word): b for word, b in words.items()}
         size, shift = 1 << max(8, (4 * len(hashes)).bit_length()), None
         while shift is None:
-            shift = next((s for s in range(64 - size.bit_length() + 2)
-                          if len({(h >> s) & (size - 1) for h in hashes}) == len(hashes)), None)
+            shift = next(
+                (
+                    s
+                    for s in range(64 - size.bit_length() + 2)
+                    if len({(h >> s) & (size - 1) for h in hashes}) == len(hashes)
+                ),
+                None,
+            )
             if shift is None:
                 size <<= 1
         self.shift, self.mask = numpy.uint64(shift), numpy.uint64(size - 1)
@@ -140,8 +157,13 @@ class CueTable:
         return numpy.where(self.keys[slot] == norms, self.bits[slot], 0)
 
 
-def decide_batch(rows: numpy.ndarray, lens: numpy.ndarray, title_chars: numpy.ndarray, table: CueTable,
-                 with_hits=False):
+def decide_batch(
+    rows: numpy.ndarray,
+    lens: numpy.ndarray,
+    title_chars: numpy.ndarray,
+    table: CueTable,
+    with_hits=False,
+):
     """Regime of each Doc from its ``to_array([NORM, IDX])`` rows (the decision in the docstring).
 
     ``rows``: the rows of all Docs of a batch, concatenated; ``lens``: each Doc's token count;
@@ -179,13 +201,20 @@ def decide_batch(rows: numpy.ndarray, lens: numpy.ndarray, title_chars: numpy.nd
     prev = numpy.where(tok > 0, padded[nz - 1], 0)
 
     weak_rocm, weak_xla = (bits & _W_ROCM) != 0, (bits & _W_XLA) != 0
-    multi_rocm = (weak_rocm & ((nxt & AMD_GPU_NEXT) != 0)) \
-        | (weak_rocm & ((nxt & HYPHEN) != 0) & ((nxt2 & SMI) != 0)) \
+    multi_rocm = (
+        (weak_rocm & ((nxt & AMD_GPU_NEXT) != 0))
+        | (weak_rocm & ((nxt & HYPHEN) != 0) & ((nxt2 & SMI) != 0))
         | (((bits & COMPOSABLE) != 0) & ((nxt & KERNEL) != 0))
+    )
     multi_xla = ((bits & (FW_PYTORCH | PT)) != 0) & ((nxt & SLASH) != 0) & ((nxt2 & _W_XLA) != 0)
-    cancelled = (weak_xla & (((nxt & NOT_XLA_NEXT) != 0) | (((nxt & COLON) != 0) & ((nxt2 & NOT_XLA_NEXT) != 0))
-                             | ((prev & NOT_XLA_PREV) != 0))) \
-        | (weak_rocm & ((nxt & NOT_ROCM_NEXT) != 0))
+    cancelled = (
+        weak_xla
+        & (
+            ((nxt & NOT_XLA_NEXT) != 0)
+            | (((nxt & COLON) != 0) & ((nxt2 & NOT_XLA_NEXT) != 0))
+            | ((prev & NOT_XLA_PREV) != 0)
+        )
+    ) | (weak_rocm & ((nxt & NOT_ROCM_NEXT) != 0))
 
     # A cue right after a comparison word is a comparison target (tie-breaker 2): no comparison
     # word among the COMPARISON_WINDOW tokens before it in the same Doc.
@@ -203,10 +232,22 @@ def decide_batch(rows: numpy.ndarray, lens: numpy.ndarray, title_chars: numpy.nd
         weak_reg[((bits & (1 << (4 + i))) != 0) & ~cancelled] = i
     # (position, regime, strong) of every counted hit; a MULTI match adds a strong hit where it starts.
     # ``pos`` indexes ``nz``.
-    pos = numpy.concatenate([numpy.flatnonzero(strong_reg >= 0), numpy.flatnonzero(multi_rocm),
-                             numpy.flatnonzero(multi_xla), numpy.flatnonzero(weak_reg >= 0)])
-    reg = numpy.concatenate([strong_reg[strong_reg >= 0], numpy.full(int(multi_rocm.sum()), _ROCM),
-                             numpy.full(int(multi_xla.sum()), _XLA), weak_reg[weak_reg >= 0]])
+    pos = numpy.concatenate(
+        [
+            numpy.flatnonzero(strong_reg >= 0),
+            numpy.flatnonzero(multi_rocm),
+            numpy.flatnonzero(multi_xla),
+            numpy.flatnonzero(weak_reg >= 0),
+        ]
+    )
+    reg = numpy.concatenate(
+        [
+            strong_reg[strong_reg >= 0],
+            numpy.full(int(multi_rocm.sum()), _ROCM),
+            numpy.full(int(multi_xla.sum()), _XLA),
+            weak_reg[weak_reg >= 0],
+        ]
+    )
     strong = numpy.arange(len(pos)) < len(pos) - int((weak_reg >= 0).sum())
     keep = counted[pos]
     pos, reg, strong = pos[keep], reg[keep], strong[keep]
@@ -221,7 +262,9 @@ def decide_batch(rows: numpy.ndarray, lens: numpy.ndarray, title_chars: numpy.nd
     # Scores only for the Docs with a hit (row ``d`` of ``docs``).
     docs, row = numpy.unique(hit_doc, return_inverse=True)
     title = numpy.asarray(title_chars, dtype="int64")[hit_doc]
-    weight = numpy.where(idx < title, TITLE_WEIGHT, numpy.where(idx < HEAD_CHARS, HEAD_WEIGHT, BODY_WEIGHT))
+    weight = numpy.where(
+        idx < title, TITLE_WEIGHT, numpy.where(idx < HEAD_CHARS, HEAD_WEIGHT, BODY_WEIGHT)
+    )
     n_reg = len(REGIMES)
     strong_score = numpy.zeros((len(docs), n_reg))
     weak_score = numpy.zeros((len(docs), n_reg))
@@ -235,12 +278,16 @@ def decide_batch(rows: numpy.ndarray, lens: numpy.ndarray, title_chars: numpy.nd
     present[several, REGIMES.index("cuda")] = False  # tie-breaker 1: a named non-CUDA platform wins
     # Highest weight, then earliest first cue; weights are small integers, positions < 2**30.
     key = numpy.where(present, score * float(1 << 31) - first, -numpy.inf)
-    choice = numpy.full(n_docs, len(REGIMES))  # index into _REGIME_NAMES: "none" unless a cue counts
+    choice = numpy.full(
+        n_docs, len(REGIMES)
+    )  # index into _REGIME_NAMES: "none" unless a cue counts
     decided = present.any(axis=1)
     choice[docs[decided]] = key.argmax(axis=1)[decided]
     regimes = list(map(_REGIME_NAMES.__getitem__, choice.tolist()))
     if with_hits:
-        for d, r, t, w, s in zip(hit_doc.tolist(), reg.tolist(), tok[pos].tolist(), weight.tolist(), strong.tolist()):
+        for d, r, t, w, s in zip(
+            hit_doc.tolist(), reg.tolist(), tok[pos].tolist(), weight.tolist(), strong.tolist()
+        ):
             hits[d].append((REGIMES[r], t, w if s else -w))
     return regimes, anchors, hits
 
@@ -249,7 +296,9 @@ def title_lengths(texts: list[str]) -> numpy.ndarray:
     """Characters of each text's title: the text up to its first newline."""
     n = len(texts)
     newline = numpy.fromiter(map(str.find, texts, repeat("\n", n)), dtype="int64", count=n)
-    return numpy.where(newline < 0, numpy.fromiter(map(len, texts), dtype="int64", count=n), newline)
+    return numpy.where(
+        newline < 0, numpy.fromiter(map(len, texts), dtype="int64", count=n), newline
+    )
 
 
 RULE_ATTRS = [NORM, IDX]  # the columns the rules (and the classifier, column 0) read
@@ -260,7 +309,9 @@ def doc_rows(docs: list[Doc]) -> tuple[numpy.ndarray, numpy.ndarray]:
     Doc's token count."""
     arrays = [doc.to_array(RULE_ATTRS) for doc in docs]
     lens = numpy.fromiter(map(len, arrays), dtype="int64", count=len(arrays))
-    rows = numpy.concatenate(arrays) if arrays else numpy.zeros((0, len(RULE_ATTRS)), dtype="uint64")
+    rows = (
+        numpy.concatenate(arrays) if arrays else numpy.zeros((0, len(RULE_ATTRS)), dtype="uint64")
+    )
     return rows, lens
 
 
@@ -294,8 +345,10 @@ def text_rows(tokenizer, texts: list[str]) -> tuple[numpy.ndarray, numpy.ndarray
     chars = numpy.fromiter(map(len, pieces), dtype="int64", count=len(pieces))
     starts = numpy.cumsum(chars + len(_SEP)) - (chars + len(_SEP))  # in all pieces joined
     groups = range(0, len(pieces), JOIN_GROUP)
-    arrays = [tokenizer(_SEP.join(pieces[g:g + JOIN_GROUP])).to_array(RULE_ATTRS) for g in groups]
-    rows = numpy.concatenate(arrays) if arrays else numpy.zeros((0, len(RULE_ATTRS)), dtype="uint64")
+    arrays = [tokenizer(_SEP.join(pieces[g : g + JOIN_GROUP])).to_array(RULE_ATTRS) for g in groups]
+    rows = (
+        numpy.concatenate(arrays) if arrays else numpy.zeros((0, len(RULE_ATTRS)), dtype="uint64")
+    )
     # Each group's IDX counts from its own start; shift it to where the group starts in the whole.
     idx = rows[:, 1].astype("int64") + numpy.repeat(starts[list(groups)], [len(a) for a in arrays])
     piece = numpy.searchsorted(starts, idx, side="right") - 1
@@ -330,9 +383,13 @@ class RegimeRules(Stateless):
         self.table = CueTable(nlp.vocab.strings)
         self.strings = nlp.vocab.strings
 
-    def annotate(self, docs: list[Doc] | None, texts: list[str] | None = None,
-                 rows: numpy.ndarray | None = None, lens: numpy.ndarray | None = None
-                 ) -> list[tuple[str, list]]:
+    def annotate(
+        self,
+        docs: list[Doc] | None,
+        texts: list[str] | None = None,
+        rows: numpy.ndarray | None = None,
+        lens: numpy.ndarray | None = None,
+    ) -> list[tuple[str, list]]:
         """``(regime, mentions)`` for each Doc of a batch, without writing to the Docs.
 
         ``texts``, ``rows`` and ``lens``: each Doc's text and the batch's :func:`doc_rows`, if the
@@ -364,7 +421,6 @@ class RegimeRules(Stateless):
                 yield doc
 
 
-
 _DEBUG_TABLES: dict[int, CueTable] = {}
 
 
@@ -374,4 +430,6 @@ def _debug_hits(doc: Doc) -> list:
     if key not in _DEBUG_TABLES:
         _DEBUG_TABLES[key] = CueTable(doc.vocab.strings)
     rows, lens = doc_rows([doc])
-    return decide_batch(rows, lens, title_lengths([doc.text]), _DEBUG_TABLES[key], with_hits=True)[2][0]
+    return decide_batch(rows, lens, title_lengths([doc.text]), _DEBUG_TABLES[key], with_hits=True)[
+        2
+    ][0]

@@ -65,12 +65,20 @@ def _strip_strings(model_dir: Path) -> None:
     load, so only our own pseudo-tokens and labels are kept.
     """
     path = model_dir / "vocab" / "strings.json"
-    keep = sorted(s for s in json.loads(path.read_text(encoding="utf-8")) if s.startswith("zz") or s in CLASSES)
+    keep = sorted(
+        s
+        for s in json.loads(path.read_text(encoding="utf-8"))
+        if s.startswith("zz") or s in CLASSES
+    )
     path.write_text(json.dumps(keep), encoding="utf-8")
 
 
 def dev_rows(dev: list[Example], kind: str | None = None) -> list[dict]:
-    return [dict(e.item(), label=e.label, regime=e.regime) for e in dev if kind is None or e.kind == kind]
+    return [
+        dict(e.item(), label=e.label, regime=e.regime)
+        for e in dev
+        if kind is None or e.kind == kind
+    ]
 
 
 def run(out_dir: Path = MODEL_DIR, seed: int = SEED, log=print) -> dict:
@@ -87,13 +95,23 @@ def run(out_dir: Path = MODEL_DIR, seed: int = SEED, log=print) -> dict:
         rows = dev_rows(dev, kind)
         if rows:
             cls, reg, _ = evaluate_rows(tagger, rows)
-            summary["dev"][kind] = {"n": len(rows), "class_macro_f1": round(cls.macro_f1, 4),
-                                    "regime_macro_f1": round(reg.macro_f1, 4) if reg else None}
-            log(f"dev {kind}: n={len(rows)} class macro-F1 {cls.macro_f1:.3f}"
-                + (f"  regime macro-F1 {reg.macro_f1:.3f}" if reg and kind == "field" else ""))
-    nlp.meta.update({"name": "tracker_tagger", "version": TAGGER_VERSION,
-                     "description": "tracker tagger: friction/optimization/neutral, regime, mentions",
-                     "tracker": summary})
+            summary["dev"][kind] = {
+                "n": len(rows),
+                "class_macro_f1": round(cls.macro_f1, 4),
+                "regime_macro_f1": round(reg.macro_f1, 4) if reg else None,
+            }
+            log(
+                f"dev {kind}: n={len(rows)} class macro-F1 {cls.macro_f1:.3f}"
+                + (f"  regime macro-F1 {reg.macro_f1:.3f}" if reg and kind == "field" else "")
+            )
+    nlp.meta.update(
+        {
+            "name": "tracker_tagger",
+            "version": TAGGER_VERSION,
+            "description": "tracker tagger: friction/optimization/neutral, regime, mentions",
+            "tracker": summary,
+        }
+    )
     tmp = Path(str(out_dir) + ".tmp")
     if tmp.exists():
         shutil.rmtree(tmp)
