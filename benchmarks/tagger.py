@@ -23,14 +23,16 @@ import spacy
 from tracker.tagger import load_tagger
 
 FILLER = (
-    "the a an of to in on for with when after before during while model kernel crash error fails slow faster "
-    "support added fixed regression memory upgrade install build test flaky timeout hang throughput latency "
-    "attention gemm fp8 bf16 batch size tensor parallel docs example readme bump release compile graph cache "
-    "scheduler request server worker process output input shape dtype layer weights checkpoint config option "
-    "flag default value user run runs running training inference serving engine backend frontend api call "
-    "returns raises expected actual behaviour reproduce steps environment version python package wheel image "
-    "container node cluster job step log trace stack warning message this that it is was be are we our you "
-    "can cannot should would could please thanks issue bug feature improve performance reduce increase"
+    "the a an of to in on for with when after before during while model kernel crash error "
+    "fails slow faster support added fixed regression memory upgrade install build test flaky "
+    "timeout hang throughput latency attention gemm fp8 bf16 batch size tensor parallel docs "
+    "example readme bump release compile graph cache scheduler request server worker process "
+    "output input shape dtype layer weights checkpoint config option flag default value user "
+    "run runs running training inference serving engine backend frontend api call returns "
+    "raises expected actual behaviour reproduce steps environment version python package wheel "
+    "image container node cluster job step log trace stack warning message this that it is was "
+    "be are we our you can cannot should would could please thanks issue bug feature improve "
+    "performance reduce increase"
 ).split()
 PLATFORMS = (
     "ROCm MI300X gfx942 TPU v5e libtpu Neuron Trn2 Inferentia2 CUDA H100 cuBLAS NCCL".split()
@@ -89,23 +91,27 @@ def main() -> None:
         assert len(results) == len(texts)
         del results
         print(
-            f"round {r + 1}: tokenizer {tok_rates[-1]:,.0f} texts/s, tagger {tag_rates[-1]:,.0f} texts/s, "
+            f"round {r + 1}: tokenizer {tok_rates[-1]:,.0f} texts/s, "
+            f"tagger {tag_rates[-1]:,.0f} texts/s, "
             f"ratio {tag_rates[-1] / tok_rates[-1]:.2f}"
         )
 
-    ratios = [a / b for a, b in zip(tag_rates, tok_rates)]
+    ratios = [a / b for a, b in zip(tag_rates, tok_rates, strict=True)]
     tag_rate = statistics.median(tag_rates)
     print(f"model load: {load_s:.2f} s")
     print(
-        f"tokenizer (spacy.blank('en')): {statistics.median(tok_rates):,.0f} texts/s (median of {args.rounds})"
+        f"tokenizer (spacy.blank('en')): {statistics.median(tok_rates):,.0f} texts/s "
+        f"(median of {args.rounds})"
     )
     print(f"tagger (tag_many):             {tag_rate:,.0f} texts/s (median of {args.rounds})")
     print(
-        f"ratio tagger/tokenizer:        {statistics.median(ratios):.2f} (median of {args.rounds} rounds; "
+        f"ratio tagger/tokenizer:        {statistics.median(ratios):.2f} "
+        f"(median of {args.rounds} rounds; "
         f"cold first round {ratios[0]:.2f}, range {min(ratios):.2f}-{max(ratios):.2f})"
     )
     print(
-        f"estimated re-tag of 100,000 events: {100_000 / tag_rate:.1f} s (tagging only, excluding store I/O)"
+        f"estimated re-tag of 100,000 events: {100_000 / tag_rate:.1f} s "
+        "(tagging only, excluding store I/O)"
     )
 
 

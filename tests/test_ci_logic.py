@@ -175,9 +175,7 @@ def test_parse_time_is_tolerant_and_utc():
     assert ci.parse_time("2025-12-30T16:49:55+08:00") == datetime(
         2025, 12, 30, 8, 49, 55, tzinfo=UTC
     )
-    assert ci.parse_time("2025-12-30T08:49:55") == datetime(
-        2025, 12, 30, 8, 49, 55, tzinfo=UTC
-    )
+    assert ci.parse_time("2025-12-30T08:49:55") == datetime(2025, 12, 30, 8, 49, 55, tzinfo=UTC)
     assert ci.parse_time("yesterday-ish") is None and ci.parse_time(None) is None
     assert ci.created_time({"created_at": "not a time"}) is None
 

@@ -66,7 +66,7 @@ def test_import_export_round_trip_marks_manual_evidence(run, tmp_path):
     assert "imported 2 events (2 new, 2 marked as manual evidence)" in result.output
     again = run("import-events", "-", input=lines)
     assert "(0 new" in again.output
-    exported = [json.loads(l) for l in run("export", "events").output.splitlines()]
+    exported = [json.loads(line) for line in run("export", "events").output.splitlines()]
     assert [e["external_id"] for e in exported] == ["jax-0.8.1", "rocm-2.9-blog"]
     assert exported[1]["attrs"] == {"who": "analyst"} and exported[1]["labels"] == ["manual"]
     assert exported[1]["occurred_at"] == "2025-11-20T00:00:00+00:00"
@@ -184,7 +184,7 @@ def test_parse_prints_json_lines(run, tmp_path):
     path.write_text(json.dumps(page))
     result = run("parse", str(path), "--kind", "github_releases", "--project", "pytorch")
     assert result.exit_code == 0, result.output
-    events = [json.loads(l) for l in result.output.splitlines() if l.startswith("{")]
+    events = [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]
     assert events[0]["kind"] == "release" and events[0]["version"] == "2.9.0"
     assert any(e["kind"] == "note" and "gfx950" in e["title"] for e in events)
     assert run("parse", str(path), "--kind", "nope").exit_code == 2
@@ -235,7 +235,7 @@ def test_tag_store_mode_and_override_survive_retag(run):
             "attrs": {"section": "Performance"},
         },
     ]
-    run("import-events", "-", input="\n".join(json.dumps(l) for l in lines) + "\n")
+    run("import-events", "-", input="\n".join(json.dumps(row) for row in lines) + "\n")
     first = run("tag")
     assert first.exit_code == 0 and "tag: 2 events tagged" in first.output, first.output
     assert "tag: 0 events tagged" in run("tag").output  # nothing untagged is left
@@ -268,7 +268,8 @@ def test_tag_store_mode_and_override_survive_retag(run):
 
 
 def test_lag_as_of_a_date_includes_that_whole_day(run, tmp_path):
-    # JAX 0.7.0 was published 2025-07-22 17:46 UTC: as of 2025-07-22 it exists (not only from 00:00).
+    # JAX 0.7.0 was published 2025-07-22 17:46 UTC:
+    # as of 2025-07-22 it exists (not only from 00:00).
     release = {
         "source_id": "analyst",
         "project": "jax",
@@ -327,7 +328,10 @@ def test_a_closed_pipe_is_not_an_error(tmp_path):
     db = f"sqlite:///{tmp_path / 'p.db'}"
     tracker = [sys.executable, "-m", "tracker", "--db", db]
     subprocess.run(tracker + ["init-db"], check=True, capture_output=True)
-    many = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000) SELECT i FROM n"
+    many = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000) "
+        "SELECT i FROM n"
+    )
     proc = subprocess.Popen(
         tracker + ["query", many, "--format", "csv"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )

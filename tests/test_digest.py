@@ -15,9 +15,7 @@ from tracker.config import Config, Regime
 from tracker.digest import DigestError, build_message, digest_data, send
 from tracker.records import Event
 
-AS_OF = datetime(
-    2025, 11, 24, 7, tzinfo=UTC
-)  # Monday 07:00 of ISO week 2025-W48 (the cron)
+AS_OF = datetime(2025, 11, 24, 7, tzinfo=UTC)  # Monday 07:00 of ISO week 2025-W48 (the cron)
 COVERAGE = (
     {
         "project": "pytorch",

@@ -49,8 +49,8 @@ def test_readme_has_exactly_two_setup_commands_and_ci_runs_the_second():
     main_job, tests = (b.strip() for b in blocks)
     assert "tracker nightly --replay cassettes/" in main_job
     ci_lines = [
-        l
-        for l in (REPO / ".ci" / "run").read_text().splitlines()
-        if l.strip() and not l.startswith("#")
+        line
+        for line in (REPO / ".ci" / "run").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
     ]
     assert tests.endswith(ci_lines[-1].strip()), (tests, ci_lines[-1])

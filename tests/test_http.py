@@ -246,7 +246,7 @@ def etag_listing(httpserver, items: list, per_page: int):
         page = int(request.args.get("page", 1))
         chunk = items[(page - 1) * per_page : page * per_page]
         body = json.dumps(chunk)
-        etag = '"%s"' % hashlib.md5(body.encode()).hexdigest()
+        etag = f'"{hashlib.md5(body.encode()).hexdigest()}"'
         if request.headers.get("If-None-Match") == etag:
             return Response("", status=304, headers={"ETag": etag})
         headers = {"ETag": etag, "Content-Type": "application/json"}

@@ -529,7 +529,9 @@ PYPI_RSS = b"""<?xml version="1.0" encoding="UTF-8"?>
     <item>
       <title>0.14.0</title>
       <link>https://pypi.org/project/vllm/0.14.0/</link>
-      <description>A high-throughput and memory-efficient inference and serving engine for LLMs</description>
+      <description>
+        A high-throughput and memory-efficient inference and serving engine for LLMs
+      </description>
       <pubDate>Tue, 20 Jan 2026 09:20:31 GMT</pubDate>
     </item>
     <item>

@@ -258,8 +258,8 @@ def test_friction_view_counts_issues_and_notes_with_effective_tags(store, tmp_pa
     html = (tmp_path / "r" / "index.html").read_text()
     assert "<h2>Analyst overrides</h2>" in html
     assert (
-        "<td>MI300X slow</td><td>issue</td>\n<td>2025-11-19</td><td>optimization / (tagger&#39;s)</td>"
-        in html
+        "<td>MI300X slow</td><td>issue</td>\n"
+        "<td>2025-11-19</td><td>optimization / (tagger&#39;s)</td>" in html
     )
     assert "<td>friction / rocm</td>" in html
 

@@ -99,9 +99,7 @@ def test_source_state_and_validators_round_trip(store: Store):
     from tracker.models import http_cache
 
     with store.transaction() as conn:
-        conn.execute(
-            http_cache.update().values(updated_at=datetime.now(UTC) - timedelta(days=31))
-        )
+        conn.execute(http_cache.update().values(updated_at=datetime.now(UTC) - timedelta(days=31)))
         store.save_source(
             conn,
             "s1",

@@ -83,11 +83,13 @@ def test_load_is_fast_and_versioned():
         ("PyTorch 2 is great", []),
         # found by a review against TAGGING.md and the Neuron release notes:
         (
-            "This Neuron release introduces support for JAX versions 0.8.2 and 0.9.0.1.",  # the full stop
+            # the full stop
+            "This Neuron release introduces support for JAX versions 0.8.2 and 0.9.0.1.",
             [("jax", "0.8.2", "supported"), ("jax", "0.9.0.1", "supported")],
         ),
         (
-            "This release continues support for JAX versions 0.7.0 to 0.10.0.",  # a range: both ends
+            # a range: both ends
+            "This release continues support for JAX versions 0.7.0 to 0.10.0.",
             [("jax", "0.7.0", "supported"), ("jax", "0.10.0", "supported")],
         ),
         (
@@ -353,10 +355,12 @@ def test_class_examples(tagger, text, label):
         {"text": "这是一个关于模型加载失败的问题，请帮忙看看"},
         {"text": "Ошибка при загрузке модели на сервере"},
         {
-            "text": "Title\n=====\n\n.. note::\n   :ref:`see here <x>`\n\n* item\n* ``code``\n\n.. code-block:: python\n\n   x = 1"
+            "text": "Title\n=====\n\n.. note::\n   :ref:`see here <x>`\n\n* item\n* ``code``\n\n"
+            ".. code-block:: python\n\n   x = 1"
         },
         {
-            "text": "# Heading\n\n```python\nraise ValueError\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n<details><summary>log</summary>\n\n</details>"
+            "text": "# Heading\n\n```python\nraise ValueError\n```\n\n"
+            "| a | b |\n|---|---|\n| 1 | 2 |\n<details><summary>log</summary>\n\n</details>"
         },
         {"text": 12345, "labels": "bug", "section": ["weird"]},
     ],
@@ -411,7 +415,7 @@ def test_cli_jsonl_round_trip(tmp_path):
     assert result.exit_code == 0, result.output
     got = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert len(got) == 2
-    for row, orig in zip(got, rows):
+    for row, orig in zip(got, rows, strict=True):
         assert {k: row[k] for k in orig} == orig  # pass-through keys untouched
         assert row["tag"] in ("friction", "optimization", "neutral") and 0 <= row["tag_score"] <= 1
     assert (got[0]["tag"], got[0]["regime"]) == ("friction", "rocm")
@@ -675,8 +679,8 @@ def test_status_of_agrees_with_reference_definition():
 
 
 def test_clause_agrees_with_left_to_right_scan():
-    # _clause_bounds finds the clause ends with a backtracking match (last end before the mention) and a
-    # single-class search (first end after it); both must cut where a plain left-to-right scan
+    # _clause_bounds finds the clause ends with a backtracking match (last end before the mention)
+    # and a single-class search (first end after it); both must cut where a plain left-to-right scan
     # for "punctuation + whitespace, newline or bar" cuts, also for ".\n", runs of punctuation and
     # Unicode whitespace after a full stop.
     import random
@@ -822,5 +826,6 @@ def test_batch_decision_equals_one_text_at_a_time(tagger):
         one_rows, one_lens = doc_rows([tagger.nlp.tokenizer(text)])
         alone = decide_batch(one_rows, one_lens, title_lengths([text]), table, with_hits=True)
         assert [part[0] for part in alone] == [part[i] for part in batch], text
-    # Trn2 sits in the comparison window after "than"; two TPU cues near the top outweigh one Trn2 in the title.
+    # Trn2 sits in the comparison window after "than";
+    # two TPU cues near the top outweigh one Trn2 in the title.
     assert batch[0] == ["rocm", "xla", "none", "none", "xla", "rocm", "none", "xla"]

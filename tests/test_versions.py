@@ -1,4 +1,5 @@
-"""Version normalisation: a table of real spellings, series, and the real tag lists of the corpus."""
+"""Version normalisation: a table of real spellings, series, and the real tag lists of the
+corpus."""
 
 from __future__ import annotations
 

@@ -68,7 +68,7 @@ def lag_chart(path: Path, samples: Sequence[LagSample], as_of: datetime) -> bool
     if not projects:
         return False
     fig, axes = plt.subplots(len(projects), 1, figsize=(10, 3 * len(projects)), squeeze=False)
-    for ax, project in zip(axes[:, 0], projects):
+    for ax, project in zip(axes[:, 0], projects, strict=True):
         mine = [s for s in primary if s.project == project]
         regimes = _ordered({s.regime for s in mine})
         span = max(s.day0 for s in mine) - min(s.day0 for s in mine)
@@ -152,7 +152,7 @@ def ci_pass_rate_chart(path: Path, rows: Sequence[dict]) -> bool:
     fig, axes = plt.subplots(
         len(projects), 1, figsize=(10, 2.6 * len(projects)), squeeze=False, sharex=True
     )
-    for ax, project in zip(axes[:, 0], projects):
+    for ax, project in zip(axes[:, 0], projects, strict=True):
         _plot_series(ax, by_project[project], gap=timedelta(days=7))
         # At least eight weeks wide: matplotlib would stretch a single week over four years.
         pad = max(timedelta(days=14), (timedelta(days=56) - (max(days) - min(days))) / 2)

@@ -200,16 +200,16 @@ def iso(value: datetime) -> str:
 DEFAULT_PENDING_MAX_DAYS = 14
 
 
-def objects(ctx, items: Any, what: str) -> list[Mapping[str, Any]]:
+def objects(ctx, items: Any, what: str) -> list[dict[str, Any]]:
     """The JSON objects of a listed array (builds, runs, jobs). Anything else in it, or an
     ``items`` that is not an array at all, is a skip naming ``what``."""
     if not isinstance(items, list):
         ctx.skip(what, f"expected a JSON list, got {type(items).__name__}")
         return []
     for item in items:
-        if not isinstance(item, Mapping):
+        if not isinstance(item, dict):  # parsed JSON: every object is a dict
             ctx.skip(what, f"not a JSON object: {item!r:.60}")
-    return [item for item in items if isinstance(item, Mapping)]
+    return [item for item in items if isinstance(item, dict)]
 
 
 def prune_pending(ctx, pending: dict, what: str) -> None:

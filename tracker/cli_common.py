@@ -32,6 +32,6 @@ def print_table(columns, rows) -> None:
     cells = [[str(c) for c in columns]] + [["" if v is None else str(v) for v in r] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
     for index, row in enumerate(cells):
-        click.echo("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
+        click.echo("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
         if index == 0:
             click.echo("  ".join("-" * w for w in widths))

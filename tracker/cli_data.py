@@ -84,7 +84,9 @@ def query(ctx: click.Context, sql: str, fmt: str) -> None:
     """
     columns, rows = store_for(ctx).read_only_query(sql)
     if fmt == "json":
-        click.echo(json.dumps([dict(zip(columns, r)) for r in rows], default=str, indent=1))
+        click.echo(
+            json.dumps([dict(zip(columns, r, strict=True)) for r in rows], default=str, indent=1)
+        )
     elif fmt == "csv":
         writer = csv.writer(sys.stdout)
         writer.writerow(columns)
@@ -215,7 +217,10 @@ def digest(ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttl
     data = digest_data(load_config(ctx.obj["sources"]), store_for(ctx), now_utc())
     message = build_message(data, sender, list(recipients) or ["(dry run)"])
     if dry_run:
-        click.echo(message.get_body(("plain",)).get_content())
+        body = message.get_body(("plain",))
+        if body is None:  # build_message always writes one; say so rather than crash
+            raise click.ClickException("the digest has no plain-text part")
+        click.echo(body.get_content())
         return
     send(
         message,

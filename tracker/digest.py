@@ -125,7 +125,7 @@ def _two_weeks(
             table[key]["now" if row["week"] == week else "prev"] = (good, bad)
     out = []
     for key, weeks in sorted(table.items()):
-        entry = dict(zip(keys, key))
+        entry = dict(zip(keys, key, strict=True))
         for when in ("now", "prev"):
             good, bad = weeks.get(when, (0, 0))
             entry[f"{when}_counts"] = f"{good}/{good + bad}"

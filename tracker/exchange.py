@@ -102,6 +102,8 @@ def parse_event_line(line: str, lineno: int) -> tuple[Event, datetime | None]:
         data.get("labels") or [], list
     ):
         raise EventFileError(f"line {lineno}: attrs must be a JSON object and labels a list")
+    occurred = times["occurred_at"]
+    assert occurred is not None  # a REQUIRED key, checked above
     try:
         # The same cleaning as collected events (text, lengths, NUL, surrogates): a line the
         # store could not keep is refused here, naming the line, before anything is written.
@@ -111,7 +113,7 @@ def parse_event_line(line: str, lineno: int) -> tuple[Event, datetime | None]:
                 project=str(data["project"]),
                 kind=data["kind"],
                 external_id=str(data["external_id"]),
-                occurred_at=times["occurred_at"],
+                occurred_at=occurred,
                 title=data["title"],
                 body=data.get("body") or "",
                 url=data.get("url") or "",

@@ -17,7 +17,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,7 +111,7 @@ class HttpClient:
         # A replay answers from cassettes recorded with a token (filtered out of them), so the
         # source behaves as authenticated without one.
         self.authenticated = token is not None or replaying
-        if token:
+        if token and auth:  # token_for gives a token only for a named scheme
             self.session.headers["Authorization"] = AUTH_SCHEMES[auth][1].format(token=token)
         retry = _Retry(
             total=retries,
@@ -241,7 +241,7 @@ class HttpClient:
 
     def get_pages(
         self, url: str, params: Mapping[str, Any] | None = None, *, conditional: bool = True
-    ) -> Iterator[Any]:
+    ) -> Generator[Any, None, None]:
         """Yield the JSON of each page, following Link rel="next".
 
         Only the first page is conditional, and its validators are kept only when it was the

@@ -148,7 +148,7 @@ def parse_coverage(
                 "lag rows are keyed by project, series, regime and definition)"
             )
         seen_projects.add(raw["project"])
-        evidence = []
+        evidence: list[EvidenceRule] = []
         for regime, definitions in (raw["regimes"] or {}).items():
             for entry in definitions or []:
                 rule = _evidence_rule(where, name, regime, entry)
@@ -278,9 +278,10 @@ def evidence_by_series(
                 return
             version = evidence.version_map[version]
         key = artifact_series(version, rule.granularity)
-        if key and (key not in found or when < found[key][0]):
+        parsed = parse_version(version) if key else None  # a series key: a parsed version
+        if parsed and key and (key not in found or when < found[key][0]):
             first = evidence.kind == "release" and not any(
-                parse_version(version).parsed.release[_MIN_COMPONENTS[rule.granularity] :]
+                parsed.parsed.release[_MIN_COMPONENTS[rule.granularity] :]
             )
             found[key] = (when, url, first)
 
@@ -379,14 +380,15 @@ def lag_samples(
                 if day0 > as_of:
                     continue
                 hit = available.get(key)
-                covered = hit is not None and hit[0] <= as_of
-                if (window is None or day0 < window) and not (covered and hit[2]):
+                if hit is not None and hit[0] > as_of:
+                    hit = None  # found only after the as-of date: not covered yet
+                if (window is None or day0 < window) and not (hit is not None and hit[2]):
                     # Collected from after day 0: no evidence says nothing, and evidence found
                     # bounds the lag from above only (earlier evidence may not be collected).
                     if unknown is not None:
                         if window is None:
                             reason = "no evidence collected from " + evidence.project
-                        elif covered:
+                        elif hit is not None:
                             reason = (
                                 f"evidence on {hit[0].date()}, but {evidence.project} "
                                 f"{evidence.kind}s are collected only from {window.date()}, "
@@ -402,7 +404,7 @@ def lag_samples(
                             (rule.project, key, evidence.regime, evidence.definition, reason)
                         )
                     continue
-                if covered:
+                if hit is not None:
                     lag = (hit[0].date() - day0.date()).days
                     samples.append(
                         LagSample(

@@ -132,7 +132,7 @@ def _tag_batch(tagger, store: Store, items: list[dict]) -> int:
                 "mentions": list(result.mentions),
                 "tagger_version": result.version,
             }
-            for item, result in zip(items, results)
+            for item, result in zip(items, results, strict=True)
         ]
     )
     return len(items)

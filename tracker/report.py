@@ -221,7 +221,9 @@ def write_report(
                 "lag_primary": [_summary_row(s, spans) for s in headline],
                 "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
                 "lag_unknown": [
-                    dict(zip(("project", "series", "regime", "definition", "reason"), u))
+                    dict(
+                        zip(("project", "series", "regime", "definition", "reason"), u, strict=True)
+                    )
                     for u in unknown
                 ],
                 "ci_pass_rate_weekly": pass_rates,

@@ -309,6 +309,7 @@ def cassette(
             )
         recorder = vcr.VCR(record_mode="none", match_on=("method", "uri"))
     else:
+        assert record is not None  # neither replay nor record returned above
         path = Path(record) / f"{source_id}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
         recorder = vcr.VCR(

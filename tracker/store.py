@@ -223,10 +223,12 @@ class Store(StoreQueries):
         for row in values:
             bound = [
                 row[name] if proc is None else proc(row[name])
-                for name, proc in zip(EVENT_COLUMNS, processors)
+                for name, proc in zip(EVENT_COLUMNS, processors, strict=True)
             ]
             params.append(tuple(bound[i] for i in positions))
-        conn.connection.driver_connection.executemany(str(compiled), params)
+        raw = conn.connection.driver_connection
+        assert raw is not None  # a connection in use has its driver connection
+        raw.executemany(str(compiled), params)
 
     def _copy_upsert(self, conn: Connection, values: list[dict]) -> None:
         """PostgreSQL: COPY into a temporary staging table, then one INSERT ... SELECT ...
@@ -236,6 +238,7 @@ class Store(StoreQueries):
             f"{name} = EXCLUDED.{name}" for name in EVENT_COLUMNS if name not in _KEEP_ON_UPSERT
         )
         raw = conn.connection.driver_connection
+        assert raw is not None  # a connection in use has its driver connection
         with raw.cursor() as cursor:
             cursor.execute(
                 "CREATE TEMP TABLE IF NOT EXISTS events_stage "
@@ -370,7 +373,7 @@ class Store(StoreQueries):
             states = {
                 r["source_id"]: dict(r) for r in conn.execute(select(source_state)).mappings()
             }
-            counts = dict(
+            counts: dict[str, int] = dict(
                 conn.execute(
                     select(events.c.source_id, func.count()).group_by(events.c.source_id)
                 ).all()

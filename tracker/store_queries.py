@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from tracker.errors import StoreError, first_line
@@ -28,6 +30,14 @@ TAGGED_KINDS = ("release", "note", "issue")
 
 class StoreQueries:
     """Tags, metrics inputs and outputs, analyst queries (mixed into Store)."""
+
+    if TYPE_CHECKING:  # what Store provides to this mixin
+        engine: Engine
+        dialect: str
+
+        def _connect(self) -> AbstractContextManager[Connection]: ...
+        def transaction(self) -> AbstractContextManager[Connection]: ...
+        def _insert(self) -> Any: ...
 
     # -- tags ------------------------------------------------------------------------------
     def events_to_tag(self, retag: bool = False, batch: int = 5000) -> Iterator[dict]:
@@ -124,7 +134,9 @@ class StoreQueries:
     # -- metrics inputs and outputs --------------------------------------------------------
     def coverage_events(self, projects: Iterable[str]) -> Iterator[dict]:
         """Releases and notes of `projects` with the tagger's mentions (if tagged): the facts
-        the lag metric reads. Keys: id, project, kind, version, occurred_at, url, attrs, mentions."""
+        the lag metric reads.
+
+        Keys: id, project, kind, version, occurred_at, url, attrs, mentions."""
         query = (
             select(
                 events.c.id,
@@ -175,7 +187,7 @@ class StoreQueries:
             )
         try:
             with self.engine.connect() as conn:
-                driver_errors = conn.dialect.dbapi.Error
+                driver_errors = conn.dialect.loaded_dbapi.Error
                 if self.dialect == "sqlite":
                     conn.exec_driver_sql("PRAGMA query_only = ON")
                 elif self.dialect == "postgresql":

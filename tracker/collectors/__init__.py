@@ -22,7 +22,7 @@ import json
 import logging
 import pkgutil
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +68,13 @@ class CollectContext:
     def mark_vanished(self, external_id: str) -> None:
         """Say that an item seen before is gone upstream: the runner marks it, never deletes it."""
         self.vanished.append(external_id)
+
+    def client(self) -> HttpClient:
+        """``http`` for a collector that fetches; an error naming the source when there is none
+        (``parse`` hands a collector one local document and no client)."""
+        if self.http is None:
+            raise FatalHTTPError(f"{self.spec.id}: needs HTTP, but reads a local file here")
+        return self.http
 
     def option(self, key: str, default: Any = None) -> Any:
         """A kind-specific key of the source entry."""

@@ -190,7 +190,7 @@ def load_history(ctx) -> dict[str, datetime]:
         return {}
     fmt = format_of(url)
     if ctx.http is not None:
-        response = ctx.http.get(url, conditional=False)  # needed whole whenever the doc changed
+        response = ctx.client().get(url, conditional=False)  # needed whole whenever the doc changed
         return history_dates(response.text, fmt) if response is not None else {}
     path = Path(url)
     return history_dates(path.read_text(encoding="utf-8"), fmt) if path.exists() else {}

@@ -13,7 +13,7 @@ def html_tree(text: str) -> Section:
     soup = BeautifulSoup(text, "html.parser")
     for junk in soup(["script", "style", "nav", "header", "footer", "noscript"]):
         junk.decompose()
-    body = soup.find("main") or soup.find(attrs={"role": "main"}) or soup.body or soup
+    body = soup.find("main") or soup.find(role="main") or soup.body or soup
     top = Section("", 0, 1)
     flat: list[Section] = []
     current = top

@@ -84,18 +84,20 @@ def _prepare_rst(text: str) -> None:
     make more documents parse.
     """
     for name in set(_ROLE_USE.findall(text)):
+        # docutils' registries are private (the type stubs leave them out), and the only way to
+        # ask whether a name is known without a lookup that logs an error.
         if (
             name not in _RST_READY
-            and roles._roles.get(name) is None
-            and name not in roles._role_registry
+            and roles._roles.get(name) is None  # type: ignore[attr-defined]
+            and name not in roles._role_registry  # type: ignore[attr-defined]
         ):
             roles.register_local_role(name, _generic_role)
         _RST_READY.add(name)
     for name in set(_DIRECTIVE_USE.findall(text)):
         if (
             f"d:{name}" not in _RST_READY
-            and name not in directives._directives
-            and name not in directives._directive_registry
+            and name not in directives._directives  # type: ignore[attr-defined]
+            and name not in directives._directive_registry  # type: ignore[attr-defined]
         ):
             directives.register_directive(name, _Generic)
         _RST_READY.add(f"d:{name}")
@@ -138,6 +140,7 @@ class _LazyNestedStateMachine(states.NestedStateMachine):
 
     def runtime_init(self) -> None:
         super().runtime_init()  # the states built so far
+        assert isinstance(self.states, _LazyStates)  # add_states put it there
         self.states.running = True
 
 

@@ -111,7 +111,7 @@ def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
 
 def collect(ctx: CollectContext) -> Iterator[Event]:
     """Fetch the feed (conditional GET) and yield its entries."""
-    response = ctx.http.get(ctx.option("url"))
+    response = ctx.client().get(ctx.option("url"))
     if response is None:
         return iter(())
     return parse_feed(response.content, ctx, response.headers)

@@ -78,7 +78,7 @@ log = logging.getLogger("tracker.collect.buildkite")
 
 def collect(ctx: CollectContext) -> Iterator[Event]:
     """Yield build and job events since ``ctx.since``, oldest build first (see the contract)."""
-    if not ctx.http.authenticated:
+    if not ctx.client().authenticated:
         raise SourceSkipped(
             "the Buildkite REST API needs a token even for public pipelines: "
             "set TRACKER_BUILDKITE_TOKEN (read_builds scope) to collect "
@@ -120,7 +120,7 @@ def _builds(ctx: CollectContext, url: str, params: dict, lowest: datetime) -> It
     first_params = dict(params)
     if ctx.since is not None:
         first_params["created_from"] = ci.iso(ctx.since)
-    response = ctx.http.get(url, first_params, accept="application/json")
+    response = ctx.client().get(url, first_params, accept="application/json")
     if response is None:
         return  # 304: nothing changed since the last look
     first = _page_builds(ctx, url, parse_json(response))
@@ -131,7 +131,7 @@ def _builds(ctx: CollectContext, url: str, params: dict, lowest: datetime) -> It
         while start < end:
             stop = min(start + span, end)
             window: list[dict] = []
-            for page in ctx.http.get_pages(
+            for page in ctx.client().get_pages(
                 url, {**params, "created_from": ci.iso(start), "created_to": ci.iso(stop)}
             ):
                 window.extend(_page_builds(ctx, url, page))
@@ -155,7 +155,7 @@ def _builds_url(ctx: CollectContext) -> str:
 
 def _recheck(ctx: CollectContext, url: str, number: str) -> Iterator[Event]:
     try:
-        build = ctx.http.get_json(f"{url}/{number}", {"include_retried_jobs": "true"})
+        build = ctx.client().get_json(f"{url}/{number}", {"include_retried_jobs": "true"})
     except FatalHTTPError as exc:
         if "HTTP 404" not in str(exc):
             raise
@@ -261,6 +261,9 @@ def job_event(
         or ci.parse_time(job.get("created_at"))
         or ci.parse_time(build.get("created_at"))
     )
+    if occurred is None:
+        ctx.skip(f"job {job['id']} of build #{number}", "no readable timestamp")
+        return None
     name = job.get("name") or job.get("step_key") or str(job["id"])
     return Event(
         source_id=ctx.spec.id,

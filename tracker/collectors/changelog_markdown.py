@@ -86,8 +86,8 @@ def _items(section: Section, label: str | None) -> Iterator[tuple[str, int | Non
                     and first.rstrip().endswith(":")
                     else current,
                 )
-    for child in section.children:
-        yield from _items(child, child.title)
+    for sub in section.children:
+        yield from _items(sub, sub.title)
 
 
 def _release_sections(root: Section, level: int) -> Iterator[Section]:
@@ -115,7 +115,7 @@ def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
         match = _HEADING.match(section.title)
         parsed = parse_version(match.group("version")) if match else None
         found = found or parsed is not None
-        if parsed is None:
+        if match is None or parsed is None:
             ctx.skip(where, "heading is not '<package> <version> (<date>)'")
             continue
         date = find_date(match.group("date"))
@@ -168,7 +168,7 @@ def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
 
 def collect(ctx: CollectContext) -> Iterator[Event]:
     """Fetch the changelog (a 304 means nothing new) and parse it."""
-    response = ctx.http.get(ctx.option("url"))
+    response = ctx.client().get(ctx.option("url"))
     if response is None:
         return
     yield from parse(response.content, ctx)

@@ -84,7 +84,9 @@ def _header_versions(header: list[str]) -> list[str | None] | None:
     cells), or None if the table is not a matrix (e.g. the OS/kernel table)."""
     cells = [cell.strip() for cell in header[1:]]
     versions = [parse_version(cell) if cell else None for cell in cells]
-    if not any(versions) or any(cell and v is None for cell, v in zip(cells, versions)):
+    if not any(versions) or any(
+        cell and v is None for cell, v in zip(cells, versions, strict=True)
+    ):
         return None
     return [None] + [v.version if v else None for v in versions]
 
@@ -120,10 +122,13 @@ def parse(
         for index, row in enumerate(rows[1:], start=2):
             label = row[0] if row else ""
             framework = framework_of(label) if len(label.split()) <= 3 else None
-            if framework not in wanted:
+            if framework is None or framework not in wanted:
                 continue
+            # rows may be shorter than the header (trailing empty cells are left out)
             stray = any(
-                cell.strip() for column, cell in zip(columns[1:], row[1:]) if column is None
+                cell.strip()
+                for column, cell in zip(columns[1:], row[1:], strict=False)
+                if column is None
             )
             if len(row) > len(columns) or stray:
                 # cells beyond the version columns: the row no longer lines up, so no cell
@@ -133,8 +138,10 @@ def parse(
                     f"{len(row) - 1} cells for {sum(map(bool, columns))} release columns",
                 )
                 continue
-            for vendor, cell in zip(columns[1:], row[1:]):
-                supported = versions_in(cell) if vendor else []
+            for vendor, cell in zip(columns[1:], row[1:], strict=False):  # short rows: see above
+                if vendor is None:
+                    continue  # not a release column
+                supported = versions_in(cell)
                 key = f"{vendor}:{framework}"
                 if not supported or key in seen:
                     continue
@@ -183,7 +190,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
 
     ctx.state["cells"] maps each cell (release:framework) to the id of its last content; a cell
     whose content changed marks its previous note vanished (kept, never deleted)."""
-    response = ctx.http.get(ctx.option("url"))
+    response = ctx.client().get(ctx.option("url"))
     if response is None:
         return
     previous: dict = dict(ctx.state.get("cells") or {})

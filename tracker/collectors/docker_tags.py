@@ -100,13 +100,14 @@ def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
 def collect(ctx: CollectContext) -> Iterator[Event]:
     """Walk the tag listing through its ``next`` links and yield matching tags."""
     repository = ctx.option("repository")
-    url: str | None = str(ctx.option("url") or DEFAULT_URL).format(repository=repository)
+    url = str(ctx.option("url") or DEFAULT_URL).format(repository=repository)
     for page in range(MAX_PAGES):
-        document = ctx.http.get_json(url, conditional=page == 0)
+        document = ctx.client().get_json(url, conditional=page == 0)
         if document is None:
             return
         yield from tag_events(document, ctx)
-        url = document.get("next")
-        if not url:
+        next_url = document.get("next")
+        if not next_url:
             return
+        url = str(next_url)
     ctx.warnings.append(f"{ctx.spec.id}: stopped after {MAX_PAGES} pages of tags")

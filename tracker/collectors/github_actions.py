@@ -163,7 +163,7 @@ def _recheck(ctx: CollectContext, api: str, repo: str, wf: dict, key: str) -> It
     """Re-read one run that was in progress; drop it when gone upstream."""
     pending = ctx.state["pending"]
     try:
-        run = ctx.http.get_json(f"{api}/repos/{repo}/actions/runs/{key}")
+        run = ctx.client().get_json(f"{api}/repos/{repo}/actions/runs/{key}")
     except FatalHTTPError as exc:
         if not _is_404(exc):
             raise
@@ -194,7 +194,7 @@ def _runs(ctx: CollectContext, url: str) -> Iterator[dict]:
     bound = _backfill_bound(ctx)
     newest: list[dict] = []
     oldest, total = None, 0
-    for page in ctx.http.get_pages(url, base):
+    for page in ctx.client().get_pages(url, base):
         total = _total(page)
         runs = _listed(ctx, url, page, "workflow_runs")
         newest.extend(runs)
@@ -217,7 +217,7 @@ def _window(
     """Runs created in [lo, hi] (hi None = open-ended), oldest first, halving the window over
     the cap (the older half first)."""
     created = f">={ci.iso(lo)}" if hi is None else f"{ci.iso(lo)}..{ci.iso(hi)}"
-    pages = ctx.http.get_pages(url, {**base, "created": created})
+    pages = ctx.client().get_pages(url, {**base, "created": created})
     first = next(pages, None)
     if first is None:
         return  # 304: nothing changed in this window
@@ -252,7 +252,7 @@ def _window(
     yield from sorted(runs, key=_sort_key)
 
 
-def _listed(ctx: CollectContext, url: str, page: Any, field: str) -> list[Mapping[str, Any]]:
+def _listed(ctx: CollectContext, url: str, page: Any, field: str) -> list[dict[str, Any]]:
     """The objects under ``field`` of one listing page; anything else is a logged skip."""
     if not isinstance(page, Mapping):
         ctx.skip(f"page of {url}", f"expected a JSON object, got {type(page).__name__}")
@@ -304,7 +304,7 @@ def _run_events(
 
 def _jobs(ctx: CollectContext, url: str, which: str) -> Iterator[Mapping[str, Any]]:
     # Not conditional: only runs not stored before get here, and a 304 would drop their jobs.
-    for page in ctx.http.get_pages(url, {"filter": which, "per_page": 100}, conditional=False):
+    for page in ctx.client().get_pages(url, {"filter": which, "per_page": 100}, conditional=False):
         yield from _listed(ctx, url, page, "jobs")
 
 
@@ -315,6 +315,8 @@ def run_event(run: Mapping[str, Any], wf: Mapping[str, Any], ctx: CollectContext
     state = run.get("conclusion") if completed else run.get("status")
     outcome = ci.run_outcome(state, where=where)
     created = ci.parse_time(run.get("created_at"))
+    if created is None:  # _run_events skips such runs before they get here
+        raise ValueError(f"{where}: no readable created_at")
     updated = ci.parse_time(run.get("updated_at")) or created
     # GitHub has no completed_at on runs: a completed run's updated_at is when it concluded.
     ended = updated if completed else None
@@ -378,6 +380,9 @@ def job_event(
         or ci.parse_time(job.get("created_at"))
         or ci.parse_time(run.get("created_at"))
     )
+    if occurred is None:
+        ctx.skip(f"job {job['id']} of run {run.get('id')}", "no readable timestamp")
+        return None
     return Event(
         source_id=ctx.spec.id,
         project=ctx.spec.project,

@@ -70,7 +70,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     )
     # heapq.merge pulls one page at a time from each listing, keeping the global order.
     merged = heapq.merge(*listings, key=lambda pair: pair[0])
-    seen: dict[int, datetime] = {}
+    seen: dict[Any, datetime] = {}  # by issue number, as listed (parse_item checks it)
     with Progress(f"{ctx.spec.id}: issues", unit="issue") as progress:
         for updated, item in merged:
             number = item.get("number")
@@ -101,7 +101,7 @@ def _listing(ctx: CollectContext, url: str, params: dict) -> Iterator[tuple[date
     requests = 0
     while True:
         # One page per request; get_pages keeps the validators of a short last page only.
-        page = next(iter(ctx.http.get_pages(url, params)), None)
+        page = next(iter(ctx.client().get_pages(url, params)), None)
         requests += 1
         if page is None:
             return  # 304: as it was
@@ -139,7 +139,7 @@ def _check_label(ctx: CollectContext, issues_url: str, label: str) -> None:
     from urllib.parse import quote
 
     try:
-        ctx.http.get(f"{issues_url.rsplit('/issues', 1)[0]}/labels/{quote(label, safe='')}")
+        ctx.client().get(f"{issues_url.rsplit('/issues', 1)[0]}/labels/{quote(label, safe='')}")
     except FatalHTTPError as exc:
         if getattr(exc, "status", None) != 404:
             raise

@@ -50,7 +50,7 @@ _MARKDOWN = MarkdownIt("commonmark").enable("table").enable("strikethrough")
 
 @dataclass(frozen=True)
 class Bullet:
-    """One list item of a Markdown body: its own text, nearest heading, and nesting depth (1 = top)."""
+    """One list item of a Markdown body: its own text, nearest heading, nesting depth (1 = top)."""
 
     text: str
     section: str
@@ -71,7 +71,7 @@ def _plain(inline: Any) -> str:
 
 
 def _bold_heading(inline: Any) -> str | None:
-    """Text of a paragraph that is only bold text ("**Bug fixes:**"), used as a heading; else None."""
+    """Text of a paragraph that is only bold text ("**Bug fixes:**"), as a heading; else None."""
     kinds = [
         c.type for c in inline.children or () if not (c.type == "text" and not c.content.strip())
     ]
@@ -200,7 +200,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     recent: dict[str, dict] = {}
     got_page = False
     exhausted = True
-    for page in ctx.http.get_pages(f"{api}/repos/{repo}/releases", {"per_page": 100}):
+    for page in ctx.client().get_pages(f"{api}/repos/{repo}/releases", {"per_page": 100}):
         got_page = True
         if not isinstance(page, list):
             raise FatalHTTPError(

@@ -113,7 +113,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     # unchanged, so skip the conditional request then.
     conditional = not ctx.state.get("pending")
     pending = False
-    for page in ctx.http.get_pages(
+    for page in ctx.client().get_pages(
         f"{api}/repos/{repo}/tags", {"per_page": 100}, conditional=conditional
     ):
         if not isinstance(page, list):
@@ -140,7 +140,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
                     continue
                 budget -= 1
                 try:
-                    commit = ctx.http.get_json(
+                    commit = ctx.client().get_json(
                         f"{api}/repos/{repo}/git/commits/{sha}", conditional=False
                     )
                 except FatalHTTPError as exc:  # one tag's commit (HTTP 4xx, not JSON): that tag
@@ -150,6 +150,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
                 date = committer.get("date") if isinstance(committer, dict) else None
                 entry = {"sha": sha, "date": date}
                 known[name] = entry
+            assert entry is not None  # known before, or just looked up
             event = tag_event(name, entry.get("date"), sha, ctx)
             if event is None:
                 continue

@@ -35,8 +35,8 @@ DEFAULT_URL = "https://pypi.org/pypi/{package}/json"
 
 def first_upload(files: list[dict]) -> datetime | None:
     """The earliest upload time over a version's files (aware UTC), or None when none is dated."""
-    times = [parse_time(f.get("upload_time_iso_8601") or f.get("upload_time")) for f in files]
-    times = [t for t in times if t is not None]
+    read = [parse_time(f.get("upload_time_iso_8601") or f.get("upload_time")) for f in files]
+    times = [t for t in read if t is not None]
     return min(times) if times else None
 
 
@@ -93,7 +93,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     """Fetch the package's JSON (conditional GET) and yield one event per dated version."""
     package = ctx.option("package")
     url = str(ctx.option("url") or DEFAULT_URL).format(package=package)
-    document = ctx.http.get_json(url)
+    document = ctx.client().get_json(url)
     if document is None:  # 304 only: get_json refuses a `null` body
         return iter(())
     return version_events(document, ctx)

@@ -154,7 +154,9 @@ class _Note:
 
 
 def _is_label(block: Block) -> bool:
-    return bool(block.strong) and block.text.strip(" :") == block.strong.strip(" :")
+    if not block.strong:
+        return False
+    return block.text.strip(" :") == block.strong.strip(" :")
 
 
 def _supported_framework(path: list[str]) -> str | None:
@@ -167,7 +169,7 @@ def _supported_framework(path: list[str]) -> str | None:
 
 def _table_notes(block: Block, path: list[str]) -> Iterator[_Note]:
     header = block.rows[0] if block.header_rows and block.rows else []
-    columns = {i: framework_of(h) for i, h in enumerate(header) if framework_of(h)}
+    columns = {i: fw for i, h in enumerate(header) if (fw := framework_of(h))}
     if not columns:
         return  # package lists, "What's New" link tables: not items
     for row in block.rows[block.header_rows :]:
@@ -228,7 +230,7 @@ def section_notes(section: Section, path: list[str], scope_root: bool) -> Iterat
                     yield note(block.text, block.line, block.strong or topic)
             elif block.kind in ("para", "admonition"):
                 if block.kind == "para" and _is_label(block):
-                    topic = block.strong.strip(" :")
+                    topic = (block.strong or "").strip(" :")  # set: _is_label checked it
                     continue
                 if block.kind == "para" and block.strong and block.text.endswith(":"):
                     topic = block.strong.strip(" :")  # "**Maintenance**: the following:" + list
@@ -236,8 +238,8 @@ def section_notes(section: Section, path: list[str], scope_root: bool) -> Iterat
                     yield note(
                         block.text, block.line, block.strong.strip(" :") if block.strong else topic
                     )
-    for child in section.children:
-        yield from section_notes(child, path + [child.title], False)
+    for sub in section.children:
+        yield from section_notes(sub, path + [sub.title], False)
 
 
 # ---------------------------------------------------------------------------------- releases
@@ -363,7 +365,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     the document, is marked vanished (kept, never deleted), or one item would count twice. A
     read that skipped anything (a release without a date yet) is not complete: nothing is
     marked then, and the ids seen are added to those known."""
-    response = ctx.http.get(ctx.option("url"))
+    response = ctx.client().get(ctx.option("url"))
     if response is None:
         return
     previous = set(ctx.state.get("notes") or [])

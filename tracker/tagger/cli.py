@@ -23,7 +23,7 @@ def _read_jsonl(stream) -> list[dict]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise click.ClickException(f"line {n}: not JSON ({exc.msg})")
+            raise click.ClickException(f"line {n}: not JSON ({exc.msg})") from exc
         if not isinstance(row, dict):
             raise click.ClickException(f"line {n}: expected a JSON object")
         rows.append(row)
@@ -33,7 +33,7 @@ def _read_jsonl(stream) -> list[dict]:
 def tag_rows(tagger, rows: list[dict]) -> list[dict]:
     """Each row plus ``tag``, ``tag_score``, ``regime``, ``mentions`` (other keys untouched)."""
     out = []
-    for row, res in zip(rows, tagger.tag_many(rows)):
+    for row, res in zip(rows, tagger.tag_many(rows), strict=True):
         out.append(
             {
                 **row,

@@ -9,7 +9,8 @@ Neuron "Improvements" heading), so this rule decides it.
 
 :func:`is_compat_statement` looks only at the *head* of a text: its first line (an issue title or
 a release-note item), cut at the first sentence end, at most ``HEAD_CHARS`` characters, without
-the ``zzsection_*`` / ``zzlead_*`` pseudo-tokens (TAGGING.md tie-breaker 5: the title or first sentence decides).
+the ``zzsection_*`` / ``zzlead_*`` pseudo-tokens (docs/tagging.md, tie-breakers: the title or first
+sentence decides).
 The head is a compatibility statement when
 
   (a) a framework version ("PyTorch 2.9", "torch==2.9.1", "JAX 0.8.2 and 0.9.0.1", "vLLM v0.13.0")
@@ -66,7 +67,8 @@ _BUMP = r"upgrad\w*|updat\w*|bump\w*|pin(?:s|ned|ning)?|moved?|switch\w*|require
 _GAP = r"[^.;!?\n]{0,80}?"
 _OBJECT = re.compile(rf"\b(?:{_FRAME})\b(?P<gap>{_GAP})(?:{_FWV})", re.I)
 _SUBJECT = re.compile(
-    rf"(?:{_FWV})\s*(?:\([^)]{{0,40}}\)\s*)?(?:(?:is|are|has been|have been|was|were)\s+)?(?:now\s+)?"
+    rf"(?:{_FWV})\s*(?:\([^)]{{0,40}}\)\s*)?"
+    r"(?:(?:is|are|has been|have been|was|were)\s+)?(?:now\s+)?"
     rf"(?:officially\s+|fully\s+)?(?:supported|compatible|support|validated|tested|certified|available)\b",
     re.I,
 )
@@ -76,7 +78,8 @@ _BUMP_VERSION = re.compile(rf"\b(?:{_BUMP})\b(?P<gap>{_GAP})(?<![\w.]){_V}{_END}
 _FRICTION = re.compile(
     r"\b(?:fix\w*|bug\w*|crash\w*|errors?|exception|fail\w*|broken|break(?:s|ing)?|regress\w*|hang\w*|issues?"
     r"|known|workaround|slow\w*|missing|unsupported|incompatib\w*|not|cannot|can't|won't|doesn't|don't|isn't"
-    r"|aren't|only|oom|leak\w*|wrong|incorrect|segfault\w*|timeouts?|timed out|flaky|disabled?|degrad\w*"
+    r"|aren't|only|oom|leak\w*|wrong|incorrect|segfault\w*|timeouts?|timed out|flaky|disabled?"
+    r"|degrad\w*"
     r"|worse|drop(?:s|ped)?|why|unable|problem\w*|warning\w*|limitation\w*|no|without)\b",
     re.I,
 )
@@ -184,5 +187,5 @@ class CompatRule(Stateless):
         if cls is not None:
             labels = list(doc.cats)
             new = apply([doc.cats[k] for k in labels], labels.index(cls))
-            doc.cats = dict(zip(labels, new))
+            doc.cats = dict(zip(labels, new, strict=True))
         return doc

@@ -13,8 +13,9 @@ Three sources, each a list of :class:`Example` (``text``, ``label``, ``regime``,
    ``zzsection_*`` pseudo-tokens and the heading, not the item's words, takes most of the
    (noisy) label. Measured by 4-fold cross-validation over the labelled field texts (dev fold
    never used): giving half the items without their section, so that their words carried the
-   heading's label, cost 0.016 field macro-F1 (0.843 vs 0.859, mean of three seeds). Where the heading's label contradicts TAGGING.md the item's
-   own wording wins (:func:`weak_label`): version bumps and framework-version compatibility
+   heading's label, cost 0.016 field macro-F1 (0.843 vs 0.859, mean of three seeds). Where the
+   heading's label contradicts the tagging guide (docs/tagging.md) the item's own wording
+   wins (:func:`weak_label`): version bumps and framework-version compatibility
    statements (``compat.py``) are neutral even under "Improvements", and "Fixed ..." items are
    friction under any heading.
 3. ``own``: ``tracker/tagger/data/*.jsonl``, examples written and labelled for this project by
@@ -30,6 +31,7 @@ import json
 import os
 import re
 import zlib
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -186,7 +188,7 @@ def weak_label(heading: str, text: str) -> str | None:
     return label
 
 
-def load_weak(exclude_texts: set[str] = frozenset()) -> list[Example]:
+def load_weak(exclude_texts: AbstractSet[str] = frozenset()) -> list[Example]:
     """Heading-labelled release-note items from the corpus (deduplicated by text)."""
     root = corpus_dir()
     if not root.is_dir():
@@ -211,7 +213,8 @@ def load_weak(exclude_texts: set[str] = frozenset()) -> list[Example]:
     # Cap each label (JAX deprecations alone would outnumber the real data); keep a
     # deterministic, file-order-independent sample.
     out.sort(key=lambda e: zlib.crc32(e.source.encode()))
-    kept, count = [], {}
+    kept: list[Example] = []
+    count: dict[str, int] = {}
     for e in out:
         if count.get(e.label, 0) < WEAK_CAP_PER_LABEL:
             count[e.label] = count.get(e.label, 0) + 1

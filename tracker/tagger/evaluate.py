@@ -26,7 +26,7 @@ class Scores:
 def score(gold: list[str], pred: list[str], labels: tuple[str, ...]) -> Scores:
     """Precision/recall/F1 per label; macro-F1 averages over labels that occur in gold or pred."""
     confusion: dict = {}
-    for g, p in zip(gold, pred):
+    for g, p in zip(gold, pred, strict=True):
         confusion[(g, p)] = confusion.get((g, p), 0) + 1
     per = {}
     f1s = []
@@ -40,18 +40,20 @@ def score(gold: list[str], pred: list[str], labels: tuple[str, ...]) -> Scores:
         per[lab] = (prec, rec, f1, n_gold)
         if n_gold or n_pred:
             f1s.append(f1)
-    acc = sum(g == p for g, p in zip(gold, pred)) / len(gold) if gold else 0.0
+    acc = sum(g == p for g, p in zip(gold, pred, strict=True)) / len(gold) if gold else 0.0
     return Scores(labels, per, sum(f1s) / len(f1s) if f1s else 0.0, acc, confusion, len(gold))
 
 
 def evaluate_rows(tagger, rows: list[dict]) -> tuple[Scores, Scores | None, list]:
-    """Tag ``rows`` (dicts with ``text``/``title``+``body`` and gold ``label``, optional ``regime``).
+    """Tag ``rows`` (dicts: ``text`` or ``title``+``body``, gold ``label``, optional ``regime``).
 
     Returns (class scores, regime scores or None when no row has a regime, results).
     """
     results = tagger.tag_many(rows)
     cls = score([r["label"] for r in rows], [t.tag for t in results], CLASSES)
-    with_regime = [(r["regime"], t.regime) for r, t in zip(rows, results) if r.get("regime")]
+    with_regime = [
+        (r["regime"], t.regime) for r, t in zip(rows, results, strict=True) if r.get("regime")
+    ]
     reg = (
         score([g for g, _ in with_regime], [p for _, p in with_regime], ALL_REGIMES)
         if with_regime

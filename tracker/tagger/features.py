@@ -32,7 +32,8 @@ CLASSES = ("friction", "optimization", "neutral")
 REGIMES = ("cuda", "rocm", "xla", "neuron")
 ALL_REGIMES = REGIMES + ("none",)
 
-# Section heading keyword -> pseudo-token; first match wins (order matters: "known issues" before "issues").
+# Section heading keyword -> pseudo-token; first match wins
+# (order matters: "known issues" before "issues").
 _SECTIONS = (
     ("known", ("known issue", "known limitation", "limitation", "known bug")),
     ("fixes", ("resolved issue", "bug fix", "bugfix", "fixed", "fixes", "bugs", "resolved")),
@@ -140,7 +141,7 @@ class Prepared(NamedTuple):
 
     text: str  # cleaned, truncated, with the section pseudo-token (may be "")
     empty: bool  # nothing to go on
-    prior: tuple[float, float, float] | None  # from labels, in CLASSES order
+    prior: tuple[float, ...] | None  # from labels, one per class in CLASSES order
     label_regime: str | None
 
 
@@ -155,14 +156,14 @@ def canonical_section(section: str | None) -> str | None:
     return "zzsection_other"
 
 
-def label_prior(labels) -> tuple[tuple[float, float, float] | None, str | None]:
+def label_prior(labels) -> tuple[tuple[float, ...] | None, str | None]:
     """Class prior and regime hint from GitHub labels (None, None when no label is informative).
 
     Several informative labels multiply (a "bug" + "performance" issue leans to friction).
     """
     if not labels:
         return None, None
-    prior = None
+    prior: tuple[float, ...] | None = None
     regime = None
     for raw in labels:
         low = str(raw).lower()
@@ -173,7 +174,7 @@ def label_prior(labels) -> tuple[tuple[float, float, float] | None, str | None]:
                 regime = regime or reg
         for keys, p in _LABELS:
             if any(k in low for k in keys):
-                prior = p if prior is None else tuple(a * b for a, b in zip(prior, p))
+                prior = p if prior is None else tuple(a * b for a, b in zip(prior, p, strict=True))
                 break
     if prior is not None:
         s = sum(prior)

@@ -31,30 +31,40 @@ from tracker.tagger.features import ALL_REGIMES, REGIMES  # noqa: F401  (re-expo
 # are disjoint. Sources: TAGGING.md "Regime" plus plainly vendor-specific names seen in the field.
 _STRONG = {
     "rocm": r"""
-        rocm\S* | hip | hip[a-z_]\S* | \w+_hip\w* | rccl\w* | miopen\S* | ck_\w+ | amdsmi\w* | amd_\w+ | navi\d+ | migraphx | mivisionx | aiter
-        | roc(blas|fft|sparse|solver|rand|prim|thrust|prof\w*|tracer|minfo|wmma|decode|jpeg|shmem|mlir|al|m)\w*
-        | amdgpu\w* | amd_?smi | amd-smi | gfx\d{2,4}[a-z0-9]* | (\d+x)?mi(50|60|100|\d{3}[a-z]*)(_\w+)? | mi\d{3}[a-z]*-?\w*
-        | instinct | radeon | cdna\d? | rdna\d? | therock | composable_kernel | rocm_\w+ | \w+_rocm | \w+-rocm
-        | hipify\w* | hipblaslt | aotriton | rocshmem | rocr | rocprofv\d
+        rocm\S* | hip | hip[a-z_]\S* | \w+_hip\w* | rccl\w* | miopen\S* | ck_\w+ | amdsmi\w*
+        | amd_\w+ | navi\d+ | migraphx | mivisionx | aiter
+        | roc(blas|fft|sparse|solver|rand|prim|thrust|prof\w*|tracer|minfo|wmma|decode|jpeg|shmem
+              |mlir|al|m)\w*
+        | amdgpu\w* | amd_?smi | amd-smi | gfx\d{2,4}[a-z0-9]*
+        | (\d+x)?mi(50|60|100|\d{3}[a-z]*)(_\w+)? | mi\d{3}[a-z]*-?\w*
+        | instinct | radeon | cdna\d? | rdna\d? | therock | composable_kernel | rocm_\w+ | \w+_rocm
+        | \w+-rocm | hipify\w* | hipblaslt | aotriton | rocshmem | rocr | rocprofv\d
     """,
     "cuda": r"""
-        cuda\S* | \S+\.cuda | \w+_cuda | \S*cudnn\S* | \S*cublas\S* | libcu\w+ | cufft | curand | cusolver | cusparse\w*
-        | cupti | nccl\w* | nvcc | nvshmem | nvlink | nvjitlink | nvrtc | nvidia\w* | cutlass\w* | ptxas | ptx
-        | sm_?\d{2,3}[a-z]? | (\d+x)?(h100|h200|h800|a100|b200|gb200|gh200|b300)s? | hopper | ampere | blackwell | h100s? | h200s? | h800s? | h20 | a100s? | a10g | a800
+        cuda\S* | \S+\.cuda | \w+_cuda | \S*cudnn\S* | \S*cublas\S* | libcu\w+ | cufft | curand
+        | cusolver | cusparse\w*
+        | cupti | nccl\w* | nvcc | nvshmem | nvlink | nvjitlink | nvrtc | nvidia\w* | cutlass\w*
+        | ptxas | ptx
+        | sm_?\d{2,3}[a-z]? | (\d+x)?(h100|h200|h800|a100|b200|gb200|gh200|b300)s? | hopper | ampere
+        | blackwell | h100s? | h200s? | h800s? | h20 | a100s? | a10g | a800
         | b200s? | b100 | gb200 | gb300 | gh200 | b300 | l40s? | v100s? | t4 | rtx\d* | cu1\d{2}
         | cudagraphs? | nvfp4 | nvml | dgx\w* | jetson | rubin
     """,
     "xla": r"""
-        tpus? | tpu\S* | \S+tpu | \S+-tpu | libtpu\S* | trillium | ironwood | v5e(-\d+)? | v5p(-\d+)? | v6e(-\d+)?
-        | v5litepod\S* | v4-\d+ | v7x | torch_xla\S* | torchxla\w* | torch-xla\S* | ptxla | pytorch/xla | xla_\w*tpu\w*
+        tpus? | tpu\S* | \S+tpu | \S+-tpu | libtpu\S* | trillium | ironwood | v5e(-\d+)?
+        | v5p(-\d+)? | v6e(-\d+)?
+        | v5litepod\S* | v4-\d+ | v7x | torch_xla\S* | torchxla\w* | torch-xla\S* | ptxla
+        | pytorch/xla | xla_\w*tpu\w*
     """,
     "neuron": r"""
-        neuron\S* | \S+neuronx?\S* | neuroncores? | neffs? | nki | nxdi? | trn[123]n?\S* | inf[12]\S* | trainium\d*
+        neuron\S* | \S+neuronx?\S* | neuroncores? | neffs? | nki | nxdi? | trn[123]n?\S*
+        | inf[12]\S* | trainium\d*
         | inferentia\d* | libneuronxla | nki\.\S+
     """,
 }
 _WEAK = {
-    # "XLA" alone is PyTorch/XLA in PyTorch and transformers texts, but generic compiler talk elsewhere.
+    # "XLA" alone is PyTorch/XLA in PyTorch and transformers texts,
+    # but generic compiler talk elsewhere.
     "xla": r"xla | spmd",
     "rocm": r"amd",
 }
@@ -65,7 +75,8 @@ _WEAK_RE = {r: re.compile(rf"(?:{p})", re.I | re.X) for r, p in _WEAK.items()}
 
 # Tokens that look like cues but are not (TAGGING.md tie-breaker 4 and common false friends).
 _NOT_CUES = re.compile(
-    r"""(?:tp|tp_?size\S* | xlaruntimeerror | xla_?\w*error\w* | jax | thor\w+ | hipster | inf | inf[12]?\d{2,}
+    r"""(?:tp|tp_?size\S* | xlaruntimeerror | xla_?\w*error\w* | jax | thor\w+ | hipster | inf
+        | inf[12]?\d{2,}
         | ptx\w+error | nki_?\w*doc | amdahl\w*)""",
     re.I | re.X,
 )
@@ -159,7 +170,7 @@ def install_norms(nlp: Language) -> None:
     ``vocab.lex_attr_getters``. Lexemes already in the vocab are refreshed too, so a loaded
     model and a freshly built one agree. Must run before any text goes through ``nlp``.
     """
-    nlp.vocab.lex_attr_getters[NORM] = norm_of
+    nlp.vocab.lex_attr_getters[NORM] = norm_of  # type: ignore[attr-defined]  # not in the stub
     for lex in nlp.vocab:
         lex.norm_ = norm_of(lex.orth_)
 

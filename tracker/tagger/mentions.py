@@ -168,14 +168,14 @@ _CUES = tuple(
 
 
 def _word_cues(word: str) -> int:
-    """Bit set of the cues whose literal can begin in ``word`` (a lower-cased, whitespace-free word).
+    """Bit set of the cues whose literal can begin in ``word`` (lower-cased, without whitespace).
 
     A literal occurrence starts with a letter, so it starts inside some whitespace-delimited word;
     the literal's part up to its first space lies in that word and, if a space follows, ends the
     word. So a cue can match in a clause only if one of the clause's words has its bit here.
     """
     bits = 0
-    for status, lit, _, bit in _CUES:
+    for _status, lit, _, bit in _CUES:
         head, space, _ = lit.partition(" ")
         if word.endswith(head) if space else lit in word:
             bits |= 1 << bit
@@ -259,7 +259,8 @@ def _clause_bounds(text: str, pos: int) -> tuple[int, int]:
     heading) are not words of the clause: the heading is the classifier's signal, not a status.
     """
     if text.startswith("zz"):
-        lo = _PSEUDO.match(text).end()
+        pseudo = _PSEUDO.match(text)  # a `*` pattern: always matches, maybe empty
+        lo = pseudo.end() if pseudo else 0
         if pos < lo:
             return pos, pos
     else:

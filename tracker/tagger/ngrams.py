@@ -20,12 +20,13 @@ field macro-F1 0.867 -> 0.879 (two seeds); generic issues 0.900 -> 0.882.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy
 from spacy.attrs import LOWER
-from spacy.strings import hash_string
+from spacy.strings import hash_string  # type: ignore[attr-defined]  # not in spaCy's stub
 from thinc.api import Model
+from thinc.types import Ints1d
 
 _OPEN, _CLOSE = hash_string("["), hash_string("]")
 # Leading punctuation skipped before the lead word (Markdown emphasis, list marks, quotes, colons).
@@ -172,9 +173,9 @@ def _forward(model: Model, docs, is_train: bool):
     total = int(lengths.sum())
     out = numpy.empty(total, dtype="uint64")
     out[numpy.arange(len(uni)) + base[doc_ids]] = uni
-    for n, part in zip(range(2, n_max + 1), part_lens[1:]):
+    for n in range(2, len(part_lens) + 1):  # n-gram sizes no longer than the whole text
         base = base + part_lens[n - 2]  # past the previous part; window g covers uni[g : g + n]
-        grams = numpy.asarray(ops.ngrams(n, uni))
+        grams = numpy.asarray(ops.ngrams(n, cast(Ints1d, uni)))
         first = doc_ids[: len(grams)]
         same_doc = numpy.flatnonzero(
             first == doc_ids[n - 1 :]

@@ -31,13 +31,14 @@ from collections.abc import Iterable
 from functools import partial
 from itertools import islice
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy
 import spacy
 from spacy.attrs import NORM
 from spacy.language import Language
 from spacy.ml.models.textcat import resize_and_set_ref, resize_linear_weighted
+from spacy.pipeline import TextCategorizer
 from spacy.util import registry
 from thinc.api import Logistic, Model, SparseLinear_v2, chain, resizable, softmax_activation
 
@@ -68,10 +69,10 @@ def _bow_norm(
     length = 2 ** (length - 1).bit_length()
     sparse = SparseLinear_v2(nO=nO, length=length)
     fill = {"b": _NEG_VALUE, "W": 0}
-    resizable_layer = resizable(
+    resizable_layer: Model = resizable(
         sparse, resize_layer=partial(resize_linear_weighted, fill_defaults=fill)
     )
-    model = chain(
+    model: Model = chain(
         extract_ngrams_batched(ngram_size, attr=NORM, lead=lead, title=title), resizable_layer
     )
     out = softmax_activation() if exclusive_classes else Logistic()
@@ -137,19 +138,21 @@ def drop_special_cases(nlp: Language) -> None:
     What changes is small and the classifier is trained on it: "don't" stays one token (its
     NORM "don't"), "e.g." splits as "e.g" + "." and ":)" as ":" + ")".
     """
-    if nlp.tokenizer.rules:
-        nlp.tokenizer.rules = {}
+    tokenizer: Any = nlp.tokenizer  # spaCy types it as any callable; this one is its Tokenizer
+    if tokenizer.rules:
+        tokenizer.rules = {}
 
 
 def build_nlp() -> Language:
     """A fresh, untrained pipeline (used by training)."""
     nlp = spacy.blank("en")
-    infixes = list(nlp.Defaults.infixes) + EXTRA_INFIXES
-    nlp.tokenizer.infix_finditer = spacy.util.compile_infix_regex(infixes).finditer
+    infixes = list(nlp.Defaults.infixes or ()) + EXTRA_INFIXES
+    tokenizer: Any = nlp.tokenizer  # spaCy types it as any callable; this one is its Tokenizer
+    tokenizer.infix_finditer = spacy.util.compile_infix_regex(infixes).finditer
     drop_special_cases(nlp)
     install_norms(nlp)
     nlp.add_pipe("tracker_rules")
-    textcat = nlp.add_pipe("textcat", config=TEXTCAT_CONFIG)
+    textcat = cast(TextCategorizer, nlp.add_pipe("textcat", config=TEXTCAT_CONFIG))
     for label in CLASSES:
         textcat.add_label(label)
     nlp.add_pipe("tracker_compat")
@@ -175,12 +178,14 @@ class Tagger:
     def __init__(self, nlp: Language, version: str = TAGGER_VERSION):
         self.nlp = nlp
         self.version = version
-        self.rules = nlp.get_pipe("tracker_rules")
-        self.textcat = nlp.get_pipe("textcat")
+        self.rules = cast(rules.RegimeRules, nlp.get_pipe("tracker_rules"))
+        self.textcat = cast(TextCategorizer, nlp.get_pipe("textcat"))
         # Column of each class in the classifier's output.
         self._columns = [list(self.textcat.labels).index(c) for c in CLASSES]
 
-    def tag_many(self, items: Iterable[dict], batch_size: int = BATCH_SIZE) -> list[TagResult]:
+    def tag_many(
+        self, items: Iterable[dict | str], batch_size: int = BATCH_SIZE
+    ) -> list[TagResult]:
         """Tag items (dicts with ``text`` or ``title``/``body``, optional ``labels``, ``section``).
 
         Never raises on odd content; see ``features.py`` for truncation and cleaning bounds.
@@ -230,7 +235,9 @@ class Tagger:
         score = (probs[numpy.arange(len(chunk)), best] / total).round(4)
         out = []
         version = self.version
-        for p, (regime, mentions), b, s in zip(chunk, ruled, best.tolist(), score.tolist()):
+        for p, (regime, mentions), b, s in zip(
+            chunk, ruled, best.tolist(), score.tolist(), strict=True
+        ):
             if regime == "none" and p.label_regime:
                 regime = p.label_regime
             if p.empty:

@@ -230,7 +230,8 @@ def decide_batch(
     for i in range(len(REGIMES)):
         strong_reg[(bits & (1 << i)) != 0] = i
         weak_reg[((bits & (1 << (4 + i))) != 0) & ~cancelled] = i
-    # (position, regime, strong) of every counted hit; a MULTI match adds a strong hit where it starts.
+    # (position, regime, strong) of every counted hit;
+    # a MULTI match adds a strong hit where it starts.
     # ``pos`` indexes ``nz``.
     pos = numpy.concatenate(
         [
@@ -253,7 +254,7 @@ def decide_batch(
     pos, reg, strong = pos[keep], reg[keep], strong[keep]
 
     fw = numpy.flatnonzero(bits & FW)
-    for d, (norm, idx) in zip(doc_of[fw].tolist(), arr[nz[fw]].tolist()):
+    for d, (norm, idx) in zip(doc_of[fw].tolist(), arr[nz[fw]].tolist(), strict=True):
         anchors[d].append((norm, idx))
     if not len(pos):
         return regimes, anchors, hits
@@ -286,7 +287,12 @@ def decide_batch(
     regimes = list(map(_REGIME_NAMES.__getitem__, choice.tolist()))
     if with_hits:
         for d, r, t, w, s in zip(
-            hit_doc.tolist(), reg.tolist(), tok[pos].tolist(), weight.tolist(), strong.tolist()
+            hit_doc.tolist(),
+            reg.tolist(),
+            tok[pos].tolist(),
+            weight.tolist(),
+            strong.tolist(),
+            strict=True,
         ):
             hits[d].append((REGIMES[r], t, w if s else -w))
     return regimes, anchors, hits
@@ -360,13 +366,15 @@ def text_rows(tokenizer, texts: list[str]) -> tuple[numpy.ndarray, numpy.ndarray
         return rows, counts
     # Rare path: put the texts tokenized alone (and the empty ones) back in their places.
     joined = numpy.split(rows, numpy.cumsum(counts)[:-1])
-    parts = [None] * n
-    for i, part in zip(joinable, joined):
+    parts: list[numpy.ndarray | None] = [None] * n
+    # not strict: with nothing joined, numpy.split still returns one (empty) part
+    for i, part in zip(joinable, joined, strict=False):
         parts[i] = part
-    for i in range(n):
-        if parts[i] is None:
-            parts[i] = tokenizer(texts[i]).to_array(RULE_ATTRS)
-    return numpy.concatenate(parts), numpy.fromiter(map(len, parts), dtype="int64", count=n)
+    whole = [
+        tokenizer(texts[i]).to_array(RULE_ATTRS) if part is None else part
+        for i, part in enumerate(parts)
+    ]
+    return numpy.concatenate(whole), numpy.fromiter(map(len, whole), dtype="int64", count=n)
 
 
 @Language.factory("tracker_rules")
@@ -395,14 +403,17 @@ class RegimeRules(Stateless):
         ``texts``, ``rows`` and ``lens``: each Doc's text and the batch's :func:`doc_rows`, if the
         caller has them (then ``docs`` may be None: only these are read).
         """
-        if texts is None:
-            texts = [doc.text for doc in docs]
-        if rows is None:
-            rows, lens = doc_rows(docs)
+        if texts is None or rows is None or lens is None:
+            if docs is None:
+                raise ValueError("annotate: give the Docs, or their texts, rows and lens")
+            if texts is None:
+                texts = [doc.text for doc in docs]
+            if rows is None or lens is None:
+                rows, lens = doc_rows(docs)
         regimes, anchors, _ = decide_batch(rows, lens, title_lengths(texts), self.table)
         out = []
         strings = self.strings
-        for text, regime, anchor in zip(texts, regimes, anchors):
+        for text, regime, anchor in zip(texts, regimes, anchors, strict=True):
             mentions = []
             if anchor:
                 mentions = extract_mentions_at(text, [(strings[norm], idx) for norm, idx in anchor])
@@ -416,7 +427,7 @@ class RegimeRules(Stateless):
     def pipe(self, stream, batch_size: int = BATCH_SIZE):
         """Batched ``nlp.pipe`` path: one numpy pass per batch."""
         for batch in minibatch(stream, size=batch_size):
-            for doc, res in zip(batch, self.annotate(batch)):
+            for doc, res in zip(batch, self.annotate(batch), strict=True):
                 doc.user_data["tracker_rules"] = res
                 yield doc
 

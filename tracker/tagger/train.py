@@ -14,6 +14,7 @@ import random
 import shutil
 import zlib
 from pathlib import Path
+from typing import Any
 
 import spacy
 from spacy.training import Example as SpacyExample
@@ -25,7 +26,8 @@ from tracker.tagger.features import CLASSES, prepare
 from tracker.tagger.pipeline import MODEL_DIR, TAGGER_VERSION, Tagger, build_nlp
 
 SEED = 1234
-EPOCHS = 6  # 6, 8 and 12 score alike in cross-validation (field 0.857-0.862); 6 is best on generic issues
+# 6, 8 and 12 score alike in cross-validation (field 0.857-0.862); 6 is best on generic issues
+EPOCHS = 6
 BATCH = 16
 LEARN_RATE = 0.002
 
@@ -90,7 +92,7 @@ def run(out_dir: Path = MODEL_DIR, seed: int = SEED, log=print) -> dict:
     log(f"train: {len(train_data)} examples {counts}; dev: {len(dev)}")
     nlp = train(train_data, seed=seed, log=log)
     tagger = Tagger(nlp)
-    summary = {"train_counts": counts, "seed": seed, "dev": {}}
+    summary: dict[str, Any] = {"train_counts": counts, "seed": seed, "dev": {}}
     for kind in ("field", "generic", "own"):
         rows = dev_rows(dev, kind)
         if rows:
