@@ -32,6 +32,7 @@ from datetime import date, datetime, timedelta
 from statistics import NormalDist
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tracker.metrics import LagSample, kaplan_meier_median
 
@@ -58,9 +59,7 @@ IMPROVING, WORSENING = "improving", "worsening"
 
 
 # -- the lag slope ---------------------------------------------------------------------------
-def pair_bounds(
-    x: Sequence[float], y: Sequence[float], observed: Sequence[bool]
-) -> tuple[np.ndarray, np.ndarray]:
+def pair_bounds(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """For every pair i < j with x_i != x_j (same-x pairs have no slope), the lowest and highest
     slope the pair can have. A covered lag is exact; an open one is a lower bound. Ordering
     each pair so that x_a < x_b: an open later lag raises the slope without limit (upper end
@@ -91,9 +90,7 @@ def _median(values: np.ndarray) -> float:
     return lo / 2 + hi / 2  # inf / 2 is inf; -inf and +inf never meet (see pair_bounds)
 
 
-def slope_bracket(
-    x: Sequence[float], y: Sequence[float], observed: Sequence[bool]
-) -> tuple[float, float]:
+def slope_bracket(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[float, float]:
     """(low, high): the Theil-Sen slope of the complete data lies in [low, high] for any final
     lags of the open artifacts (each pair's true slope is within its bounds, and the median is
     monotone). Without open artifacts low == high == the Theil-Sen slope. NaN when no pair has
@@ -103,9 +100,9 @@ def slope_bracket(
 
 
 def bootstrap_interval(
-    x: Sequence[float],
-    y: Sequence[float],
-    observed: Sequence[bool],
+    x: ArrayLike,
+    y: ArrayLike,
+    observed: ArrayLike,
     samples: int = BOOTSTRAP_SAMPLES,
     seed: int = BOOTSTRAP_SEED,
     level: float = LEVEL,
