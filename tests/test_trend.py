@@ -268,3 +268,31 @@ def test_ci_pass_rate_trend_counts_and_verdicts():
     ]
     [rocm] = friction_trends(friction, as_of)
     assert rocm.verdict == WORSENING  # friction share 25% -> 75%: a higher share is worse
+
+
+def test_the_lag_chart_draws_each_regimes_trend_line(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    from tracker import charts
+
+    drawn = []
+    monkeypatch.setattr(charts, "_save", lambda fig, path: drawn.append(fig))
+    covered = monthly([120, 110, 100, 90, 80, 70])
+    still_open = [  # the four newest series, still open at 50, 40, 30 and 20 days
+        sample(START + timedelta(days=round(30.44 * k)), lag, "open")
+        for k, lag in ((6, 50), (7, 40), (8, 30), (9, 20))
+    ]
+    reference = [sample(s.day0, 0, regime="cuda", definition="upstream_release") for s in covered]
+    assert charts.lag_chart(tmp_path / "lag.png", covered + reference, START)
+    [line] = [ln for ln in drawn[0].axes[0].get_lines() if "trend" in str(ln.get_label())]
+    assert line.get_label() == "rocm trend -120 d/yr" and line.get_linestyle() == "--"
+    plt.close(drawn[0])
+    # with open artifacts the label gives the range they leave
+    drawn.clear()
+    charts.lag_chart(tmp_path / "lag.png", covered + still_open, START)
+    labels = [str(ln.get_label()) for ln in drawn[0].axes[0].get_lines()]
+    # by hand: 45 pairs; 6 open-open (-inf), 24 covered-open with lower ends -120 - 120/d
+    # (d = months apart: 1, 2, 2, 3 x3, 4 x4, 5 x4, 6 x4, ...), 15 covered at -120; the 23rd
+    # lowest is the 17th covered-open end, d = 6: -140. 30 upper ends are +inf: unbounded.
+    assert "rocm trend -140 to unbounded d/yr (open)" in labels
+    plt.close(drawn[0])

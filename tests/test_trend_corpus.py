@@ -201,8 +201,25 @@ def _store_real_facts(store, corpus):
         store.upsert_events(conn, events)
 
 
+def _store_real_nightlies(store, corpus):
+    """The real vLLM nightly builds of 2026-05-08 (AMD and CUDA pipelines) through the collector."""
+    from tracker.collectors import buildkite
+    from tracker.config import load_config
+
+    config = load_config(Path(__file__).resolve().parents[1] / "sources.yaml")
+    folder = corpus / "vllm-ci" / "vllm-ci-dashboard@2d34517" / "buildkite_cache"
+    for source_id, name in (
+        ("vllm-amd-ci", "builds_amd.json"),
+        ("vllm-ci", "builds_upstream.json"),
+    ):
+        ctx = CollectContext(spec=config.source(source_id))
+        with store.transaction() as conn:
+            store.upsert_events(conn, list(buildkite.parse((folder / name).read_bytes(), ctx)))
+
+
 def test_report_view_and_cli_from_real_facts(store, corpus, tmp_path):
     _store_real_facts(store, corpus)
+    _store_real_nightlies(store, corpus)
     config = Config(Path("sources.yaml"), REGIMES, (), tuple(COVERAGE))
     out = tmp_path / "report"
     write_report(config, store, out, as_of=AS_OF)
@@ -212,6 +229,10 @@ def test_report_view_and_cli_from_real_facts(store, corpus, tmp_path):
     table = html[html.index("Is the gap closing?") : html.index("Headline")]
     assert table.count("<tr><td>rocm</td>") == 1 and table.count("<tr><td>xla</td>") == 1
     assert "4 artifacts, 2 open" in table and "at least 6 artifacts" in table
+    # one real nightly (2026-05-08, ISO week 19): 127 of 209 ROCm jobs passed, nothing in the
+    # 8 weeks before, so no verdict on the CI pass rate
+    assert "too few jobs: 61% of 209 (last 4 wk) vs none (8 wk before)" in table
+    assert "reference: lag 0" in table  # cuda: CI jobs, but no lag trend of its own
     summary = json.loads(
         (out / "summary.json").read_text(),
         parse_constant=lambda c: pytest.fail(f"not strict JSON: {c}"),
@@ -219,7 +240,7 @@ def test_report_view_and_cli_from_real_facts(store, corpus, tmp_path):
     gap = summary["gap_trend"]
     [rocm] = [r for r in gap["lag"] if (r["artifact_group"], r["regime"]) == (POOLED, "rocm")]
     assert (rocm["artifacts"], rocm["open"], rocm["recent_median"]) == (10, 2, 65)
-    assert [r["regime"] for r in gap["by_regime"]] == ["rocm", "xla"]
+    assert [r["regime"] for r in gap["by_regime"]] == ["cuda", "rocm", "xla"]
     columns, rows = store.read_only_query(
         'SELECT artifact_group, definition, artifacts, "open", verdict, slope_high '
         "FROM v_lag_trend WHERE regime = 'rocm' ORDER BY artifact_group, definition"
@@ -230,8 +251,9 @@ def test_report_view_and_cli_from_real_facts(store, corpus, tmp_path):
     assert got[(POOLED, "primary")][4] == rocm["verdict"]
     # the digest's lines: one per regime, verdict, figure and counts
     lines = trend_digest_lines(config, store, AS_OF)
-    assert [line.split(":")[0] for line in lines] == ["rocm", "xla"]
-    assert f"lag gap {rocm['verdict']} (" in lines[0] and "10 artifacts, 2 open" in lines[0]
+    assert [line.split(":")[0] for line in lines] == ["cuda", "rocm", "xla"]
+    assert f"lag gap {rocm['verdict']} (" in lines[1] and "10 artifacts, 2 open" in lines[1]
+    assert "CI job pass rate too few jobs: 61% of 209" in lines[1]
     assert digest_lines(compute_trends([], AS_OF)) == []  # no data: no lines
 
 

@@ -64,6 +64,7 @@ class Trends:
     lag: list[LagTrend]
     ci: list[RateTrend] = field(default_factory=list)
     friction: list[RateTrend] = field(default_factory=list)
+    reference: str = "cuda"
 
     def regimes(self) -> list[str]:
         found = {t.regime for t in self.lag} | {t.regime for t in self.ci + self.friction}
@@ -81,6 +82,7 @@ def compute_trends(
         lag_trends(samples, as_of, reference_regime),
         ci_trends(pass_rates, as_of),
         friction_trends(friction, as_of),
+        reference_regime,
     )
 
 
@@ -91,7 +93,9 @@ def days(value: float | None, signed: bool = True) -> str:
         return "-"
     if math.isinf(value):
         return "unbounded" if value > 0 else "-unbounded"
-    return f"{value:+.0f}" if signed else f"{value:.0f}"
+    # small non-zero values keep a decimal: "+0" would read as "exactly no change"
+    digits = 1 if 0 < abs(value) < 10 else 0
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
 def slope_text(t: LagTrend) -> str:
@@ -142,10 +146,11 @@ def headline(trends: Trends) -> list[dict]:
     friction = {t.regime: t for t in trends.friction}
     for regime in trends.regimes():
         lag = pooled.get(regime)
+        missing = "reference: lag 0" if regime == trends.reference else "no lag data"
         rows.append(
             {
                 "regime": regime,
-                "verdict": lag.verdict if lag else "no lag data",
+                "verdict": lag.verdict if lag else missing,
                 "slope": slope_text(lag) if lag else "-",
                 "interval": interval_text(lag.ci_low, lag.ci_high, " d/yr") if lag else "-",
                 "artifacts": f"{lag.artifacts} ({lag.open} open)" if lag else "-",
@@ -218,7 +223,7 @@ def digest_lines(trends: Trends) -> list[str]:
         regime = row["regime"]
         lag = next((t for t in trends.lag if t.group == POOLED and t.regime == regime), None)
         if lag is None:
-            text = "lag gap: no lag data"
+            text = f"lag gap: {row['verdict']}"
         else:
             text = (
                 f"lag gap {lag.verdict} ({slope_text(lag)}, {LEVEL:.0%}: "
