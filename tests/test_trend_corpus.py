@@ -242,11 +242,13 @@ def test_report_view_and_cli_from_real_facts(store, corpus, tmp_path):
     assert (rocm["artifacts"], rocm["open"], rocm["recent_median"]) == (10, 2, 65)
     assert [r["regime"] for r in gap["by_regime"]] == ["cuda", "rocm", "xla"]
     columns, rows = store.read_only_query(
-        'SELECT artifact_group, definition, artifacts, "open", verdict, slope_high '
+        'SELECT artifact_group, definition, artifacts, "open", verdict, ci_high '
         "FROM v_lag_trend WHERE regime = 'rocm' ORDER BY artifact_group, definition"
     )
     got = {(r[0], r[1]): r for r in rows}
     assert got[("pytorch", "vendor_matrix")][2:4] == (10, 2)
+    # the unbounded end of the interval survives the database as +Infinity, not NULL
+    assert got[("pytorch", "vendor_matrix")][5] == float("inf")
     assert got[("pytorch", "upstream_wheels")][2:5] == (12, 0, "no clear change")
     assert got[(POOLED, "primary")][4] == rocm["verdict"]
     # the digest's lines: one per regime, verdict, figure and counts
