@@ -19,6 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from tracker.metrics import LagSample  # noqa: E402
+from tracker.trend import trend_line  # noqa: E402
 
 REGIME_COLOURS = {
     "cuda": "#76b900",
@@ -94,6 +95,7 @@ def lag_chart(path: Path, samples: Sequence[LagSample], as_of: datetime) -> bool
                 label=f"{regime}: still open" if still_open else None,
                 **style,
             )
+            _trend_line(ax, group, regime)
         ax.set_title(
             f"{project}: day-0 coverage lag (hollow = open at {as_of:%Y-%m-%d})", fontsize=10
         )
@@ -104,6 +106,34 @@ def lag_chart(path: Path, samples: Sequence[LagSample], as_of: datetime) -> bool
         _legend_outside(ax)
     _save(fig, path)
     return True
+
+
+def _trend_line(ax, group: Sequence[LagSample], regime: str) -> None:
+    """The Theil-Sen trend of one regime's lags (tracker.trend), dashed, over its day-0 span;
+    with open artifacts it is the bracket's low end (open lags at their current value) and the
+    label gives the high end too. No line for the reference regime or a single artifact."""
+    if group[0].lag_days == 0 and all(s.lag_days == 0 for s in group):
+        return  # the reference (or a day-0 definition): the zero line says it already
+    line = trend_line(group)
+    if line is None:
+        return
+    per_day, intercept, high = line
+    ends = [min(s.day0 for s in group), max(s.day0 for s in group)]
+    xs = [d.timestamp() / 86400 for d in ends]
+    low = per_day * 365.25
+    label = f"{regime} trend {low:+.0f} d/yr"
+    if high != low:
+        label = f"{regime} trend {low:+.0f} to " + (
+            "unbounded d/yr (open)" if high == float("inf") else f"{high:+.0f} d/yr (open)"
+        )
+    ax.plot(
+        ends,
+        [intercept + per_day * x for x in xs],
+        linestyle="--",
+        linewidth=1,
+        color=_colour(regime),
+        label=label,
+    )
 
 
 def _runs(points: list[tuple[date, float]], gap: timedelta) -> list[list[tuple[date, float]]]:

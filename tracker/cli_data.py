@@ -106,16 +106,37 @@ def query(ctx: click.Context, sql: str, fmt: str) -> None:
 @click.option("--regime", default=None, help="Only this regime.")
 @click.option("--project", default=None, help="Only this upstream project.")
 @click.option("--primary-only", is_flag=True, help="Only each regime's primary definition.")
+@click.option(
+    "--trend",
+    is_flag=True,
+    help="Is the gap closing? Print the lag trend per project, regime and definition, and per "
+    "regime pooled over projects (method: docs/trend.md).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv"]),
+    default="table",
+    show_default=True,
+    help="With --trend: an aligned table or CSV (the lag rows themselves are always CSV).",
+)
 @click.pass_context
-def lag(ctx: click.Context, as_of, regime, project, primary_only) -> None:
+def lag(ctx: click.Context, as_of, regime, project, primary_only, trend, fmt) -> None:
     """Print day-0 coverage lag as CSV: one row per (artifact, regime, definition).
 
     Columns: project,series,regime,definition,primary,day0,available,lag_days,status,
     evidence_url. Open artifacts have status `open` and lag_days = as_of - day0.
 
+    With --trend, one row per (artifact group, regime, definition) instead: the change in lag
+    per year of day 0 (slope_low..slope_high: the range open artifacts leave; inf = unbounded),
+    its 90% interval (ci_low, ci_high), the verdict (closing, widening, no clear change, or too
+    few artifacts below min_artifacts), and the Kaplan-Meier median lag of the last 12 months
+    against the 12 months before, with counts of artifacts and open ones.
+
     \b
     Example:
       tracker lag --regime rocm --primary-only > rocm-lag.csv
+      tracker lag --trend --format csv > lag-trend.csv
     """
     from tracker.report import compute_lag, write_lag_csv
 
@@ -147,7 +168,25 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only) -> None:
         and (project is None or s.project == project)
         and (s.primary or not primary_only)
     ]
+    if trend:
+        reference = next((r.id for r in config.regimes if r.reference), "cuda")
+        _print_trend(samples, when, fmt, reference)
+        return
     write_lag_csv(samples, sys.stdout)
+
+
+def _print_trend(samples, when: datetime, fmt: str, reference: str) -> None:
+    from tracker.trend import lag_trends
+    from tracker.trend_report import THRESHOLDS, TREND_COLUMNS, table_rows
+
+    rows = table_rows(lag_trends(samples, when, reference))
+    if fmt == "csv":
+        writer = csv.DictWriter(sys.stdout, fieldnames=TREND_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+        return
+    print_table(TREND_COLUMNS, [[r[c] for c in TREND_COLUMNS] for r in rows])
+    click.echo(f"\nslopes in days of lag per year of day 0; {THRESHOLDS}")
 
 
 @click.command("report")

@@ -189,3 +189,29 @@ lag_samples = Table(
     Column("as_of", Timestamp, nullable=False),
     comment="day-0 coverage lag per artifact, regime and definition; rewritten by each report",
 )
+
+lag_trend = Table(
+    "lag_trend",
+    metadata,
+    Column("artifact_group", String(100), primary_key=True, comment="a project, or 'all projects'"),
+    Column("regime", String(32), primary_key=True),
+    Column("definition", String(100), primary_key=True, comment="'primary' on pooled rows"),
+    Column("artifacts", Integer, nullable=False),
+    Column("open", Integer, nullable=False, comment="open (censored) artifacts, counted"),
+    Column("slope_low", Float, comment="days of lag per year of day 0: bracket low end"),
+    Column("slope_high", Float, comment="bracket high end; +Infinity: unbounded (open artifacts)"),
+    Column("ci_low", Float, comment="90% interval of the slope, low end"),
+    Column("ci_high", Float, comment="90% interval of the slope, high end"),
+    Column("verdict", String(32), nullable=False),
+    Column("min_artifacts", Integer, nullable=False, comment="fewer: 'too few artifacts'"),
+    Column("recent_median", Float, comment="KM median lag, day 0 in the last 12 months"),
+    Column("recent_artifacts", Integer, nullable=False),
+    Column("recent_open", Integer, nullable=False),
+    Column("prior_median", Float, comment="KM median lag, day 0 in the 12 months before"),
+    Column("prior_artifacts", Integer, nullable=False),
+    Column("prior_open", Integer, nullable=False),
+    Column("as_of", Timestamp, nullable=False),
+    comment=(
+        "is the lag gap closing? per artifact group, regime, definition; rewritten by each report"
+    ),
+)

@@ -16,6 +16,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from tracker import trend_report
 from tracker.config import Config
 from tracker.metrics import (
     LAG_CSV_COLUMNS,
@@ -165,8 +166,8 @@ def write_report(
     banner: str | None = None,
 ) -> list[str]:
     """Write lag / pass-rate / friction CSVs, summary.json, PNG charts and index.html into
-    `out_dir`; refresh the lag_samples table. `banner` (e.g. "built from a replay") is shown
-    at the top of the page and kept in summary.json. Returns console lines."""
+    `out_dir`; refresh the lag_samples and lag_trend tables. `banner` (e.g. "built from a
+    replay") is shown at the top of the page and kept in summary.json. Returns console lines."""
     as_of = as_of or datetime.now(UTC)
     out_dir.mkdir(parents=True, exist_ok=True)
     unknown: list = []
@@ -183,6 +184,9 @@ def write_report(
         store.view_rows("v_friction_weekly"), key=lambda r: (r["regime"] or "", r["week"])
     )
     overrides = store.overrides()
+    reference = next((r.id for r in config.regimes if r.reference), "cuda")
+    trends = trend_report.compute_trends(samples, as_of, pass_rates, friction, reference)
+    store.replace_lag_trend(trend_report.store_rows(trends.lag, as_of))
 
     with (out_dir / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
         write_lag_csv(samples, handle)
@@ -218,6 +222,7 @@ def write_report(
             {
                 "as_of": as_of.isoformat(),
                 "data": banner or "collected upstream data",
+                "gap_trend": trend_report.json_ready(trends),
                 "lag_primary": [_summary_row(s, spans) for s in headline],
                 "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
                 "lag_unknown": [
@@ -248,6 +253,8 @@ def write_report(
     html = env.get_template("report.html.j2").render(
         as_of=as_of,
         banner=banner,
+        trend=trend_report.headline(trends),
+        trend_thresholds=trend_report.THRESHOLDS,
         headline=[_summary_row(s, spans) for s in headline],
         summaries=[s for s in summaries if s.period == "all"],
         samples=samples,

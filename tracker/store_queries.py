@@ -16,13 +16,19 @@ from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from tracker.errors import StoreError, first_line
-from tracker.models import events, lag_samples, tag_overrides, tags
+from tracker.models import events, lag_samples, lag_trend, tag_overrides, tags
 from tracker.records import now_utc
 
 _READ_ONLY_START = re.compile(
     r"^\s*(select|with|explain|values|show|table|pragma\s+table_info)\b", re.IGNORECASE
 )
-DOCUMENTED_VIEWS = ("v_ci_pass_rate_weekly", "v_friction_weekly", "v_lag_series", "v_event_tags")
+DOCUMENTED_VIEWS = (
+    "v_ci_pass_rate_weekly",
+    "v_friction_weekly",
+    "v_lag_series",
+    "v_event_tags",
+    "v_lag_trend",
+)
 # What the tagger reads: CI runs and jobs are measured by their outcome (the pass-rate view),
 # not by what their names say.
 TAGGED_KINDS = ("release", "note", "issue")
@@ -166,6 +172,13 @@ class StoreQueries:
             conn.execute(lag_samples.delete())
             if rows:
                 conn.execute(lag_samples.insert(), rows)
+
+    def replace_lag_trend(self, rows: list[dict]) -> None:
+        """Swap in the lag trends of one report run (one transaction, like the samples)."""
+        with self.transaction() as conn:  # type: ignore[attr-defined]  # Store provides it
+            conn.execute(lag_trend.delete())
+            if rows:
+                conn.execute(lag_trend.insert(), rows)
 
     def view_rows(self, view: str) -> list[dict]:
         """All rows of one of the documented SQL views."""

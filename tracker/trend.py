@@ -1,0 +1,455 @@
+"""Is the gap closing? Trend figures with their uncertainty, and verdicts only when supported.
+
+Pure functions, no I/O (the report and the CLI feed rows in and get trends out). Method and
+reasons in docs/trend.md; in short:
+
+- **Lag trend** of one artifact group (one project, or all projects pooled) on one regime under
+  one definition: the Theil-Sen slope of lag (days) against day 0 (years), i.e. days of lag
+  gained (+) or lost (-) per year of day 0. An open artifact's lag is only a lower bound
+  (lag >= as_of - day0), so each pair of artifacts gives an *interval* of possible slopes, and
+  the median of the pairs' lower ends and the median of their upper ends bracket the slope the
+  complete data would give, whatever the open artifacts' final lags turn out to be
+  (:func:`slope_bracket`). The 90% interval is a percentile bootstrap over artifacts: the 5th
+  percentile of the lower end to the 95th percentile of the upper end. Open artifacts are never
+  dropped: a late open artifact pushes the upper end up, so it can never make the gap look
+  like it is closing.
+- **Verdict** ("closing", "widening", "no clear change", "too few artifacts"): closing only
+  when the whole interval is below 0, widening only when it is all above 0, and no verdict at
+  all from fewer than :data:`MIN_TREND_ARTIFACTS` artifacts.
+- **Period medians**: Kaplan-Meier median lag of artifacts whose day 0 is in the last 12 months
+  against the 12 months before, each with its count of artifacts and of open ones.
+- **Rates** (CI job pass rate, friction share): the last 4 ISO weeks against the 8 before, with
+  counts, and Newcombe's score interval for the difference of two proportions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from statistics import NormalDist
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from tracker.metrics import LagSample, kaplan_meier_median
+
+MIN_TREND_ARTIFACTS = 6  # fewer artifacts in a group: "too few artifacts", never a verdict
+LEVEL = 0.90  # every interval here is a 90% interval
+BOOTSTRAP_SAMPLES = 2000
+BOOTSTRAP_SEED = 13  # fixed: the same facts and as_of give the same report
+PERIOD_DAYS = 365  # "last 12 months" and "the 12 months before", by day 0
+RECENT_WEEKS = 4  # rates: the last 4 ISO weeks ...
+PRIOR_WEEKS = 8  # ... against the 8 before
+MIN_CI_JOBS = 30  # jobs counted in each window, else "too few jobs"
+MIN_FRICTION_EVENTS = 20  # friction + optimization events in each window, else "too few events"
+POOLED = "all projects"  # the artifact group of a regime's rows pooled over projects
+POOLED_DEFINITION = "primary"  # pooled rows take each project's primary definition
+DAYS_PER_YEAR = 365.25
+
+CLOSING, WIDENING, NO_CLEAR_CHANGE, TOO_FEW = (
+    "closing",
+    "widening",
+    "no clear change",
+    "too few artifacts",
+)
+IMPROVING, WORSENING = "improving", "worsening"
+
+
+# -- the lag slope ---------------------------------------------------------------------------
+def pair_bounds(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """For every pair i < j with x_i != x_j (same-x pairs have no slope), the lowest and highest
+    slope the pair can have. A covered lag is exact; an open one is a lower bound. Ordering
+    each pair so that x_a < x_b: an open later lag raises the slope without limit (upper end
+    +inf), an open earlier lag lowers it (lower end -inf), both open bound nothing."""
+    xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
+    i, j = np.triu_indices(len(xs), k=1)
+    keep = xs[i] != xs[j]
+    i, j = i[keep], j[keep]
+    swap = xs[i] > xs[j]
+    a, b = np.where(swap, j, i), np.where(swap, i, j)  # x[a] < x[b]
+    slope = (ys[b] - ys[a]) / (xs[b] - xs[a])
+    low = np.where(obs[a], slope, -np.inf)  # an open earlier lag may be longer: slope lower
+    high = np.where(obs[b], slope, np.inf)  # an open later lag may be longer: slope higher
+    return low, high
+
+
+def _median(values: np.ndarray) -> float:
+    """The median, with infinities allowed (one infinite middle value makes it infinite)."""
+    if values.size == 0:
+        return math.nan
+    ordered = np.sort(values)
+    mid = values.size // 2
+    if values.size % 2:
+        return float(ordered[mid])
+    lo, hi = float(ordered[mid - 1]), float(ordered[mid])
+    if lo == hi:
+        return lo
+    return lo / 2 + hi / 2  # inf / 2 is inf; -inf and +inf never meet (see pair_bounds)
+
+
+def slope_bracket(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[float, float]:
+    """(low, high): the Theil-Sen slope of the complete data lies in [low, high] for any final
+    lags of the open artifacts (each pair's true slope is within its bounds, and the median is
+    monotone). Without open artifacts low == high == the Theil-Sen slope. NaN when no pair has
+    two different x."""
+    low, high = pair_bounds(x, y, observed)
+    return _median(low), _median(high)
+
+
+def bootstrap_interval(
+    x: ArrayLike,
+    y: ArrayLike,
+    observed: ArrayLike,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = LEVEL,
+) -> tuple[float, float]:
+    """Percentile bootstrap over artifacts (resampled with replacement, open ones with their
+    flag): the (1-level)/2 quantile of the bracket's low end and the (1+level)/2 quantile of its
+    high end. Resamples with a single distinct x give no slope and are left out."""
+    xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
+    rng = np.random.default_rng(seed)
+    lows, highs = [], []
+    for _ in range(samples):
+        pick = rng.integers(0, len(xs), len(xs))
+        low, high = slope_bracket(xs[pick], ys[pick], obs[pick])
+        if not math.isnan(low):
+            lows.append(low)
+            highs.append(high)
+    if not lows:
+        return math.nan, math.nan
+    tail = (1 - level) / 2
+    # "inverted_cdf" picks an observed value, so an infinite upper end stays infinite
+    return (
+        float(np.quantile(lows, tail, method="inverted_cdf")),
+        float(np.quantile(highs, 1 - tail, method="inverted_cdf")),
+    )
+
+
+def slope_verdict(n: int, ci_low: float, ci_high: float, minimum: int = MIN_TREND_ARTIFACTS) -> str:
+    """Words only when the data support them: the whole interval below 0 is closing, above 0
+    widening; anything else (including an interval open at one end that spans 0) no clear
+    change; fewer than `minimum` artifacts never get a verdict."""
+    if n < minimum or math.isnan(ci_low) or math.isnan(ci_high):
+        return TOO_FEW
+    if ci_high < 0:
+        return CLOSING
+    if ci_low > 0:
+        return WIDENING
+    return NO_CLEAR_CHANGE
+
+
+# -- per group --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LagTrend:
+    """The trend of one artifact group on one regime under one definition."""
+
+    group: str  # a project id, or POOLED
+    regime: str
+    definition: str
+    artifacts: int
+    open: int
+    slope_low: float | None  # days of lag per year of day 0: bracket (None: no slope)
+    slope_high: float | None  # may be +inf: open artifacts leave it unbounded
+    ci_low: float | None  # 90% interval (may be -inf / +inf)
+    ci_high: float | None
+    verdict: str
+    recent_median: float | None  # KM median lag, day 0 in the last 12 months (None: not reached)
+    recent_artifacts: int
+    recent_open: int
+    prior_median: float | None  # ... in the 12 months before
+    prior_artifacts: int
+    prior_open: int
+    first_day0: date | None
+    last_day0: date | None
+
+    def row(self) -> dict:
+        """Plain values for CSV, JSON and the store (infinities as +inf / -inf floats)."""
+        return {
+            "artifact_group": self.group,
+            "regime": self.regime,
+            "definition": self.definition,
+            "artifacts": self.artifacts,
+            "open": self.open,
+            "slope_low": self.slope_low,
+            "slope_high": self.slope_high,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "verdict": self.verdict,
+            "min_artifacts": MIN_TREND_ARTIFACTS,
+            "recent_median": self.recent_median,
+            "recent_artifacts": self.recent_artifacts,
+            "recent_open": self.recent_open,
+            "prior_median": self.prior_median,
+            "prior_artifacts": self.prior_artifacts,
+            "prior_open": self.prior_open,
+            "first_day0": self.first_day0,
+            "last_day0": self.last_day0,
+        }
+
+
+def _finite_or_none(value: float) -> float | None:
+    """NaN (no slope) as None; infinities stay (an open end is information)."""
+    return None if math.isnan(value) else value
+
+
+def lag_trend(
+    samples: Sequence[LagSample],
+    as_of: datetime,
+    group: str,
+    regime: str,
+    definition: str,
+    samples_n: int = BOOTSTRAP_SAMPLES,
+) -> LagTrend:
+    """The trend of one group's samples (all of them: covered and open)."""
+    x = [s.day0.timestamp() / 86400 / DAYS_PER_YEAR for s in samples]
+    y = [float(s.lag_days) for s in samples]
+    obs = [s.status == "covered" for s in samples]
+    n, n_open = len(samples), sum(not o for o in obs)
+    if n >= 2:
+        low, high = slope_bracket(x, y, obs)
+        ci_low, ci_high = bootstrap_interval(x, y, obs, samples_n)
+    else:
+        low = high = ci_low = ci_high = math.nan
+    recent_from = as_of - timedelta(days=PERIOD_DAYS)
+    prior_from = recent_from - timedelta(days=PERIOD_DAYS)
+    recent = [s for s in samples if recent_from < s.day0 <= as_of]
+    prior = [s for s in samples if prior_from < s.day0 <= recent_from]
+    return LagTrend(
+        group,
+        regime,
+        definition,
+        n,
+        n_open,
+        _finite_or_none(low),
+        _finite_or_none(high),
+        _finite_or_none(ci_low),
+        _finite_or_none(ci_high),
+        slope_verdict(n, ci_low, ci_high),
+        _km(recent),
+        len(recent),
+        sum(s.status == "open" for s in recent),
+        _km(prior),
+        len(prior),
+        sum(s.status == "open" for s in prior),
+        min((s.day0.date() for s in samples), default=None),
+        max((s.day0.date() for s in samples), default=None),
+    )
+
+
+def _km(samples: Sequence[LagSample]) -> float | None:
+    return kaplan_meier_median((s.lag_days, s.status == "covered") for s in samples)
+
+
+def lag_trends(
+    samples: Sequence[LagSample],
+    as_of: datetime,
+    reference_regime: str = "cuda",
+    group_of: Callable[[LagSample], str] | None = None,
+    samples_n: int = BOOTSTRAP_SAMPLES,
+) -> list[LagTrend]:
+    """Trends per (artifact group, regime, definition) for every definition, and per regime
+    pooled over groups under each group's primary definition (group POOLED, definition
+    POOLED_DEFINITION). `group_of` names a sample's artifact group (default: its project; model
+    artifacts can pass e.g. ``lambda s: "models"``). The reference regime (lag 0 by definition)
+    is left out."""
+    group_of = group_of or (lambda s: s.project)
+    groups: dict[tuple[str, str, str], list[LagSample]] = defaultdict(list)
+    pooled: dict[str, list[LagSample]] = defaultdict(list)
+    for s in samples:
+        if s.regime == reference_regime:
+            continue
+        groups[(group_of(s), s.regime, s.definition)].append(s)
+        if s.primary:
+            pooled[s.regime].append(s)
+    out = [
+        lag_trend(group, as_of, *key, samples_n=samples_n) for key, group in sorted(groups.items())
+    ]
+    out += [
+        lag_trend(group, as_of, POOLED, regime, POOLED_DEFINITION, samples_n=samples_n)
+        for regime, group in sorted(pooled.items())
+    ]
+    return out
+
+
+def trend_line(samples: Sequence[LagSample]) -> tuple[float, float, float] | None:
+    """(slope in days per day, intercept in days at x = 0 days since the epoch, high end of the
+    bracket per year) of the lower-bound Theil-Sen line, for drawing: the intercept is the
+    median of lag - slope * x with open lags at their current value. None without a slope."""
+    if len(samples) < 2:
+        return None
+    x = np.array([s.day0.timestamp() / 86400 for s in samples])
+    y = np.array([float(s.lag_days) for s in samples])
+    obs = [s.status == "covered" for s in samples]
+    low, high = slope_bracket(x / DAYS_PER_YEAR, y, obs)
+    if not math.isfinite(low):
+        return None
+    per_day = low / DAYS_PER_YEAR
+    return per_day, float(np.median(y - per_day * x)), high
+
+
+# -- rates: CI job pass rate and friction share ------------------------------------------------
+def newcombe_interval(
+    passed1: int, total1: int, passed2: int, total2: int, level: float = LEVEL
+) -> tuple[float, float]:
+    """Interval for p1 - p2 (p = passed / total) by Newcombe's hybrid score method (1998,
+    method 10): Wilson score intervals of each proportion combined. Good at small counts and
+    at rates near 0 or 1, where the plain Wald interval fails."""
+    z = NormalDist().inv_cdf((1 + level) / 2)
+    (l1, u1), (l2, u2) = wilson(passed1, total1, z), wilson(passed2, total2, z)
+    p1, p2 = passed1 / total1, passed2 / total2
+    d = p1 - p2
+    return (
+        d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2),
+        d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2),
+    )
+
+
+def wilson(passed: int, total: int, z: float) -> tuple[float, float]:
+    """Wilson score interval of one proportion."""
+    p = passed / total
+    centre = (p + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / (1 + z * z / total)
+    return centre - half, centre + half
+
+
+@dataclass(frozen=True)
+class RateTrend:
+    """One regime's rate, last RECENT_WEEKS ISO weeks against the PRIOR_WEEKS before."""
+
+    regime: str
+    measure: str  # "CI job pass rate" | "friction share"
+    recent_hits: int
+    recent_total: int
+    prior_hits: int
+    prior_total: int
+    ci_low: float | None  # interval of recent - prior (None: too few)
+    ci_high: float | None
+    verdict: str
+    recent_weeks: str  # "2026-W15..2026-W18"
+    prior_weeks: str
+
+    @property
+    def recent_rate(self) -> float | None:
+        return self.recent_hits / self.recent_total if self.recent_total else None
+
+    @property
+    def prior_rate(self) -> float | None:
+        return self.prior_hits / self.prior_total if self.prior_total else None
+
+    def row(self) -> dict:
+        return {
+            "regime": self.regime,
+            "measure": self.measure,
+            "recent_weeks": self.recent_weeks,
+            "recent": f"{self.recent_hits}/{self.recent_total}",
+            "recent_rate": self.recent_rate,
+            "prior_weeks": self.prior_weeks,
+            "prior": f"{self.prior_hits}/{self.prior_total}",
+            "prior_rate": self.prior_rate,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "verdict": self.verdict,
+        }
+
+
+def _week_label(monday: date) -> str:
+    year, week, _ = monday.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def week_windows(as_of: datetime) -> tuple[list[str], list[str]]:
+    """The ISO weeks of the recent window (the week of as_of and the RECENT_WEEKS - 1 before)
+    and of the prior window (the PRIOR_WEEKS before those), oldest first."""
+    monday = as_of.date() - timedelta(days=as_of.weekday())
+    weeks = [_week_label(monday - timedelta(weeks=k)) for k in range(RECENT_WEEKS + PRIOR_WEEKS)]
+    weeks.reverse()
+    return weeks[PRIOR_WEEKS:], weeks[:PRIOR_WEEKS]
+
+
+def rate_trends(
+    rows: Iterable[Mapping],
+    as_of: datetime,
+    hits_key: str,
+    misses_key: str,
+    measure: str,
+    minimum: int,
+    higher_is_better: bool,
+    noun: str,
+) -> list[RateTrend]:
+    """Per regime (pooled over projects), hits / (hits + misses) in the recent window against
+    the prior one, from weekly view rows ({regime, week, hits_key, misses_key}). The verdict
+    says "improving" / "worsening" only when the interval of the difference excludes 0, and
+    "too few ..." when either window counts fewer than `minimum`."""
+    recent_weeks, prior_weeks = week_windows(as_of)
+    recent_set, prior_set = set(recent_weeks), set(prior_weeks)
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for row in rows:
+        regime, week = row.get("regime") or "none", row.get("week")
+        hits, misses = int(row.get(hits_key) or 0), int(row.get(misses_key) or 0)
+        if week in recent_set:
+            counts[regime][0] += hits
+            counts[regime][1] += hits + misses
+        elif week in prior_set:
+            counts[regime][2] += hits
+            counts[regime][3] += hits + misses
+    out = []
+    for regime, (rh, rt, ph, pt) in sorted(counts.items()):
+        if rt < minimum or pt < minimum:
+            low = high = None
+            verdict = f"too few {noun}"
+        else:
+            low, high = newcombe_interval(rh, rt, ph, pt)
+            if low > 0:
+                verdict = IMPROVING if higher_is_better else WORSENING
+            elif high < 0:
+                verdict = WORSENING if higher_is_better else IMPROVING
+            else:
+                verdict = NO_CLEAR_CHANGE
+        out.append(
+            RateTrend(
+                regime,
+                measure,
+                rh,
+                rt,
+                ph,
+                pt,
+                low,
+                high,
+                verdict,
+                f"{recent_weeks[0]}..{recent_weeks[-1]}",
+                f"{prior_weeks[0]}..{prior_weeks[-1]}",
+            )
+        )
+    return out
+
+
+def ci_trends(pass_rate_rows: Iterable[Mapping], as_of: datetime) -> list[RateTrend]:
+    """CI job pass rate per regime (v_ci_pass_rate_weekly rows); a higher rate is better."""
+    return rate_trends(
+        pass_rate_rows,
+        as_of,
+        "jobs_passed",
+        "jobs_failed",
+        "CI job pass rate",
+        MIN_CI_JOBS,
+        True,
+        "jobs",
+    )
+
+
+def friction_trends(friction_rows: Iterable[Mapping], as_of: datetime) -> list[RateTrend]:
+    """Friction share per regime (v_friction_weekly rows); a lower share is better."""
+    return rate_trends(
+        friction_rows,
+        as_of,
+        "friction",
+        "optimization",
+        "friction share",
+        MIN_FRICTION_EVENTS,
+        False,
+        "events",
+    )
