@@ -175,7 +175,7 @@ class StoreQueries:
 
     def replace_lag_trend(self, rows: list[dict]) -> None:
         """Swap in the lag trends of one report run (one transaction, like the samples)."""
-        with self.transaction() as conn:  # type: ignore[attr-defined]  # Store provides it
+        with self.transaction() as conn:
             conn.execute(lag_trend.delete())
             if rows:
                 conn.execute(lag_trend.insert(), rows)

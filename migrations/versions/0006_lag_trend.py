@@ -6,14 +6,14 @@ lags, its 90% bootstrap interval, a verdict ("closing", "widening", "no clear ch
 artifacts"), and the Kaplan-Meier median lag of the last 12 months against the 12 months before,
 with counts of artifacts and of open ones. Method: docs/trend.md.
 
-Revision ID: 0008
+Revision ID: 0006
 Revises: 0005
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008"
+revision = "0006"
 down_revision = "0005"
 branch_labels = None
 depends_on = None
