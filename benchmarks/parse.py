@@ -1,7 +1,8 @@
-"""Parse every vendor document of ../shared/corpus with the parser that fits it; print MB/s.
+"""Parse every vendor document of a corpus folder with the parser that fits it; print MB/s.
 
 Usage: python benchmarks/parse.py [CORPUS] [--repeat N]
-       (CORPUS default: $TRACKER_CORPUS or ../shared/corpus; N default 1)
+       (CORPUS: a folder of upstream vendor documents laid out as below; default
+       $TRACKER_CORPUS; N default 1)
 
 Which parser reads what:
 - jax/CHANGELOG.md                        -> changelog_markdown
@@ -115,16 +116,11 @@ def main(argv: list[str]) -> int:
     if "--repeat" in argv:
         repeat = int(argv[argv.index("--repeat") + 1])
         args.remove(argv[argv.index("--repeat") + 1])
-    corpus = Path(
-        args[0]
-        if args
-        else os.environ.get(
-            "TRACKER_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"
-        )
-    )
-    if not corpus.is_dir():
-        print(f"corpus {corpus} not found (pass its path or set TRACKER_CORPUS)")
+    where = args[0] if args else os.environ.get("TRACKER_CORPUS")
+    if not where or not Path(where).is_dir():
+        print(f"corpus {where or '(none given)'} not found (pass its path or set TRACKER_CORPUS)")
         return 2
+    corpus = Path(where)
     jobs = plan(corpus)
     totals, elapsed, cpu = run_all(corpus, jobs)
     print(

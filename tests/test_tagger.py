@@ -81,7 +81,7 @@ def test_load_is_fast_and_versioned():
         ),
         ("The torch_xla 2.9 release and PyTorch/XLA docs", []),
         ("PyTorch 2 is great", []),
-        # found by a review against TAGGING.md and the Neuron release notes:
+        # found by a review against docs/tagging.md and the Neuron release notes:
         (
             # the full stop
             "This Neuron release introduces support for JAX versions 0.8.2 and 0.9.0.1.",
@@ -156,7 +156,7 @@ def test_regime_tie_breakers(tagger, text, regime):
     assert tagger.tag(text).regime == regime
 
 
-# TAGGING.md: framework-version compatibility statements, version bumps and pins are neutral;
+# docs/tagging.md: framework-version compatibility statements, version bumps and pins are neutral;
 # new hardware or accelerator features are optimization (tie-breaker 1: framing decides); a gap
 # stated as a gap is friction. Regime: the platform the text names.
 @pytest.mark.parametrize(

@@ -7,6 +7,8 @@ only the repository's own examples it is faster) and compares predictions on a s
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -31,9 +33,32 @@ def model_a(tmp_path_factory):
     return _train(tmp_path_factory.mktemp("tagger"), "a", 1234)
 
 
+# The real labelled texts when present (read in place); else a few of our own, so the test runs.
+TRAINING = Path(
+    os.environ.get("TRACKER_TRAINING", Path(__file__).resolve().parents[2] / "shared" / "training")
+)
+OWN_FEW = [
+    {"text": "Segfault when loading a checkpoint on MI250", "label": "friction", "regime": "rocm"},
+    {"text": "Faster fused attention for TPU v5p", "label": "optimization", "regime": "xla"},
+    {"text": "Fix a broken link in the install page", "label": "neutral", "regime": "none"},
+    {"text": "Neuron compiler hangs on a large graph", "label": "friction", "regime": "neuron"},
+]
+
+
+def _training_dir(tmp_path) -> Path:
+    if TRAINING.is_dir():
+        return TRAINING
+    folder = tmp_path / "labelled"
+    folder.mkdir(exist_ok=True)
+    lines = [json.dumps(dict(row, source=f"own#{i}")) for i, row in enumerate(OWN_FEW)]
+    (folder / "few.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
 def _train(tmp_path, name, seed):
     out = tmp_path / name
-    result = CliRunner().invoke(tagger_group, ["train", "--out", str(out), "--seed", str(seed)])
+    args = ["train", str(_training_dir(tmp_path)), "--out", str(out), "--seed", str(seed)]
+    result = CliRunner().invoke(tagger_group, args)
     assert result.exit_code == 0, result.output
     assert "model written to" in result.output
     return out
@@ -59,3 +84,18 @@ def test_other_seed_changes_the_weights(model_a, tmp_path):
     a = model_a
     c = _train(tmp_path, "c", 99)
     assert (a / "textcat" / "model").read_bytes() != (c / "textcat" / "model").read_bytes()
+
+
+def test_train_needs_the_training_folder_and_says_what_it_expects(tmp_path):
+    runner = CliRunner()
+    missing = runner.invoke(tagger_group, ["train"], env={"TRACKER_TRAINING": None})
+    assert missing.exit_code == 2
+    assert "TRAINING_DIR" in missing.output and "TRACKER_TRAINING" in missing.output
+    empty = runner.invoke(tagger_group, ["train", str(tmp_path)])
+    assert empty.exit_code == 2 and "expected *.jsonl files" in empty.output
+    (tmp_path / "bad.jsonl").write_text('{"text": "no label here"}\n', encoding="utf-8")
+    bad = runner.invoke(tagger_group, ["train", str(tmp_path)])
+    assert bad.exit_code == 1 and "bad.jsonl:1" in bad.output and '"label"' in bad.output
+    helptext = runner.invoke(tagger_group, ["train", "--help"]).output
+    for field in ("text", "label", "regime", "source", "section"):
+        assert f"  {field} " in helptext, field

@@ -1,4 +1,5 @@
-"""Pure CI logic shared by the GitHub Actions and Buildkite collectors (DESIGN.md section 4).
+"""Pure CI logic shared by the GitHub Actions and Buildkite collectors (docs/methodology.md,
+CI pass rate).
 
 Nothing here does I/O. Three contracts:
 
@@ -133,7 +134,7 @@ def job_regime(
     patterns: Sequence[Mapping[str, Any]] | None,
     default: str | None,
 ) -> str | None:
-    """The regime of a job from ``job_regimes`` patterns (DESIGN.md section 4).
+    """The regime of a job from ``job_regimes`` patterns (docs/methodology.md, CI pass rate).
 
     ``candidates`` is the agent queue, the job name or runner labels (a string or several);
     ``patterns`` is ``[{match: "amd*", regime: rocm}, ...]``. Globs are fnmatch patterns,

@@ -27,7 +27,7 @@ REQUIRED_COMMON = {"id", "kind", "project"}
 
 @dataclass(frozen=True)
 class Regime:
-    """A software stack a model can run on (DESIGN.md section 1)."""
+    """A software stack a model can run on (docs/methodology.md, regimes)."""
 
     id: str
     vendor: str = ""

@@ -1,5 +1,5 @@
-"""Pure metric functions: day-0 coverage lag with censoring (DESIGN.md section 3) and its
-summaries. No database, no I/O: the report feeds facts in and gets samples out.
+"""Pure metric functions: day-0 coverage lag with censoring (docs/methodology.md, coverage
+lag) and its summaries. No database, no I/O: the report feeds facts in and gets samples out.
 
 Definitions are never collapsed: every LagSample names its regime *and* definition, and keeps the
 URL of the evidence it rests on, so any number in a report can be traced.
@@ -515,7 +515,7 @@ def summarize(
                 sum(s.status == "covered" for s in group),
                 sum(s.status == "open" for s in group),
                 # negative lags (support announced before day 0) enter as they
-                # are: DESIGN says report, never clamp; the samples carry a flag
+                # are: the definition says report, never clamp; the samples carry a flag
                 kaplan_meier_median((s.lag_days, s.status == "covered") for s in group),
                 within,
             )

@@ -51,7 +51,7 @@ def parse_time(value: str | None) -> datetime | None:
 
 @dataclass(frozen=True)
 class Event:
-    """One dated, sourced fact (DESIGN.md section 2).
+    """One dated, sourced fact (docs/methodology.md, events).
 
     `kind` is one of EVENT_KINDS. `ci_job` is one job of a CI run: its `regime` is where the job
     ran, which can differ from its run's. `outcome` is the normalised result used by the pass-rate

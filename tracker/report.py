@@ -109,7 +109,7 @@ def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[di
 
 
 def write_lag_csv(samples: Sequence[LagSample], stream) -> None:
-    """The `tracker lag` CSV (DESIGN.md section 3)."""
+    """The `tracker lag` CSV (docs/methodology.md, coverage lag)."""
     writer = csv.DictWriter(stream, fieldnames=LAG_CSV_COLUMNS)
     writer.writeheader()
     for sample in samples:

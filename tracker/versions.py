@@ -80,7 +80,7 @@ def normalize_version(text: str | None) -> str | None:
 
 
 def series(version: str | None, granularity: str = "minor") -> str | None:
-    """The release series a version belongs to (DESIGN.md section 3).
+    """The release series a version belongs to (docs/methodology.md, coverage lag).
 
     ``minor`` -> "x.y" ("2.9.1" -> "2.9"), ``release`` -> "x.y.z" ("0.7.1" -> "0.7.1",
     "0.9.0.1" -> "0.9.0", missing components count as 0), ``major`` -> "x". Pre-release, post and

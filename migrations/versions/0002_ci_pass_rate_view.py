@@ -1,4 +1,4 @@
-"""CI pass-rate view: v_ci_pass_rate_weekly (DESIGN.md section 4)
+"""CI pass-rate view: v_ci_pass_rate_weekly (docs/methodology.md, CI pass rate)
 
 One row per (project, regime, ISO week of occurred_at) with something counted:
 runs_passed / runs_failed over `ci_run` events, jobs_passed / jobs_failed over `ci_job` events

@@ -6,7 +6,7 @@ v_friction_weekly: per regime and ISO week (`YYYY-Www`, UTC) of issues and relea
 friction, optimization and neutral counts and friction_ratio = friction / (friction +
 optimization), NULL when both are 0. CI runs and jobs are left out: they have their own
 pass-rate series, and counting hundreds of jobs per build would swamp the issues.
-v_lag_series: lag_samples as written by the last report (DESIGN.md section 3).
+v_lag_series: lag_samples as written by the last report (docs/methodology.md, coverage lag).
 
 Revision ID: 0003
 Revises: 0002

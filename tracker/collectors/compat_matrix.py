@@ -160,7 +160,7 @@ def parse(
                 name = NAMES.get(framework, framework)
                 # The cell's content is part of its id: an edited cell (a row gained or lost)
                 # is a new note and the old one stays, marked vanished by `collect`, so the
-                # earliest evidence is never overwritten (DESIGN.md section 3).
+                # earliest evidence is never overwritten (docs/methodology.md, coverage lag).
                 yield Event(
                     ctx.spec.id,
                     ctx.spec.project,

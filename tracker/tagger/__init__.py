@@ -6,7 +6,7 @@ Public API::
     tagger = load_tagger()
     results = tagger.tag_many([{"title": "...", "body": "...", "labels": ["bug"]}])
 
-Rules follow ``../shared/TAGGING.md``; see ``pipeline.py`` for how the pieces combine.
+Rules follow ``docs/tagging.md``; see ``pipeline.py`` for how the pieces combine.
 """
 
 __all__ = ["TAGGER_VERSION", "TagResult", "Tagger", "load_tagger"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -142,12 +143,26 @@ def tagger():
 
     \b
     Examples:
-      tracker tagger train
+      tracker tagger train path/to/labelled-texts/
       tracker tagger evaluate labelled.jsonl
     """
 
 
 @tagger.command("train")
+@click.argument(
+    "training_dir",
+    required=False,
+    envvar="TRACKER_TRAINING",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+)
+@click.option(
+    "--corpus",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    envvar="TRACKER_CORPUS",
+    default=None,
+    help="Folder of vendor release notes whose items are labelled by their headings "
+    "(weak labels; none without it). Also TRACKER_CORPUS.",
+)
 @click.option(
     "--out",
     "out_dir",
@@ -158,26 +173,50 @@ def tagger():
 @click.option(
     "--seed", type=int, default=None, help="Random seed (default: the fixed training seed)."
 )
-def train_cmd(out_dir, seed):
-    """Retrain the shipped model (fixed seed: same data, same model).
+def train_cmd(training_dir, corpus, out_dir, seed):
+    """Retrain the model from the labelled texts in TRAINING_DIR (fixed seed: same data,
+    same model).
 
     \b
-    Example:
-      tracker tagger train
-      tracker tagger train --out /tmp/tagger-model --seed 1234
+    Examples:
+      tracker tagger train labelled/
+      tracker tagger train labelled/ --corpus release-notes/ --out /tmp/tagger-model --seed 1234
 
-    Reads ../shared/training/tagger_train_*.jsonl (TRACKER_TRAINING), release-note headings in
-    ../shared/corpus (TRACKER_CORPUS) and tracker/tagger/data/*.jsonl; writes tracker/tagger/model
-    (or --out) and prints dev-set scores (20 % held out by a hash of each item's source).
+    \b
+    TRAINING_DIR (or TRACKER_TRAINING): every *.jsonl file in it, one JSON object per line:
+      text     the text: an issue title with the start of its body, or one release-note item
+      label    friction | optimization | neutral
+      regime   cuda | rocm | xla | neuron | none   (optional, default none)
+      source   where the text is from, e.g. "owner/repo#123"   (optional; decides the dev split)
+      section  the release-note heading above the text   (optional)
+    e.g. {"text": "Kernel panic on MI300X", "label": "friction", "regime": "rocm", "source": "a#1"}
+
+    The repository's own examples (tracker/tagger/data/*.jsonl, same format) are always added.
+    --corpus reads rocm/ROCm@*/RELEASE.md, jax/CHANGELOG.md and
+    aws-neuron-sdk/release-notes/**/*.rst under it. Writes tracker/tagger/model (or --out) and
+    prints dev-set scores (20 % held out by a hash of each text's source). Labels follow
+    docs/tagging.md.
     """
-    from pathlib import Path
-
+    from tracker.tagger.dataset import load_field
     from tracker.tagger.train import MODEL_DIR, SEED, run
 
+    if training_dir is None:
+        raise click.UsageError(
+            "give the folder of labelled JSONL texts: tracker tagger train TRAINING_DIR "
+            "(or set TRACKER_TRAINING); see --help for the format"
+        )
+    try:
+        found = load_field(training_dir)
+    except ValueError as exc:  # a line that is not JSON or lacks text / label
+        raise click.ClickException(str(exc)) from None
+    if not found:
+        raise click.UsageError(f"no labelled texts in {training_dir} (expected *.jsonl files)")
     run(
         out_dir=Path(out_dir) if out_dir else MODEL_DIR,
         seed=SEED if seed is None else seed,
         log=click.echo,
+        training=training_dir,
+        corpus=corpus,
     )
 
 
@@ -188,7 +227,7 @@ def evaluate_cmd(file):
 
     \b
     Example:
-      tracker tagger evaluate ../shared/training/tagger_train_a.jsonl
+      tracker tagger evaluate labelled/dev.jsonl
 
     Prints per-class precision, recall, F1, macro-F1, accuracy and the confusion matrix, then
     the same for regimes (regime accuracy and macro-F1).

@@ -1,6 +1,6 @@
 """Rule: version bumps and framework-version compatibility statements are neutral.
 
-TAGGING.md lists "version bumps, pins, framework-version compatibility statements ('supports
+docs/tagging.md lists "version bumps, pins, framework-version compatibility statements ('supports
 PyTorch 2.4', 'built with JAX 0.8'), minimum-version changes, dependency changes" as neutral, and
 tie-breaker 1 separates "now compatible with PyTorch 2.8" (neutral) from "initial support for
 MI350" (new hardware: optimization). The classifier alone gets this wrong where the wording is the

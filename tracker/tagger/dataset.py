@@ -3,9 +3,11 @@
 Three sources, each a list of :class:`Example` (``text``, ``label``, ``regime``, ``source``,
 ``kind``, optional ``section``):
 
-1. ``field``: the labelled texts in ``$TRACKER_TRAINING`` (default ``../shared/training``,
-   ``tagger_train_*.jsonl``). Never copied into the repository.
-2. ``weak``: release-note items from ``$TRACKER_CORPUS`` (default ``../shared/corpus``) labelled by
+1. ``field``: the labelled texts in the training folder given to ``tracker tagger train``
+   (or ``$TRACKER_TRAINING``; every ``*.jsonl`` in it). Read in place, never copied into the
+   repository.
+2. ``weak``: release-note items from the corpus folder (``--corpus`` or ``$TRACKER_CORPUS``;
+   none without it) labelled by
    the heading they sit under (ROCm RELEASE.md "Known issues"/"Resolved issues"/"Optimizations"/
    "Removals", JAX CHANGELOG "Bug fixes"/"Deprecations", Neuron rst "Known Issues"/"Bug Fixes"/
    "Improvements"/"Breaking Changes"). Headings whose items are mixed ("Changes", "New features")
@@ -19,7 +21,8 @@ Three sources, each a list of :class:`Example` (``text``, ``label``, ``regime``,
    statements (``compat.py``) are neutral even under "Improvements", and "Fixed ..." items are
    friction under any heading.
 3. ``own``: ``tracker/tagger/data/*.jsonl``, examples written and labelled for this project by
-   TAGGING.md (``kind`` = ``field`` or ``generic``: GitHub issues of unrelated projects).
+   the rules of docs/tagging.md (``kind`` = ``field`` or ``generic``: GitHub issues of unrelated
+   projects).
 
 Dev split: an item is dev when ``crc32(source) % 5 == 0`` (20 %, deterministic, independent of
 file order). Weak items whose text equals a dev text are dropped so dev stays unseen.
@@ -35,7 +38,6 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
 OWN_DATA = Path(__file__).resolve().parent / "data"
 DEV_MODULO = 5
 
@@ -72,12 +74,16 @@ class Example:
         return {"text": self.text, "section": self.section} if self.section else {"text": self.text}
 
 
-def training_dir() -> Path:
-    return Path(os.environ.get("TRACKER_TRAINING", REPO.parent / "shared" / "training"))
+def training_dir() -> Path | None:
+    """``$TRACKER_TRAINING`` as a path, or None when unset (there is no default location)."""
+    value = os.environ.get("TRACKER_TRAINING")
+    return Path(value) if value else None
 
 
-def corpus_dir() -> Path:
-    return Path(os.environ.get("TRACKER_CORPUS", REPO.parent / "shared" / "corpus"))
+def corpus_dir() -> Path | None:
+    """``$TRACKER_CORPUS`` as a path, or None when unset (there is no default location)."""
+    value = os.environ.get("TRACKER_CORPUS")
+    return Path(value) if value else None
 
 
 def _read_jsonl(path: Path, kind: str) -> list[Example]:
@@ -85,7 +91,12 @@ def _read_jsonl(path: Path, kind: str) -> list[Example]:
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
-        row = json.loads(line)
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            raise ValueError(f"{path}:{n}: not JSON ({exc})") from None
+        if not isinstance(row, dict) or "text" not in row or "label" not in row:
+            raise ValueError(f'{path}:{n}: expected a JSON object with "text" and "label"')
         out.append(
             Example(
                 row["text"],
@@ -99,14 +110,13 @@ def _read_jsonl(path: Path, kind: str) -> list[Example]:
     return out
 
 
-def load_field() -> list[Example]:
-    """The shared labelled texts ([] when the folder is absent)."""
-    d = training_dir()
-    return (
-        [ex for p in sorted(d.glob("tagger_train_*.jsonl")) for ex in _read_jsonl(p, "field")]
-        if d.is_dir()
-        else []
-    )
+def load_field(directory: Path | None = None) -> list[Example]:
+    """The labelled texts of every ``*.jsonl`` in `directory` (default ``training_dir()``);
+    [] when there is no such folder."""
+    d = directory if directory is not None else training_dir()
+    if d is None or not d.is_dir():
+        return []
+    return [ex for p in sorted(d.glob("*.jsonl")) for ex in _read_jsonl(p, "field")]
 
 
 def load_own() -> list[Example]:
@@ -171,7 +181,7 @@ _FIXED = re.compile(r"\W*(?:fix|fixed|fixes|fixing|resolved)\b", re.I)
 
 def weak_label(heading: str, text: str) -> str | None:
     """The weak label of a release-note item: its heading's label, overridden by its wording
-    where TAGGING.md is explicit (module docstring); None when the heading gives no label."""
+    where the tagging rules are explicit (module docstring); None when the heading gives none."""
     from tracker.tagger.compat import is_compat_statement
     from tracker.tagger.features import canonical_section, clean
 
@@ -188,10 +198,13 @@ def weak_label(heading: str, text: str) -> str | None:
     return label
 
 
-def load_weak(exclude_texts: AbstractSet[str] = frozenset()) -> list[Example]:
-    """Heading-labelled release-note items from the corpus (deduplicated by text)."""
-    root = corpus_dir()
-    if not root.is_dir():
+def load_weak(
+    exclude_texts: AbstractSet[str] = frozenset(), corpus: Path | None = None
+) -> list[Example]:
+    """Heading-labelled release-note items from the `corpus` folder (default ``corpus_dir()``),
+    deduplicated by text; [] without a corpus."""
+    root = corpus if corpus is not None else corpus_dir()
+    if root is None or not root.is_dir():
         return []
     files = sorted(root.glob("rocm/ROCm@*/RELEASE.md")) + [root / "jax" / "CHANGELOG.md"]
     files += sorted((root / "aws-neuron-sdk" / "release-notes").rglob("*.rst"))
@@ -233,11 +246,13 @@ def split(examples: list[Example]) -> tuple[list[Example], list[Example]]:
     return train, dev
 
 
-def load_all() -> tuple[list[Example], list[Example]]:
+def load_all(
+    training: Path | None = None, corpus: Path | None = None
+) -> tuple[list[Example], list[Example]]:
     """(train, dev) over field + own + weak data; weak items never go to dev."""
-    field_train, field_dev = split(load_field() + load_own())
+    field_train, field_dev = split(load_field(training) + load_own())
     dev_keys = {_key(e.text) for e in field_dev}
-    weak = [e for e in load_weak(dev_keys)]
+    weak = [e for e in load_weak(dev_keys, corpus)]
     return field_train + weak, field_dev
 
 

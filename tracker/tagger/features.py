@@ -6,7 +6,7 @@ Input items are dicts with ``text`` or ``title`` + ``body`` (joined by a blank l
 Bounded work on any input (documented contract):
   - the raw text is cut to ``MAX_RAW_CHARS`` (200,000) before any cleaning, and the cleaned text
     to ``MAX_CHARS`` (2,000 characters: the title and the start of the body, which is what the
-    rules in TAGGING.md judge). A 1 MB body therefore costs the same as a 2 KB one, and a
+    rules in docs/tagging.md judge). A 1 MB body therefore costs the same as a 2 KB one, and a
     platform or version named only after the first 2,000 characters is not seen;
   - bytes are decoded as UTF-8 with replacement; control characters are dropped; a text that is
     mostly undecodable or has no letters is treated as empty ("nothing to go on").

@@ -5,9 +5,9 @@ Everything here works on one token string at a time and is cached per *lexeme* b
 word, not once per occurrence. That is what keeps the pipeline near tokenizer speed.
 
 NORM values the rest of the tagger relies on:
-  - ``zzplat_<regime>``: a token that names a platform (TAGGING.md "Regime" lists), e.g. ``MI300X``
-    -> ``zzplat_rocm``. The regime rules match on these; the classifier sees them as one feature
-    per platform, so "crash on MI300X" and "crash on Trn2" share the "crash" evidence.
+  - ``zzplat_<regime>``: a token that names a platform (docs/tagging.md "Regime" lists), e.g.
+    ``MI300X`` -> ``zzplat_rocm``. The regime rules match on these; the classifier sees them as one
+    feature per platform, so "crash on MI300X" and "crash on Trn2" share the "crash" evidence.
   - ``zzweak_<regime>``: an ambiguous cue that only counts when nothing stronger is named
     (``XLA`` alone, ``AMD``, ``Pallas``, ``SPMD``).
   - ``zzver`` (version-like token), ``zznum``, ``zzurl``, ``zzhash``, ``zztest`` (test_* names),
@@ -28,7 +28,8 @@ from tracker.tagger.features import ALL_REGIMES, REGIMES  # noqa: F401  (re-expo
 
 # Strong single-token cues, matched case-insensitively against the whole token (fullmatch).
 # Order matters only for readability; a token matches at most one regime because the lists
-# are disjoint. Sources: TAGGING.md "Regime" plus plainly vendor-specific names seen in the field.
+# are disjoint. Sources: docs/tagging.md "Regime" plus plainly vendor-specific names seen in the
+# field.
 _STRONG = {
     "rocm": r"""
         rocm\S* | hip | hip[a-z_]\S* | \w+_hip\w* | rccl\w* | miopen\S* | ck_\w+ | amdsmi\w*
@@ -73,7 +74,7 @@ _CASED = {"CK": "rocm", "HIP": "rocm", "NKI": "neuron"}
 _STRONG_RE = {r: re.compile(rf"(?:{p})", re.I | re.X) for r, p in _STRONG.items()}
 _WEAK_RE = {r: re.compile(rf"(?:{p})", re.I | re.X) for r, p in _WEAK.items()}
 
-# Tokens that look like cues but are not (TAGGING.md tie-breaker 4 and common false friends).
+# Tokens that look like cues but are not (docs/tagging.md tie-breaker 4 and common false friends).
 _NOT_CUES = re.compile(
     r"""(?:tp|tp_?size\S* | xlaruntimeerror | xla_?\w*error\w* | jax | thor\w+ | hipster | inf
         | inf[12]?\d{2,}

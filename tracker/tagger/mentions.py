@@ -1,4 +1,4 @@
-"""Framework-version mentions with a support status (TAGGING.md "Mentions").
+"""Framework-version mentions with a support status (docs/tagging.md "Mentions").
 
 Anchors are tokens whose NORM is ``zzfw_<framework>`` (see :mod:`tracker.tagger.lexicon`):
 ``PyTorch``, ``torch``, ``torch==2.9.1``, ``vLLM``, ``jax``, ``jaxlib``, ``TensorFlow``, ``Triton``.

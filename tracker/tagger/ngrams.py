@@ -8,7 +8,7 @@ but computed once per batch with a handful of numpy calls instead of several per
 With ``lead=True`` each document also gets one *lead* feature: the NORM of the title's first word,
 after leading bracket tags and punctuation ("[TPU][Bug]: **Optimize** the GELU kernel" -> the
 NORM of "Optimize"), salted so it is a feature of its own. The title's leading verb says what a
-text is about (TAGGING.md tie-breaker 5), also when the body describes the slowness an
+text is about (docs/tagging.md tie-breaker 5), also when the body describes the slowness an
 "Optimize ..." change removes. Computed here, from the same NORM column, so ``tag_many`` and the
 ``nlp.pipe`` path see the same feature (+0.06 generic dev macro-F1, +0.005 field; mean of 5 seeds).
 

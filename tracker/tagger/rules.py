@@ -1,4 +1,4 @@
-"""Rule component: regime cues and the regime decision (TAGGING.md "Regime"), version mentions.
+"""Rule component: regime cues and the regime decision (docs/tagging.md "Regime"), version mentions.
 
 The ``tracker_rules`` pipeline component works on token NORMs, which
 :mod:`tracker.tagger.lexicon` sets once per *lexeme* (a cue regex runs once per distinct word,
@@ -20,7 +20,7 @@ name>", "Composable Kernel", "amd-smi" are strong ROCm cues; "PyTorch/XLA", "PT/
 cue. Contexts that cancel a weak cue: "XLA GPU", "XLA:CUDA", "TF XLA", "JAX XLA", "OpenXLA XLA"
 (XLA the compiler, not TPU); "AMD CPU/EPYC/Ryzen/Zen".
 
-Regime decision (TAGGING.md tie-breakers):
+Regime decision (docs/tagging.md tie-breakers):
   1. a non-CUDA platform named anywhere (outside a comparison) wins over CUDA-looking names
      (``TestCuda...`` disabled on rocm, "hipify cuBLAS calls");
   2. a platform within ``COMPARISON_WINDOW`` tokens after "than" / "vs" / "compared" /

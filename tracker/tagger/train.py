@@ -83,11 +83,19 @@ def dev_rows(dev: list[Example], kind: str | None = None) -> list[dict]:
     ]
 
 
-def run(out_dir: Path = MODEL_DIR, seed: int = SEED, log=print) -> dict:
-    """Load data, train, score on dev, write the model; returns the dev summary."""
-    train_data, dev = load_all()
+def run(
+    out_dir: Path = MODEL_DIR,
+    seed: int = SEED,
+    log=print,
+    training: Path | None = None,
+    corpus: Path | None = None,
+) -> dict:
+    """Load data (`training`: folder of labelled JSONL; `corpus`: release notes for weak
+    labels; each defaults to its environment variable), train, score on dev, write the model;
+    returns the dev summary."""
+    train_data, dev = load_all(training, corpus)
     if not train_data:
-        raise SystemExit("no training data found (set TRACKER_TRAINING / TRACKER_CORPUS)")
+        raise SystemExit("no training data found (give the training folder)")
     counts = {k: sum(e.kind == k for e in train_data) for k in ("field", "own", "weak", "generic")}
     log(f"train: {len(train_data)} examples {counts}; dev: {len(dev)}")
     nlp = train(train_data, seed=seed, log=log)
