@@ -110,7 +110,7 @@ def query(ctx: click.Context, sql: str, fmt: str) -> None:
     "--trend",
     is_flag=True,
     help="Is the gap closing? Print the lag trend per project, regime and definition, and per "
-    "regime pooled over projects (method: docs/trend.md).",
+    "regime pooled over projects (method: docs/methodology.md, section 'Is the gap closing?').",
 )
 @click.option(
     "--format",

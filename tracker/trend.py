@@ -1,7 +1,7 @@
 """Is the gap closing? Trend figures with their uncertainty, and verdicts only when supported.
 
 Pure functions, no I/O (the report and the CLI feed rows in and get trends out). Method and
-reasons in docs/trend.md; in short:
+reasons in docs/methodology.md ("Is the gap closing?"); in short:
 
 - **Lag trend** of one artifact group (one project, or all projects pooled) on one regime under
   one definition: the Theil-Sen slope of lag (days) against day 0 (years), i.e. days of lag

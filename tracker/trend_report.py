@@ -203,7 +203,7 @@ def json_ready(trends: Trends) -> dict:
         return out
 
     return {
-        "method": "docs/trend.md",
+        "method": "docs/methodology.md#is-the-gap-closing-the-trend-figures",
         "thresholds": THRESHOLDS,
         "by_regime": headline(trends),
         "lag": [clean(t.row()) for t in trends.lag],

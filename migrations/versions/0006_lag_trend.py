@@ -4,7 +4,7 @@ One row per (artifact group, regime, definition), rewritten by each report: the 
 of lag against day 0 (days per year) as a bracket that holds whatever the open artifacts' final
 lags, its 90% bootstrap interval, a verdict ("closing", "widening", "no clear change", "too few
 artifacts"), and the Kaplan-Meier median lag of the last 12 months against the 12 months before,
-with counts of artifacts and of open ones. Method: docs/trend.md.
+with counts of artifacts and of open ones. Method: docs/methodology.md ("Is the gap closing?").
 
 Revision ID: 0006
 Revises: 0005
