@@ -166,8 +166,13 @@ def write_report(
 ) -> list[str]:
     """Write lag / pass-rate / friction CSVs, summary.json, PNG charts and index.html into
     `out_dir`; refresh the lag_samples table. `banner` (e.g. "built from a replay") is shown
-    at the top of the page and kept in summary.json. Returns console lines."""
-    as_of = as_of or datetime.now(UTC)
+    at the top of the page and kept in summary.json. Without `as_of`, a replayed store reports
+    as of its snapshot date and a live one as of now (tracker/snapshot.py). Returns console
+    lines."""
+    from tracker.snapshot import AsOf, default_as_of, stale_definitions, stale_sources
+
+    point = AsOf(as_of, explicit=True) if as_of else default_as_of(store) or AsOf(datetime.now(UTC))
+    as_of = point.when
     out_dir.mkdir(parents=True, exist_ok=True)
     unknown: list = []
     spans: dict = {}
@@ -183,10 +188,17 @@ def write_report(
         store.view_rows("v_friction_weekly"), key=lambda r: (r["regime"] or "", r["week"])
     )
     overrides = store.overrides()
+    # Data quality: streams that ended long before as-of (their open rows age with the silence).
+    stale = stale_sources(store, config, as_of)
+    stale_keys = stale_definitions(spans, as_of, config.report)
 
     with (out_dir / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
         write_lag_csv(samples, handle)
     summary_rows = [_summary_row(s, spans) for s in summaries]
+    for row in summary_rows:
+        row["evidence_stale"] = str(
+            (row["project"], row["regime"], row["definition"]) in stale_keys
+        ).lower()
     _write_csv(
         out_dir / "lag_summary.csv",
         summary_rows,
@@ -212,13 +224,16 @@ def write_report(
         friction,
         ["regime", "week", "friction", "optimization", "neutral", "friction_ratio"],
     )
-    headline = [s for s in summaries if s.period == "all" and s.primary]
     (out_dir / "summary.json").write_text(
         json.dumps(
             {
                 "as_of": as_of.isoformat(),
+                "as_of_label": point.label,
+                "stale_sources": stale,
                 "data": banner or "collected upstream data",
-                "lag_primary": [_summary_row(s, spans) for s in headline],
+                "lag_primary": [
+                    r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"
+                ],
                 "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
                 "lag_unknown": [
                     dict(zip(("project", "series", "regime", "definition", "reason"), u))
@@ -246,7 +261,9 @@ def write_report(
     html = env.get_template("report.html.j2").render(
         as_of=as_of,
         banner=banner,
-        headline=[_summary_row(s, spans) for s in headline],
+        as_of_label=point.label,
+        stale=stale,
+        headline=[r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"],
         summaries=[s for s in summaries if s.period == "all"],
         samples=samples,
         pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
@@ -259,10 +276,11 @@ def write_report(
     (out_dir / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)
     return [
+        f"report {point.label}" + (f"; {len(stale)} stale source(s)" if stale else ""),
         f"report: {out_dir / 'index.html'} ({len(samples)} lag samples: {covered} covered, "
         f"{len(samples) - covered} open, {len(unknown)} before the evidence reaches; "
         f"{len({r['week'] for r in pass_rates})} CI weeks; "
-        f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)"
+        f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)",
     ]
 
 
