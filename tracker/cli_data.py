@@ -122,7 +122,8 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only) -> None:
     # is as of its snapshot (stderr says which), not of the wall clock.
     point = resolve_as_of(store_for(ctx), as_of)
     when = point.when
-    click.echo(f"lag {point.label}", err=True)
+    if point.snapshot is not None:
+        click.echo(f"lag {point.label} (--as-of overrides)", err=True)
     config = load_config(ctx.obj["sources"])
     # A typo ("ROCm", "pytroch") would print an empty CSV and look like "no data".
     known_regimes = [r.id for r in config.regimes]
@@ -205,8 +206,18 @@ def report(ctx: click.Context, out: str, as_of) -> None:
     help="Upgrade the connection with STARTTLS before sending.",
 )
 @click.option("--dry-run", is_flag=True, help="Print the email instead of sending it.")
+@click.option(
+    "--as-of",
+    "as_of",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="The digest as of the end of DATE, UTC (default: the snapshot date of a replayed "
+    "store, else now).",
+)
 @click.pass_context
-def digest(ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttls, dry_run) -> None:
+def digest(
+    ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttls, dry_run, as_of
+) -> None:
     """Send the weekly maturity digest email (lag per regime, CI job pass rate, friction).
 
     SMTP credentials, if the server needs them: TRACKER_SMTP_USER and TRACKER_SMTP_PASSWORD.
@@ -218,13 +229,14 @@ def digest(ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttl
     """
     import os
 
-    from tracker.digest import build_message, digest_data, send
+    from tracker.digest import build_message, digest_data, now_utc, send
     from tracker.snapshot import resolve_as_of
 
     if not recipients and not dry_run:
         raise click.UsageError("give --to ADDRESS (or TRACKER_DIGEST_TO), or --dry-run")
-    point = resolve_as_of(store := store_for(ctx))  # a replayed store: its snapshot date
-    click.echo(f"digest {point.label}", err=True)
+    point = resolve_as_of(store := store_for(ctx), as_of, now_utc)  # replayed: its snapshot
+    if point.snapshot is not None:
+        click.echo(f"digest {point.label} (--as-of overrides)", err=True)
     data = digest_data(load_config(ctx.obj["sources"]), store, point.when)
     message = build_message(data, sender, list(recipients) or ["(dry run)"])
     if dry_run:

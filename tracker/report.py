@@ -276,12 +276,20 @@ def write_report(
     (out_dir / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)
     return [
-        f"report {point.label}" + (f"; {len(stale)} stale source(s)" if stale else ""),
         f"report: {out_dir / 'index.html'} ({len(samples)} lag samples: {covered} covered, "
         f"{len(samples) - covered} open, {len(unknown)} before the evidence reaches; "
         f"{len({r['week'] for r in pass_rates})} CI weeks; "
-        f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)",
-    ]
+        f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)"
+    ] + _as_of_lines(point, stale)
+
+
+def _as_of_lines(point, stale: Sequence[dict]) -> list[str]:
+    """The console's note on a replayed snapshot's as-of date and on stale streams (a live run
+    without stale streams prints what it printed before)."""
+    if point.snapshot is None and not stale:
+        return []
+    names = ", ".join(r["source_id"] for r in stale[:5]) + (", ..." if len(stale) > 5 else "")
+    return [f"report {point.label}" + (f"; {len(stale)} stale source(s): {names}" if stale else "")]
 
 
 def latest_weeks(rows: Sequence[dict], weeks: int) -> list[dict]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from pathlib import Path
@@ -124,12 +124,15 @@ def default_as_of(store) -> AsOf | None:
     return AsOf(end_of_day(newest.snapshot_date), newest.snapshot_date, newest.replay)
 
 
-def resolve_as_of(store, explicit: date | datetime | None = None) -> AsOf:
-    """--as-of (the end of that day) when given, else the replayed snapshot, else now."""
+def resolve_as_of(
+    store, explicit: date | datetime | None = None, now: Callable[[], datetime] | None = None
+) -> AsOf:
+    """--as-of (the end of that day) when given, else the replayed snapshot, else `now()`
+    (default: the wall clock, UTC)."""
     if explicit is not None:
         day = explicit.date() if isinstance(explicit, datetime) else explicit
         return AsOf(end_of_day(day), explicit=True)
-    return default_as_of(store) or AsOf(datetime.now(UTC))
+    return default_as_of(store) or AsOf(now() if now else datetime.now(UTC))
 
 
 # -- staleness ------------------------------------------------------------------------------
