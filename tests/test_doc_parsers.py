@@ -580,9 +580,10 @@ DOC_SOURCES = {  # source id -> (events, a fact the hand-written cassette states
     "rocm-compat-matrix": (6, ("note", "7.2.3", day(2026, 5, 4))),
     # 23 columns (6.0.0 .. 7.2.3) x PyTorch and JAX rows
     "rocm-compat-matrix-historical": (46, ("note", "7.0.0", day(2025, 9, 16))),
-    "neuron-release-notes": (8, ("release", "2.23.0", day(2025, 5, 20))),
+    # 12 release headings (2.20.0 .. 2.30.0), one or more notes each: 24 events
+    "neuron-release-notes": (24, ("release", "2.23.0", day(2025, 5, 20))),
     "neuron-release-content": (6, ("note", "2.28.0", day(2026, 2, 26))),  # one per release
-    "neuron-pytorch-notes": (3, ("note", "2.27.0", day(2025, 12, 19))),
+    "neuron-pytorch-notes": (6, ("note", "2.29.0", day(2026, 4, 9))),
     "neuron-jax-notes": (8, ("note", "2.22.0", day(2025, 4, 3))),  # one per release
     "vllm-neuron-notes": (1, ("note", "2.32.0", day(2026, 8, 17))),
 }
