@@ -576,12 +576,15 @@ def test_an_edited_release_note_marks_its_old_wording_vanished():
 DOC_SOURCES = {  # source id -> (events, a fact the hand-written cassette states)
     "jax-changelog": (7, ("release", "0.8.2", day(2025, 12, 18))),
     "rocm-release-notes": (5, ("note", "6.3.3", day(2025, 2, 19))),
-    "rocm-compat-matrix": (9, ("note", "7.1.1", day(2025, 11, 26))),
-    "rocm-compat-matrix-historical": (24, ("note", "7.0.0", day(2025, 9, 16))),
-    "neuron-release-notes": (8, ("release", "2.23.0", day(2025, 5, 20))),
-    "neuron-release-content": (1, ("note", "2.32.0", day(2026, 8, 17))),
-    "neuron-pytorch-notes": (3, ("note", "2.27.0", day(2025, 12, 19))),
-    "neuron-jax-notes": (2, ("note", "2.30.0", day(2026, 5, 21))),
+    # 3 columns (7.2.3, 7.2.2, 7.1.0) x PyTorch and JAX rows
+    "rocm-compat-matrix": (6, ("note", "7.2.3", day(2026, 5, 4))),
+    # 23 columns (6.0.0 .. 7.2.3) x PyTorch and JAX rows
+    "rocm-compat-matrix-historical": (46, ("note", "7.0.0", day(2025, 9, 16))),
+    # 12 release headings (2.20.0 .. 2.30.0), one or more notes each: 24 events
+    "neuron-release-notes": (24, ("release", "2.23.0", day(2025, 5, 20))),
+    "neuron-release-content": (6, ("note", "2.28.0", day(2026, 2, 26))),  # one per release
+    "neuron-pytorch-notes": (6, ("note", "2.29.0", day(2026, 4, 9))),
+    "neuron-jax-notes": (8, ("note", "2.22.0", day(2025, 4, 3))),  # one per release
     "vllm-neuron-notes": (1, ("note", "2.32.0", day(2026, 8, 17))),
 }
 

@@ -118,9 +118,11 @@ def test_report_files_and_escaping(sqlite_store, tmp_path):
         "https://rocm.docs.amd.com/m" in lag_csv
     )
     summary = (out / "lag_summary.csv").read_text().splitlines()
-    assert summary[0].endswith("evidence_from,evidence_through")
+    assert summary[0].endswith("evidence_from,evidence_through,evidence_stale")
+    # The matrix stream ends 2025-09-16, 106 days before as-of (more than the default 45): stale.
     assert (
-        "pytorch,rocm,vendor_matrix,true,all,1,1,0,41,0/1,0/1,1/1,2025-07-21,2025-09-16" in summary
+        "pytorch,rocm,vendor_matrix,true,all,1,1,0,41,0/1,0/1,1/1,2025-07-21,2025-09-16,true"
+        in summary
     )
     ci = (out / "ci_pass_rate_weekly.csv").read_text().splitlines()
     assert ci[1] == "vllm,rocm,2025-W38,1,0,0,1,1.0,0.0"

@@ -474,7 +474,7 @@ def test_dev_set_quality_floor(tagger):
     from tracker.tagger.dataset import load_field, split
     from tracker.tagger.evaluate import evaluate_rows
 
-    _, dev = split(load_field())
+    _, dev = split(load_field(TRAINING))
     assert len(dev) >= 100
     rows = [dict(e.item(), label=e.label, regime=e.regime) for e in dev]
     cls, reg, _ = evaluate_rows(tagger, rows)

@@ -221,8 +221,15 @@ def collect(ctx: click.Context, only, since, replay, record) -> None:
     show_default=True,
     help="Where the report is written.",
 )
+@click.option(
+    "--as-of",
+    "as_of",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="Report as of the end of DATE, UTC (default: a replay's snapshot date, else now).",
+)
 @click.pass_context
-def nightly(ctx: click.Context, only, since, replay, record, out) -> None:
+def nightly(ctx: click.Context, only, since, replay, record, out, as_of) -> None:
     """The cron job: init-db, collect, tag, then write the report.
 
     \b
@@ -230,6 +237,7 @@ def nightly(ctx: click.Context, only, since, replay, record, out) -> None:
       0 2 * * * cd /srv/tracker && .venv/bin/tracker nightly >> nightly.log 2>&1
     """
     from tracker.pipeline import run_nightly
+    from tracker.snapshot import end_of_day
 
     if replay and record:
         raise click.UsageError("--replay and --record exclude each other")
@@ -245,6 +253,7 @@ def nightly(ctx: click.Context, only, since, replay, record, out) -> None:
             since=since_utc,
             replay=replay,
             record=record,
+            as_of=end_of_day(as_of.date()) if as_of else None,
         )
     )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 import click
@@ -101,7 +101,8 @@ def query(ctx: click.Context, sql: str, fmt: str) -> None:
     "as_of",
     type=click.DateTime(["%Y-%m-%d"]),
     default=None,
-    help="Compute as of the end of DATE, UTC (default: now); open artifacts are censored there.",
+    help="Compute as of the end of DATE, UTC (default: the snapshot date of a replayed store, "
+    "else now); open artifacts are censored there.",
 )
 @click.option("--regime", default=None, help="Only this regime.")
 @click.option("--project", default=None, help="Only this upstream project.")
@@ -139,13 +140,14 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, trend, fmt) ->
       tracker lag --trend --format csv > lag-trend.csv
     """
     from tracker.report import compute_lag, write_lag_csv
+    from tracker.snapshot import resolve_as_of
 
-    # The whole day counts: a release published on DATE is known as of DATE.
-    when = (
-        (as_of.replace(tzinfo=UTC) + timedelta(days=1, microseconds=-1))
-        if as_of
-        else datetime.now(UTC)
-    )
+    # The whole day counts: a release published on DATE is known as of DATE. A replayed store
+    # is as of its snapshot (stderr says which), not of the wall clock.
+    point = resolve_as_of(store_for(ctx), as_of)
+    when = point.when
+    if point.snapshot is not None:
+        click.echo(f"lag {point.label} (--as-of overrides)", err=True)
     config = load_config(ctx.obj["sources"])
     # A typo ("ROCm", "pytroch") would print an empty CSV and look like "no data".
     known_regimes = [r.id for r in config.regimes]
@@ -197,8 +199,16 @@ def _print_trend(samples, when: datetime, fmt: str, reference: str) -> None:
     show_default=True,
     help="Directory to write index.html, CSV, JSON and PNG charts into.",
 )
+@click.option(
+    "--as-of",
+    "as_of",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="Report as of the end of DATE, UTC (default: the snapshot date of a replayed store, "
+    "else now).",
+)
 @click.pass_context
-def report(ctx: click.Context, out: str) -> None:
+def report(ctx: click.Context, out: str, as_of) -> None:
     """Write the report from what the store holds (no collection).
 
     \b
@@ -206,8 +216,10 @@ def report(ctx: click.Context, out: str) -> None:
       tracker report --out /var/www/tracker && xdg-open /var/www/tracker/index.html
     """
     from tracker.report import write_report
+    from tracker.snapshot import end_of_day
 
-    for line in write_report(load_config(ctx.obj["sources"]), store_for(ctx), Path(out)):
+    when = end_of_day(as_of.date()) if as_of else None
+    for line in write_report(load_config(ctx.obj["sources"]), store_for(ctx), Path(out), when):
         click.echo(line)
 
 
@@ -236,8 +248,18 @@ def report(ctx: click.Context, out: str) -> None:
     help="Upgrade the connection with STARTTLS before sending.",
 )
 @click.option("--dry-run", is_flag=True, help="Print the email instead of sending it.")
+@click.option(
+    "--as-of",
+    "as_of",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="The digest as of the end of DATE, UTC (default: the snapshot date of a replayed "
+    "store, else now).",
+)
 @click.pass_context
-def digest(ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttls, dry_run) -> None:
+def digest(
+    ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttls, dry_run, as_of
+) -> None:
     """Send the weekly maturity digest email (lag per regime, CI job pass rate, friction).
 
     SMTP credentials, if the server needs them: TRACKER_SMTP_USER and TRACKER_SMTP_PASSWORD.
@@ -250,10 +272,14 @@ def digest(ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttl
     import os
 
     from tracker.digest import build_message, digest_data, now_utc, send
+    from tracker.snapshot import resolve_as_of
 
     if not recipients and not dry_run:
         raise click.UsageError("give --to ADDRESS (or TRACKER_DIGEST_TO), or --dry-run")
-    data = digest_data(load_config(ctx.obj["sources"]), store_for(ctx), now_utc())
+    point = resolve_as_of(store := store_for(ctx), as_of, now_utc)  # replayed: its snapshot
+    if point.snapshot is not None:
+        click.echo(f"digest {point.label} (--as-of overrides)", err=True)
+    data = digest_data(load_config(ctx.obj["sources"]), store, point.when)
     message = build_message(data, sender, list(recipients) or ["(dry run)"])
     if dry_run:
         body = message.get_body(("plain",))

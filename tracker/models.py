@@ -12,6 +12,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     Column,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -159,6 +160,8 @@ runs = Table(
     Column("not_modified", Integer, nullable=False, default=0),
     Column("rate_remaining", Integer),
     Column("error", Text),
+    Column("snapshot_date", Date, comment="replay: the cassette's snapshot date; live: NULL"),
+    Column("replay", Text, comment="replay: the cassette directory; live: NULL"),
 )
 Index("ix_runs_source_started", runs.c.source_id, runs.c.started_at)
 

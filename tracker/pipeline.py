@@ -23,6 +23,7 @@ def run_nightly(
     since=None,
     replay=None,
     record=None,
+    as_of=None,
 ) -> int:
     """The nightly job, for cron (`tracker nightly`) and the scheduler alike: upgrade the
     schema, collect, tag, report. Returns the exit code (0 ok, 3 some sources failed).
@@ -48,15 +49,16 @@ def run_nightly(
             if replay
             else None
         )
-        for line in after_collect(config, store, out_dir, banner=banner):
+        for line in after_collect(config, store, out_dir, banner=banner, as_of=as_of):
             echo(line)
     return summary.exit_code
 
 
 def after_collect(
-    config: Config, store: Store, out_dir: Path, banner: str | None = None
+    config: Config, store: Store, out_dir: Path, banner: str | None = None, as_of=None
 ) -> list[str]:
-    """Tag untagged events and write the report; return summary lines for the console."""
+    """Tag untagged events and write the report (as of `as_of`, default: the replayed
+    snapshot or now, see tracker/snapshot.py); return summary lines for the console."""
     try:
         lines = [tag_store(store)]
     except Exception as exc:  # the report still runs on the tags already stored
@@ -64,7 +66,7 @@ def after_collect(
         lines = [f"tag: FAILED ({type(exc).__name__}: {exc}); report uses the tags stored before"]
     from tracker.report import write_report
 
-    lines.extend(write_report(config, store, out_dir, banner=banner))
+    lines.extend(write_report(config, store, out_dir, as_of=as_of, banner=banner))
     return lines
 
 

@@ -167,8 +167,13 @@ def write_report(
 ) -> list[str]:
     """Write lag / pass-rate / friction CSVs, summary.json, PNG charts and index.html into
     `out_dir`; refresh the lag_samples and lag_trend tables. `banner` (e.g. "built from a
-    replay") is shown at the top of the page and kept in summary.json. Returns console lines."""
-    as_of = as_of or datetime.now(UTC)
+    replay") is shown at the top of the page and kept in summary.json. Without `as_of`, a
+    replayed store reports as of its snapshot date and a live one as of now
+    (tracker/snapshot.py). Returns console lines."""
+    from tracker.snapshot import AsOf, default_as_of, stale_definitions, stale_sources
+
+    point = AsOf(as_of, explicit=True) if as_of else default_as_of(store) or AsOf(datetime.now(UTC))
+    as_of = point.when
     out_dir.mkdir(parents=True, exist_ok=True)
     unknown: list = []
     spans: dict = {}
@@ -187,10 +192,17 @@ def write_report(
     reference = next((r.id for r in config.regimes if r.reference), "cuda")
     trends = trend_report.compute_trends(samples, as_of, pass_rates, friction, reference)
     store.replace_lag_trend(trend_report.store_rows(trends.lag, as_of))
+    # Data quality: streams that ended long before as-of (their open rows age with the silence).
+    stale = stale_sources(store, config, as_of)
+    stale_keys = stale_definitions(spans, as_of, config.report)
 
     with (out_dir / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
         write_lag_csv(samples, handle)
     summary_rows = [_summary_row(s, spans) for s in summaries]
+    for row in summary_rows:
+        row["evidence_stale"] = str(
+            (row["project"], row["regime"], row["definition"]) in stale_keys
+        ).lower()
     _write_csv(
         out_dir / "lag_summary.csv",
         summary_rows,
@@ -216,14 +228,17 @@ def write_report(
         friction,
         ["regime", "week", "friction", "optimization", "neutral", "friction_ratio"],
     )
-    headline = [s for s in summaries if s.period == "all" and s.primary]
     (out_dir / "summary.json").write_text(
         json.dumps(
             {
                 "as_of": as_of.isoformat(),
+                "as_of_label": point.label,
+                "stale_sources": stale,
                 "data": banner or "collected upstream data",
                 "gap_trend": trend_report.json_ready(trends),
-                "lag_primary": [_summary_row(s, spans) for s in headline],
+                "lag_primary": [
+                    r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"
+                ],
                 "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
                 "lag_unknown": [
                     dict(
@@ -255,7 +270,9 @@ def write_report(
         banner=banner,
         trend=trend_report.headline(trends),
         trend_thresholds=trend_report.THRESHOLDS,
-        headline=[_summary_row(s, spans) for s in headline],
+        as_of_label=point.label,
+        stale=stale,
+        headline=[r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"],
         summaries=[s for s in summaries if s.period == "all"],
         samples=samples,
         pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
@@ -272,7 +289,16 @@ def write_report(
         f"{len(samples) - covered} open, {len(unknown)} before the evidence reaches; "
         f"{len({r['week'] for r in pass_rates})} CI weeks; "
         f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)"
-    ]
+    ] + _as_of_lines(point, stale)
+
+
+def _as_of_lines(point, stale: Sequence[dict]) -> list[str]:
+    """The console's note on a replayed snapshot's as-of date and on stale streams (a live run
+    without stale streams prints what it printed before)."""
+    if point.snapshot is None and not stale:
+        return []
+    names = ", ".join(r["source_id"] for r in stale[:5]) + (", ..." if len(stale) > 5 else "")
+    return [f"report {point.label}" + (f"; {len(stale)} stale source(s): {names}" if stale else "")]
 
 
 def latest_weeks(rows: Sequence[dict], weeks: int) -> list[dict]:

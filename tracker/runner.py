@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from tracker.collectors import CollectContext, collector_for
@@ -21,6 +21,7 @@ from tracker.config import Config, SourceSpec
 from tracker.errors import RateLimited, ReplayMissing, SourceError, SourceSkipped, StoreError
 from tracker.http import HttpClient
 from tracker.records import Event, InvalidEvent, clean_event, clean_text, now_utc
+from tracker.snapshot import read_snapshot, stamp
 from tracker.store import Store
 
 log = logging.getLogger("tracker.runner")
@@ -40,6 +41,8 @@ class SourceResult:
     not_modified: int = 0
     rate_remaining: int | None = None
     error: str | None = None
+    snapshot: date | None = None  # replay: the cassette's snapshot date (tracker/snapshot.py)
+    replay: str | None = None
 
 
 @dataclass
@@ -178,6 +181,8 @@ def _collect_and_save(
         requests=http.stats.requests,
         not_modified=http.stats.not_modified,
         rate_remaining=http.stats.rate_remaining,
+        snapshot=read_snapshot(Path(replay) / f"{spec.id}.yaml") if replay else None,
+        replay=str(replay) if replay else None,
     )
     finished = now_utc()
     values = {
@@ -270,6 +275,8 @@ def _save_run(
             "not_modified": result.not_modified,
             "rate_remaining": result.rate_remaining,
             "error": result.error,
+            "snapshot_date": result.snapshot,
+            "replay": result.replay,
         },
     )
 
@@ -291,8 +298,9 @@ def cassette(
 ) -> Iterator[None]:
     """Replay (`--replay DIR`) or record (`--record DIR`) this source's HTTP with vcrpy.
 
-    Cassettes are `DIR/<source id>.yaml`. Recording filters Authorization and cookies, so no
-    token ever reaches a cassette.
+    Cassettes are `DIR/<source id>.yaml`. A recording is stamped `# snapshot: <today>` and a
+    replay's run row keeps the snapshot date (tracker/snapshot.py). Recording filters
+    Authorization and cookies, so no token ever reaches a cassette.
     """
     if not replay and not record:
         yield
@@ -322,6 +330,8 @@ def cassette(
         # Replays may repeat a request (a look-back re-read): the same answer serves both.
         with recorder.use_cassette(str(path), allow_playback_repeats=bool(replay)):
             yield
+        if record and path.exists():
+            stamp(path, now_utc().date())  # the day these facts were true
     except CannotOverwriteExistingCassetteException as exc:
         request = str(exc).splitlines()[0] if str(exc) else "a request"
         raise SourceError(
