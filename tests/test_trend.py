@@ -294,5 +294,43 @@ def test_the_lag_chart_draws_each_regimes_trend_line(tmp_path, monkeypatch):
     # by hand: 45 pairs; 6 open-open (-inf), 24 covered-open with lower ends -120 - 120/d
     # (d = months apart: 1, 2, 2, 3 x3, 4 x4, 5 x4, 6 x4, ...), 15 covered at -120; the 23rd
     # lowest is the 17th covered-open end, d = 6: -140. 30 upper ends are +inf: unbounded.
-    assert "rocm trend -140 to unbounded d/yr (open)" in labels
+    # the bracket straddles zero: no line is drawn (the low end alone, through the open
+    # artifacts' current lags, would slope down as if closing); the legend keeps the figure
+    assert "rocm trend -140 to unbounded d/yr (open): direction unknown" in labels
+    [entry] = [ln for ln in drawn[0].axes[0].get_lines() if "trend" in str(ln.get_label())]
+    assert len(entry.get_xdata()) == 0
     plt.close(drawn[0])
+    # one old open artifact in a falling series leaves the slope below zero at both ends:
+    # a line is drawn (at the end nearer zero, the conservative reading of "closing")
+    drawn.clear()
+    early_open = [sample(START - timedelta(days=31), 130, "open")]
+    charts.lag_chart(tmp_path / "lag.png", covered + early_open, START)
+    [line] = [ln for ln in drawn[0].axes[0].get_lines() if "trend" in str(ln.get_label())]
+    assert "unknown" not in str(line.get_label()) and len(line.get_xdata()) == 2
+    first, last = line.get_ydata()
+    assert last < first
+    plt.close(drawn[0])
+
+
+def test_the_headline_says_when_a_window_holds_no_ci_jobs():
+    """A regime whose CI stream ended long before as-of reads as "no CI jobs in the last 12
+    weeks" in the table, not as a bare dash that could mean "not measured"."""
+    from tracker.trend_report import compute_trends, headline
+
+    as_of = datetime(2026, 8, 22, tzinfo=UTC)
+    old_ci = [
+        {
+            "project": "vllm",
+            "regime": "rocm",
+            "week": "2026-W13",
+            "jobs_passed": 90,
+            "jobs_failed": 10,
+        }
+    ]
+    [row] = [
+        r
+        for r in headline(compute_trends(monthly([60, 50, 40]), as_of, old_ci))
+        if r["regime"] == "rocm"
+    ]
+    assert row["ci"] == "no CI jobs in the last 12 weeks"
+    assert row["friction"] == "no tagged events in the last 12 weeks"

@@ -109,23 +109,27 @@ def lag_chart(path: Path, samples: Sequence[LagSample], as_of: datetime) -> bool
 
 
 def _trend_line(ax, group: Sequence[LagSample], regime: str) -> None:
-    """The Theil-Sen trend of one regime's lags (tracker.trend), dashed, over its day-0 span;
-    with open artifacts it is the bracket's low end (open lags at their current value) and the
-    label gives the high end too. No line for the reference regime or a single artifact."""
+    """The Theil-Sen trend of one regime's lags (tracker.trend), dashed, over its day-0 span.
+    With open artifacts the slope is a bracket (the label gives both ends); a line is drawn
+    only when the bracket has one sign, at its end nearer zero, else the legend says the
+    direction is unknown. No line for the reference regime or a single artifact."""
     if group[0].lag_days == 0 and all(s.lag_days == 0 for s in group):
         return  # the reference (or a day-0 definition): the zero line says it already
     line = trend_line(group)
     if line is None:
         return
-    per_day, intercept, high = line
-    ends = [min(s.day0 for s in group), max(s.day0 for s in group)]
-    xs = [d.timestamp() / 86400 for d in ends]
-    low = per_day * 365.25
+    per_day, intercept, low, high = line
     label = f"{regime} trend {low:+.0f} d/yr"
     if high != low:
         label = f"{regime} trend {low:+.0f} to " + (
             "unbounded d/yr (open)" if high == float("inf") else f"{high:+.0f} d/yr (open)"
         )
+    if per_day is None:
+        # An entry with no line: the legend keeps the figure without drawing a direction.
+        ax.plot([], [], linestyle="none", label=label + ": direction unknown")
+        return
+    ends = [min(s.day0 for s in group), max(s.day0 for s in group)]
+    xs = [d.timestamp() / 86400 for d in ends]
     ax.plot(
         ends,
         [intercept + per_day * x for x in xs],

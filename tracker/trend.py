@@ -275,10 +275,12 @@ def lag_trends(
     return out
 
 
-def trend_line(samples: Sequence[LagSample]) -> tuple[float, float, float] | None:
-    """(slope in days per day, intercept in days at x = 0 days since the epoch, high end of the
-    bracket per year) of the lower-bound Theil-Sen line, for drawing: the intercept is the
-    median of lag - slope * x with open lags at their current value. None without a slope."""
+def trend_line(samples: Sequence[LagSample]) -> tuple[float | None, float, float, float] | None:
+    """What a chart may draw of the Theil-Sen bracket: (slope in days per day or None, intercept
+    in days at x = 0 days since the epoch, low and high ends of the bracket per year). The slope
+    is the bracket's end nearer zero, and only when both ends have one sign: with open
+    artifacts the low end alone, drawn through their current lags, would slope down as if the
+    gap were closing while their final lags may undo it. None without a slope at all."""
     if len(samples) < 2:
         return None
     x = np.array([s.day0.timestamp() / 86400 for s in samples])
@@ -287,8 +289,14 @@ def trend_line(samples: Sequence[LagSample]) -> tuple[float, float, float] | Non
     low, high = slope_bracket(x / DAYS_PER_YEAR, y, obs)
     if not math.isfinite(low):
         return None
-    per_day = low / DAYS_PER_YEAR
-    return per_day, float(np.median(y - per_day * x)), high
+    if low == high or (low > 0 and high > 0):
+        drawn: float | None = low
+    elif low < 0 and high < 0:
+        drawn = high
+    else:
+        drawn = None
+    per_day = (drawn or 0.0) / DAYS_PER_YEAR
+    return (per_day if drawn is not None else None), float(np.median(y - per_day * x)), low, high
 
 
 # -- rates: CI job pass rate and friction share ------------------------------------------------

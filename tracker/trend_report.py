@@ -120,9 +120,11 @@ def median_text(median: float | None, n: int, n_open: int) -> str:
     return f"{value} ({n} artifacts, {n_open} open)"
 
 
-def rate_text(t: RateTrend | None) -> str:
+def rate_text(t: RateTrend | None, what: str = "data") -> str:
+    """The rate comparison in words; without a trend, says that the window holds no `what`
+    (a stale CI stream reads as "no jobs in the last 12 weeks", not as a bare dash)."""
     if t is None:
-        return "-"
+        return f"no {what} in the last {RECENT_WEEKS + PRIOR_WEEKS} weeks"
 
     def pct(hits: int, total: int) -> str:
         return f"{hits / total:.0%} of {total}" if total else "none"
@@ -160,8 +162,8 @@ def headline(trends: Trends) -> list[dict]:
                 "prior": median_text(lag.prior_median, lag.prior_artifacts, lag.prior_open)
                 if lag
                 else "-",
-                "ci": rate_text(ci.get(regime)),
-                "friction": rate_text(friction.get(regime)),
+                "ci": rate_text(ci.get(regime), "CI jobs"),
+                "friction": rate_text(friction.get(regime), "tagged events"),
             }
         )
     return rows
