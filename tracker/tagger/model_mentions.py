@@ -1,0 +1,152 @@
+"""Model-family mentions with a support status (the "Model mentions" rules of the tagging guide).
+
+``extract_model_mentions(text)`` returns ``[{"model": family_id, "status": ..., "hardware":
+[...]}]`` (``hardware`` only when the statement names some: Trn1, Trn2, v6e, MI300X, ...). One
+mention per family and status, in order of appearance. Family ids come from the alias table
+(:mod:`tracker.tagger.families`): "Qwen3-235B-A22B" -> ``qwen3-moe``, "GPT-OSS 120B" -> ``gpt-oss``,
+"Llama 4 Scout and Maverick" -> ``llama4``; vLLM architecture classes ("Qwen3MoeForCausalLM") too.
+
+Status: the clause rules of framework mentions (:func:`tracker.tagger.mentions.status_of`:
+dropped, planned, other, supported, in that order), then one model rule: a statement that would
+read as support but calls it beta, preview, experimental, unverified, untested, "not yet passing"
+or limited ("only supports") is ``other``, not support.
+
+Speed: most texts name no model. The tagger's rule pass first looks up every token's NORM in
+a :class:`HeadTable` of the tokens a model name starts with (one vectorised lookup per batch,
+beside the cue lookup it already does) and checks for "For" (architecture classes); only texts
+that pass call :func:`extract_model_mentions`, which checks its own substring prefilter before any
+regex. A name whose first token the tokenizer glues to a size ("Mixtral-8x7B") is found only
+when the text also names it another way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import numpy
+
+from tracker.tagger.families import FamilyTable, load_families, normalise_name
+from tracker.tagger.mentions import _clause_bounds, _part, status_of
+
+_NOT_SUPPORT = re.compile(
+    r"\bbeta\b|\bpreview|\bexperimental|\bunverified|\buntested|not yet passing"
+    r"|\bonly supports?\b|\bnot yet\b"
+)
+_HARDWARE = re.compile(
+    r"\b(trn[1-3]|inf[12]|v5e|v5p|v6e|v7x|ironwood|trillium|mi2[0-9]{2}x?|mi3[0-9]{2}x?)\b", re.I
+)
+_ARCH = re.compile(r"\b[A-Z][A-Za-z0-9_]*For(?:CausalLM|ConditionalGeneration)\b")
+# A model name runs on over letters, digits, ".", "-", "_", "/", brackets and single spaces.
+_NAME_CHARS = re.compile(r"[\w.\-/()\[\] ]{0,60}")
+
+_STATE: dict[str, object] = {}
+
+
+def _table() -> tuple[FamilyTable, re.Pattern]:
+    if "table" not in _STATE:
+        table = load_families()
+        heads = re.compile(r"\b(?:" + "|".join(map(re.escape, table.heads)) + r")")
+        _STATE["table"], _STATE["heads"] = table, heads
+    return _STATE["table"], _STATE["heads"]  # type: ignore[return-value]
+
+
+def head_words() -> list[str]:
+    """Spellings a model name can start with: each alias with spaces kept, made ``-`` and
+    dropped, and its leading letters ("qwen" of "Qwen/Qwen3-32B"); the rule pass keys them by
+    the NORM of their first token."""
+    table, _ = _table()
+    out = set(table.heads)
+    for fam in table.families.values():
+        for alias in fam.aliases:
+            out.update({alias, alias.replace(" ", "-"), alias.replace(" ", "")})
+    return sorted(out)
+
+
+class HeadTable:
+    """NORM hash -> "a model name can start here", for a whole batch of tokens at once.
+
+    Direct-mapped like the rule pass's cue table: slot ``(hash >> shift) & mask`` with the
+    smallest size and shift at which the keys do not collide; a lookup is a shift, a mask, a
+    gather and a comparison.
+    """
+
+    def __init__(self, hashes: Iterable[int]):
+        keys = sorted(set(hashes))
+        size = 1 << max(8, (4 * len(keys)).bit_length())
+        while True:
+            shift = next(
+                (
+                    s
+                    for s in range(64 - size.bit_length() + 2)
+                    if len({(h >> s) & (size - 1) for h in keys}) == len(keys)
+                ),
+                None,
+            )
+            if shift is not None:
+                break
+            size <<= 1
+        self.shift, self.mask = numpy.uint64(shift), numpy.uint64(size - 1)
+        self.keys = numpy.zeros(size, dtype="uint64")
+        self.keys[:] = numpy.uint64(0xFFFFFFFFFFFFFFFF) if 0 in keys else 0
+        for h in keys:
+            self.keys[(h >> shift) & (size - 1)] = h
+
+    def docs_with_head(self, norms: numpy.ndarray, lens: numpy.ndarray | None) -> set[int]:
+        """Indices of the Docs (``lens``: token counts, rows concatenated) with a head token."""
+        if lens is None or not len(norms):
+            return set()
+        slot = ((norms >> self.shift) & self.mask).astype(numpy.intp)
+        hit = numpy.flatnonzero(self.keys[slot] == norms)
+        if not len(hit):
+            return set()
+        return set(numpy.searchsorted(numpy.cumsum(lens), hit, side="right").tolist())
+
+
+def model_status(clause: str) -> str:
+    """Status of a model mention from its statement (rules in the module doc)."""
+    status = status_of(clause)
+    if status == "supported" and _NOT_SUPPORT.search(clause.lower()):
+        return "other"
+    return status
+
+
+def _found(text: str) -> list[tuple[int, str]]:
+    """(offset, family id) of each model name and architecture class in ``text``."""
+    table, heads = _table()
+    low = text.lower()
+    hits: list[tuple[int, str]] = []
+    if any(h in low for h in table.heads):
+        for m in heads.finditer(low):
+            window = _NAME_CHARS.match(low, m.start())
+            hit = table.match(normalise_name(window.group())) if window else None
+            if hit:
+                hits.append((m.start(), hit[0]))
+    if "For" in text:
+        for m in _ARCH.finditer(text):
+            fid = table.arch.get(m.group())
+            if fid:
+                hits.append((m.start(), fid))
+    hits.sort()
+    return hits
+
+
+def extract_model_mentions(text: str) -> list[dict]:
+    """All model-family mentions in ``text`` (see the module doc)."""
+    hits = _found(text)
+    if not hits:
+        return []
+    out: list[dict] = []
+    seen: set[tuple[str, str]] = set()
+    for pos, fid in hits:
+        clause = _part(text, *_clause_bounds(text, pos), pos)
+        status = model_status(clause)
+        if (fid, status) in seen:
+            continue
+        seen.add((fid, status))
+        mention: dict = {"model": fid, "status": status}
+        hardware = sorted({h.lower() for h in _HARDWARE.findall(clause)})
+        if hardware:
+            mention["hardware"] = hardware
+        out.append(mention)
+    return out
