@@ -20,6 +20,12 @@ import yaml
 
 from tracker.errors import ConfigError
 
+# Words that make a support statement about a model not support (beta, preview, ...): shared by
+# the tagger's model mentions, the model-list collector and the model lag (light to import).
+NOT_SUPPORT = re.compile(
+    r"\bbeta\b|\bpreview|\bexperimental|\bunverified|\buntested|not yet passing"
+    r"|\bonly supports?\b|\bnot yet\b"
+)
 _SEP = re.compile(r"[\s_()\[\]]+")
 _HEAD = re.compile(r"[a-z]+")
 

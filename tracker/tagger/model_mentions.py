@@ -26,13 +26,10 @@ from collections.abc import Iterable
 
 import numpy
 
+from tracker.tagger.families import NOT_SUPPORT as _NOT_SUPPORT
 from tracker.tagger.families import FamilyTable, load_families, normalise_name
 from tracker.tagger.mentions import _clause_bounds, _part, status_of
 
-_NOT_SUPPORT = re.compile(
-    r"\bbeta\b|\bpreview|\bexperimental|\bunverified|\buntested|not yet passing"
-    r"|\bonly supports?\b|\bnot yet\b"
-)
 _HARDWARE = re.compile(
     r"\b(trn[1-3]|inf[12]|v5e|v5p|v6e|v7x|ironwood|trillium|mi2[0-9]{2}x?|mi3[0-9]{2}x?)\b", re.I
 )
