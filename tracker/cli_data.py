@@ -104,16 +104,26 @@ def query(ctx: click.Context, sql: str, fmt: str) -> None:
 @click.option("--regime", default=None, help="Only this regime.")
 @click.option("--project", default=None, help="Only this upstream project.")
 @click.option("--primary-only", is_flag=True, help="Only each regime's primary definition.")
+@click.option(
+    "--artifact",
+    type=click.Choice(["framework", "model"]),
+    default=None,
+    help="Only framework release series or only model families (default: both).",
+)
 @click.pass_context
-def lag(ctx: click.Context, as_of, regime, project, primary_only) -> None:
+def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact) -> None:
     """Print day-0 coverage lag as CSV: one row per (artifact, regime, definition).
 
-    Columns: project,series,regime,definition,primary,day0,available,lag_days,status,
-    evidence_url. Open artifacts have status `open` and lag_days = as_of - day0.
+    Columns: artifact,project,series,regime,definition,primary,day0,available,lag_days,status,
+    evidence_url,day0_definition. `artifact` is framework (a release series, e.g. pytorch 2.9)
+    or model (a model family, e.g. qwen3-moe, under project `models`); model families have two
+    day-0 definitions (vllm_cuda, the primary, and public_weights), one row each. Open artifacts
+    have status `open` and lag_days = as_of - day0.
 
     \b
-    Example:
+    Examples:
       tracker lag --regime rocm --primary-only > rocm-lag.csv
+      tracker lag --artifact model --regime neuron
     """
     from tracker.report import compute_lag, write_lag_csv
 
@@ -144,6 +154,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only) -> None:
         if (regime is None or s.regime == regime)
         and (project is None or s.project == project)
         and (s.primary or not primary_only)
+        and (artifact is None or s.artifact == artifact)
     ]
     write_lag_csv(samples, sys.stdout)
 
