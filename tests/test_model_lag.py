@@ -240,11 +240,22 @@ def replay(tmp_path: Path, monkeypatch, url: str | None) -> list[dict]:
     assert out.exit_code == 0 and " 0 failed" in out.output, out.output
     lag = runner.invoke(cli, ["lag", "--artifact", "model", "--as-of", "2026-08-31"])
     assert lag.exit_code == 0, lag.output
-    return list(csv.DictReader(io.StringIO(lag.output)))
+    view = runner.invoke(
+        cli,
+        [
+            "query",
+            "SELECT family, regime, definition, day0_definition, status, evidence_url "
+            "FROM v_model_lag ORDER BY family, regime, day0_definition",
+            "--format",
+            "json",
+        ],
+    )
+    assert view.exit_code == 0, view.output
+    return list(csv.DictReader(io.StringIO(lag.output))), json.loads(view.output)
 
 
 def test_replayed_nightly_has_model_lag_for_all_four_regimes(tmp_path, monkeypatch):
-    got = replay(tmp_path, monkeypatch, None)
+    got, view = replay(tmp_path, monkeypatch, None)
     assert got and {r["artifact"] for r in got} == {"model"}
     primary = [r for r in got if r["primary"] == "true"]
     assert {r["regime"] for r in primary} == {"cuda", "rocm", "xla", "neuron"}
@@ -254,14 +265,72 @@ def test_replayed_nightly_has_model_lag_for_all_four_regimes(tmp_path, monkeypat
     assert by[("qwen3", "neuron", "vllm_cuda")]["available"] == "2025-07-31"
     assert by[("qwen3-moe", "neuron", "vllm_cuda")]["status"] == "open"  # beta only
     assert by[("llama4", "rocm", "public_weights")]["lag_days"] == "184"
-    # the report and the view carry the same rows
+    # the view holds the report's model rows (as of the nightly), framework rows stay out
+    qwen3 = {
+        "family": "qwen3",
+        "regime": "neuron",
+        "definition": "nxd_inference",
+        "day0_definition": "vllm_cuda",
+        "status": "covered",
+        "evidence_url": by[("qwen3", "neuron", "vllm_cuda")]["evidence_url"],
+    }
+    assert qwen3 in view
+    assert len(view) == len(got) and not any(r["family"] in ("2.9", "0.13") for r in view)
     summary = json.loads((tmp_path / "report" / "summary.json").read_text())
     assert any(u["project"] == "models" for u in summary["lag_unknown"])
+    html = (tmp_path / "report" / "index.html").read_text()
+    assert (
+        "Models: day 0 on CUDA" in html and (tmp_path / "report" / "model_lag_matrix.png").exists()
+    )
 
 
 def test_lag_artifact_model_same_rows_on_postgresql_and_sqlite(tmp_path, monkeypatch, pg_url):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    lite = replay(tmp_path / "a", monkeypatch, None)
-    pg = replay(tmp_path / "b", monkeypatch, pg_url)
+    lite, lite_view = replay(tmp_path / "a", monkeypatch, None)
+    pg, pg_view = replay(tmp_path / "b", monkeypatch, pg_url)
     assert lite and pg == lite
+    assert lite_view and pg_view == lite_view
+
+
+# -- the model-list collector and the digest lines ---------------------------------------------
+
+
+def test_support_matrix_rows_need_passing_tests_not_a_benchmark():
+    from tracker.collectors.model_list import csv_rows
+
+    text = (
+        "Model,Type,UnitTest,Accuracy/Correctness,Benchmark\n"
+        '"openai/gpt-oss-120b",Text,\u2705 Passing,\u2705 Passing,\u2753 Untested\n'
+        '"deepseek-ai/DeepSeek-R1",Text,\u2705 Passing,\u2753 Untested,\u2753 Untested\n'
+        '"google/gemma-4-31B-it",Multimodal,\u2705 Passing,\u2705 Passing,\u274c Failing\n'
+        '"meta-llama/Llama-4-Maverick-17B-128E-Instruct",unverified,unverified,unverified\n'
+        '"some/unknown-model",Text,\u2705 Passing,\u2705 Passing,\u2705 Passing\n'
+    )
+    got = {
+        m["model"]: (m["status"], m.get("hardware")) for _, ms in csv_rows(text, "v7x") for m in ms
+    }
+    assert got == {
+        "gpt-oss": ("supported", ["v7x"]),
+        "deepseek-r1": ("other", ["v7x"]),
+        "gemma4": ("other", ["v7x"]),
+        "llama4": ("other", ["v7x"]),
+    }
+
+
+def test_model_list_lines_are_support_unless_they_say_otherwise():
+    from tracker.collectors.model_list import text_rows
+
+    text = "<ul><li>Llama 4 Scout and Maverick</li><li>Gemma 3 (Beta)</li></ul>\n* Qwen3 30B-A3B\n"
+    got = [(m["model"], m["status"]) for _, ms in text_rows(text, None) for m in ms]
+    assert got == [("llama4", "supported"), ("gemma3", "other"), ("qwen3-moe", "supported")]
+
+
+def test_digest_model_lines_per_regime():
+    from tracker.model_summary import digest_model_lines
+
+    got = rows([note("2025-01-01"), note("2025-07-31", ("qwen3", "supported", ""))])
+    lines = digest_model_lines(list(got.values()), AS_OF)
+    assert len(lines) == 1 and lines[0].startswith("models on neuron (nxd_inference): median lag")
+    assert "1 covered, 3 open" in lines[0] and "newest covered qwen3 (108 d)" in lines[0]
+    assert "longest open" in lines[0] and "+ d)" in lines[0]

@@ -28,6 +28,8 @@ from tracker.metrics import (
     summarize,
 )
 from tracker.model_lag import model_lag_samples, note_context, parse_model_coverage
+from tracker.model_summary import REGIMES as MODEL_REGIMES
+from tracker.model_summary import model_matrix
 from tracker.store import Store
 from tracker.tagger.families import load_families
 
@@ -266,7 +268,14 @@ def write_report(
 
     from tracker import charts
 
+    from tracker import model_charts
+
     images = charts.draw_all(out_dir, samples, as_of, pass_rates, friction)
+    model_image = (
+        "model_lag_matrix.png"
+        if model_charts.model_matrix_chart(out_dir / "model_lag_matrix.png", samples, as_of)
+        else None
+    )
     env = Environment(
         loader=PackageLoader("tracker", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
@@ -285,6 +294,9 @@ def write_report(
         negative=[s for s in samples if s.negative],
         unknown=unknown,
         overrides=overrides,
+        model_image=model_image,
+        model_rows=model_matrix(samples),
+        model_regimes=MODEL_REGIMES,
     )
     (out_dir / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)

@@ -45,6 +45,8 @@ OPTIONAL_KEYS: set[str] = set()
 _PASS = re.compile(r"\u2705|\bpassing\b|\bpass\b|\bsupported\b|\byes\b", re.I)
 _FAIL = re.compile(r"\u274c|\bfail", re.I)
 _TAG = re.compile(r"<[^>]+>")
+# HTML block boundaries end a line: a list written <li>a</li><li>b</li> on one line is two items.
+_BLOCK = re.compile(r"<(?:/?(?:li|p|tr|div|ul|ol|table|h[1-6])\b[^>]*|br\s*/?)>", re.I)
 _MARKUP = re.compile(r"^[\s*+\-#|>`]+|[`*|]+")
 
 
@@ -94,7 +96,7 @@ def csv_rows(text: str, hardware: str | None) -> Iterator[tuple[str, list[dict]]
 
 def text_rows(text: str, hardware: str | None) -> Iterator[tuple[str, list[dict]]]:
     """(line, model mentions) of each line of a model list that names a family."""
-    for raw in _TAG.sub(" ", text).splitlines():
+    for raw in _TAG.sub(" ", _BLOCK.sub("\n", text)).splitlines():
         line = " ".join(_MARKUP.sub(" ", raw).split())
         if not line:
             continue
