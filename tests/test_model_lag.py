@@ -119,6 +119,22 @@ def test_collected_vllm_release_wins_over_the_table_date():
     assert row.day0 == day("2025-04-16") and row.day0_url == "https://gh/v1.0.0"
 
 
+def test_vllm_release_notes_date_day0_when_earlier_or_when_the_table_has_none():
+    vllm = [
+        NoteFact(
+            "vllm", day("2025-05-01"), "https://gh/v1.0.5", (), (("nodate", "supported", ""),)
+        ),
+        NoteFact("vllm", day("2025-03-01"), "https://gh/v0.9", (), (("qwen3", "other", ""),)),
+        NoteFact(
+            "vllm", day("2025-03-02"), "https://gh/v0.9.1", (), (("llama4", "supported", ""),)
+        ),
+    ]
+    got = rows([note("2025-01-01"), *vllm])
+    assert got[("nodate", "cuda", "vllm_cuda")].day0_url == "https://gh/v1.0.5"
+    assert got[("llama4", "cuda", "vllm_cuda")].day0 == day("2025-03-02")  # before the table's
+    assert got[("qwen3", "cuda", "vllm_cuda")].day0_url == "https://x/v1.0.0"  # "other": not
+
+
 def test_left_truncation_is_unknown_not_open():
     unknown: list = []
     got = rows([note("2025-06-01", ("qwen3", "supported", ""))], (), unknown)

@@ -126,9 +126,17 @@ def parse_model_coverage(
 
 
 def day0_by_family(
-    table: FamilyTable, definition: str, releases: Sequence[ReleaseFact]
+    table: FamilyTable,
+    definition: str,
+    releases: Sequence[ReleaseFact],
+    notes: Sequence[NoteFact] = (),
 ) -> tuple[dict[str, tuple[datetime, str]], dict[str, str]]:
-    """(family -> (day 0, URL), family -> why unknown) under one day-0 definition."""
+    """(family -> (day 0, URL), family -> why unknown) under one day-0 definition.
+
+    ``vllm_cuda`` also reads vLLM's own release notes (notes of project ``vllm``, one per bullet
+    of a release body): a bullet that adds a model family ("New models: ...", "Added support for
+    ...") dates the first release serving it when it is earlier than the table's release, or
+    when the table names none: a new model needs no table edit to get its day 0."""
     known: dict[str, tuple[datetime, str]] = {}
     why: dict[str, str] = {}
     collected = {
@@ -136,20 +144,30 @@ def day0_by_family(
         for f in sorted(releases, key=lambda f: f.occurred_at, reverse=True)
         if f.project == "vllm" and is_final(f)
     }
+    from_notes = (
+        model_evidence(EvidenceRule("cuda", "vllm_cuda", True, "vllm", "note", "models"), notes)
+        if definition == "vllm_cuda"
+        else {}
+    )
     for fid, fam in table.families.items():
         if definition == "public_weights":
             if fam.weights_date:
                 known[fid] = (fam.weights_date, fam.weights_url)
             else:
                 why[fid] = "first public weights: date not known"
-        elif not fam.vllm:
-            why[fid] = "first vLLM release listing its architecture: not known"
         else:
-            hit = collected.get(fam.vllm.lstrip("v")) or table.vllm_releases.get(fam.vllm)
+            hit = None
+            if fam.vllm:
+                hit = collected.get(fam.vllm.lstrip("v")) or table.vllm_releases.get(fam.vllm)
+            noted = from_notes.get(fid)
+            if noted and (hit is None or noted[0] < hit[0]):
+                hit = noted
             if hit:
                 known[fid] = hit
-            else:
+            elif fam.vllm:
                 why[fid] = f"first vLLM release {fam.vllm}: its date is not known"
+            else:
+                why[fid] = "first vLLM release listing its architecture: not known"
     return known, why
 
 
@@ -196,11 +214,11 @@ def model_lag_samples(
     samples: list[LagSample] = []
     for rule in rules:
         for d_index, d_def in enumerate(rule.day0):
-            day0s, why = day0_by_family(table, d_def, releases)
+            day0s, why = day0_by_family(table, d_def, releases, notes)
             if unknown is not None:
                 for fid, reason in sorted(why.items()):
                     unknown.append((rule.project, fid, "all", d_def, f"day 0 unknown: {reason}"))
-            registry, _ = day0_by_family(table, "vllm_cuda", releases)
+            registry, _ = day0_by_family(table, "vllm_cuda", releases, notes)
             for ev in rule.evidence:
                 if ev.kind == "model_registry":
                     found, window = registry, None

@@ -32,6 +32,7 @@ from tracker.model_summary import REGIMES as MODEL_REGIMES
 from tracker.model_summary import model_matrix
 from tracker.store import Store
 from tracker.tagger.families import load_families
+from tracker.versions import parse_version
 
 log = logging.getLogger("tracker.report")
 TABLE_WEEKS = 12  # weeks of CI and friction rows in the HTML tables (the CSVs hold them all)
@@ -69,7 +70,9 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
         # Model mentions a collector read off a list's structure win over the tagger's reading
         # of the same line (a matrix row "gpt-oss-120b, Untested" names no status in words).
         structured = [m for m in _as_list(attrs.get("mentions")) if isinstance(m, dict)]
-        models = {
+        # A release candidate's notes say what a release will serve, not what one does.
+        candidate = isinstance(row["version"], str) and _prerelease(row["version"])
+        models = set() if candidate else {
             (m["model"], m["status"], note_context(attrs))
             for m in (
                 structured if any("model" in m for m in structured) else _as_list(row["mentions"])
@@ -83,6 +86,11 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
             )
         )
     return releases, notes
+
+
+def _prerelease(version: str) -> bool:
+    parsed = parse_version(version)
+    return parsed is not None and parsed.prerelease
 
 
 def _as_list(value) -> list:
@@ -266,9 +274,7 @@ def write_report(
         encoding="utf-8",
     )
 
-    from tracker import charts
-
-    from tracker import model_charts
+    from tracker import charts, model_charts
 
     images = charts.draw_all(out_dir, samples, as_of, pass_rates, friction)
     model_image = (
