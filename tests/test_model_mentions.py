@@ -64,3 +64,34 @@ def test_table_rejects_an_alias_named_twice():
     raw = {"families": [{"id": "a", "aliases": ["Foo 1"]}, {"id": "b", "aliases": ["foo-1"]}]}
     with pytest.raises(ConfigError, match="names 'a' and 'b'"):
         parse_families(raw, "x.yaml")
+
+
+SPELLINGS = [
+    "Added support for Mixtral-8x7B",
+    "Support Llama-3.1-8B-Instruct",
+    "Added DeepSeek-V3.1 support",
+    "Qwen2.5-VL-7B now supported",
+    "gemma-3-27b-it validated",
+    "openai/gpt-oss-120b supported",
+    "Add Gemma3ForCausalLM",
+    "Added support for Phi-4-multimodal-instruct",
+    "Support for GLM-4.5-Air",
+    "Kimi-K2.5 support added",
+    "Llama-4-Scout-17B-16E-Instruct validated",
+    "Qwen3-Coder-480B-A35B-Instruct supported",
+    "OLMo-2-1124-7B supported",
+    "ERNIE-4.5-21B-A3B-PT added",
+    "DeepSeek-R1-0528 supported",
+    "meta-llama/Llama-3.3-70B-Instruct and Qwen/Qwen3-32B supported on v6e",
+]
+
+
+def test_the_tagger_finds_what_a_full_scan_finds():
+    """The tagger only looks where its head-token lookup points: it must miss nothing a scan
+    of the whole text finds."""
+    from tracker.tagger import load_tagger
+
+    results = load_tagger().tag_many(SPELLINGS)
+    for text, res in zip(SPELLINGS, results, strict=True):
+        tagged = [m for m in res.mentions if "model" in m]
+        assert tagged and tagged == extract_model_mentions(text), text

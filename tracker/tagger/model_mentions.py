@@ -11,12 +11,13 @@ dropped, planned, other, supported, in that order), then one model rule: a state
 read as support but calls it beta, preview, experimental, unverified, untested, "not yet passing"
 or limited ("only supports") is ``other``, not support.
 
-Speed: most texts name no model. The tagger's rule pass first looks up every token's NORM in
-a :class:`HeadTable` of the tokens a model name starts with (one vectorised lookup per batch,
+Speed: most texts name no model. The tagger's rule pass looks up every token's NORM in a
+:class:`HeadTable` of the tokens a model name can start with (one vectorised lookup per batch,
 beside the cue lookup it already does) and checks for "For" (architecture classes); only texts
-that pass call :func:`extract_model_mentions`, which checks its own substring prefilter before any
-regex. A name whose first token the tokenizer glues to a size ("Mixtral-8x7B") is found only
-when the text also names it another way.
+that pass call :func:`extract_model_mentions`, with the head tokens' offsets, so no text is
+scanned for names. Called without offsets (collectors, tests) it finds the alias heads itself.
+A name whose first token the tokenizer glues to a size not listed as an alias ("Mixtral-8x9B")
+is missed by the tagger.
 """
 
 from __future__ import annotations
@@ -37,22 +38,20 @@ _ARCH = re.compile(r"\b[A-Z][A-Za-z0-9_]*For(?:CausalLM|ConditionalGeneration)\b
 # A model name runs on over letters, digits, ".", "-", "_", "/", brackets and single spaces.
 _NAME_CHARS = re.compile(r"[\w.\-/()\[\] ]{0,60}")
 
-_STATE: dict[str, object] = {}
+_TABLE: list[FamilyTable] = []  # the shipped table, loaded on first use
 
 
-def _table() -> tuple[FamilyTable, re.Pattern]:
-    if "table" not in _STATE:
-        table = load_families()
-        heads = re.compile(r"\b(?:" + "|".join(map(re.escape, table.heads)) + r")")
-        _STATE["table"], _STATE["heads"] = table, heads
-    return _STATE["table"], _STATE["heads"]  # type: ignore[return-value]
+def _table() -> FamilyTable:
+    if not _TABLE:
+        _TABLE.append(load_families())
+    return _TABLE[0]
 
 
 def head_words() -> list[str]:
     """Spellings a model name can start with: each alias with spaces kept, made ``-`` and
     dropped, and its leading letters ("qwen" of "Qwen/Qwen3-32B"); the rule pass keys them by
     the NORM of their first token."""
-    table, _ = _table()
+    table = _table()
     out = set(table.heads)
     for fam in table.families.values():
         for alias in fam.aliases:
@@ -89,15 +88,20 @@ class HeadTable:
         for h in keys:
             self.keys[(h >> shift) & (size - 1)] = h
 
-    def docs_with_head(self, norms: numpy.ndarray, lens: numpy.ndarray | None) -> set[int]:
-        """Indices of the Docs (``lens``: token counts, rows concatenated) with a head token."""
-        if lens is None or not len(norms):
-            return set()
+    def heads_by_doc(self, rows: numpy.ndarray, lens: numpy.ndarray | None) -> dict[int, list[int]]:
+        """Doc index -> character offsets of its head tokens, from a batch's ``[NORM, IDX]``
+        rows (concatenated; ``lens``: each Doc's token count). Docs without one are absent."""
+        if lens is None or not len(rows):
+            return {}
+        norms = rows[:, 0]
         slot = ((norms >> self.shift) & self.mask).astype(numpy.intp)
         hit = numpy.flatnonzero(self.keys[slot] == norms)
-        if not len(hit):
-            return set()
-        return set(numpy.searchsorted(numpy.cumsum(lens), hit, side="right").tolist())
+        out: dict[int, list[int]] = {}
+        if len(hit):
+            docs = numpy.searchsorted(numpy.cumsum(lens), hit, side="right")
+            for d, idx in zip(docs.tolist(), rows[hit, 1].tolist(), strict=True):
+                out.setdefault(d, []).append(idx)
+        return out
 
 
 def model_status(clause: str) -> str:
@@ -108,17 +112,30 @@ def model_status(clause: str) -> str:
     return status
 
 
-def _found(text: str) -> list[tuple[int, str]]:
-    """(offset, family id) of each model name and architecture class in ``text``."""
-    table, heads = _table()
+def _head_starts(low: str, heads: tuple[str, ...]) -> list[int]:
+    """Offsets in the lower-cased text where an alias head starts a word. One ``find`` scan per
+    head: a regex alternation with a leading word boundary scanned several times slower."""
+    starts = []
+    for head in heads:
+        p = low.find(head)
+        while p >= 0:
+            if p == 0 or not low[p - 1].isalnum():
+                starts.append(p)
+            p = low.find(head, p + 1)
+    return starts
+
+
+def _found(text: str, starts: list[int] | None = None) -> list[tuple[int, str]]:
+    """(offset, family id) of each model name and architecture class in ``text``; ``starts``:
+    where names may start, if the caller knows (the rule pass's head tokens)."""
+    table = _table()
     low = text.lower()
     hits: list[tuple[int, str]] = []
-    if any(h in low for h in table.heads):
-        for m in heads.finditer(low):
-            window = _NAME_CHARS.match(low, m.start())
-            hit = table.match(normalise_name(window.group())) if window else None
-            if hit:
-                hits.append((m.start(), hit[0]))
+    for p in _head_starts(low, table.heads) if starts is None else starts:
+        window = _NAME_CHARS.match(low, p)
+        hit = table.match(normalise_name(window.group())) if window else None
+        if hit:
+            hits.append((p, hit[0]))
     if "For" in text:
         for m in _ARCH.finditer(text):
             fid = table.arch.get(m.group())
@@ -128,9 +145,11 @@ def _found(text: str) -> list[tuple[int, str]]:
     return hits
 
 
-def extract_model_mentions(text: str) -> list[dict]:
-    """All model-family mentions in ``text`` (see the module doc)."""
-    hits = _found(text)
+def extract_model_mentions(text: str, starts: list[int] | None = None) -> list[dict]:
+    """All model-family mentions in ``text`` (see the module doc). ``starts``: character
+    offsets where a model name may start (the tagger passes its head tokens'); None scans the
+    text for every alias head."""
+    hits = _found(text, starts)
     if not hits:
         return []
     out: list[dict] = []

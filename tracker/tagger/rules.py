@@ -407,17 +407,15 @@ class RegimeRules(Stateless):
         if rows is None:
             rows, lens = doc_rows(docs)
         regimes, anchors, _ = decide_batch(rows, lens, title_lengths(texts), self.table)
-        model_docs = self.heads.docs_with_head(rows[:, 0], lens) if MODEL_MENTIONS else ()
+        model_heads = self.heads.heads_by_doc(rows, lens) if MODEL_MENTIONS else {}
         out = []
         strings = self.strings
         for i, (text, regime, anchor) in enumerate(zip(texts, regimes, anchors, strict=True)):
             mentions = []
             if anchor:
                 mentions = extract_mentions_at(text, [(strings[norm], idx) for norm, idx in anchor])
-            if i in model_docs or (
-                MODEL_MENTIONS and "For" in text
-            ):  # a model name or an architecture class
-                models = extract_model_mentions(text)
+            if i in model_heads or (MODEL_MENTIONS and "For" in text):  # a name or a class
+                models = extract_model_mentions(text, model_heads.get(i, []))
                 if models:
                     mentions = mentions + models
             out.append((regime, mentions))
