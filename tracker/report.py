@@ -298,7 +298,9 @@ def write_report(
         friction=latest_weeks(friction, TABLE_WEEKS),
         images=images,
         negative=[s for s in samples if s.negative],
-        unknown=unknown,
+        # model families whose day 0 itself is unknown (regime "all") are listed apart
+        unknown=[u for u in unknown if u[2] != "all"],
+        day0_unknown=[u for u in unknown if u[2] == "all"],
         overrides=overrides,
         model_image=model_image,
         model_rows=model_matrix(samples),
