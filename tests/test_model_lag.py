@@ -350,3 +350,54 @@ def test_digest_model_lines_per_regime():
     assert len(lines) == 1 and lines[0].startswith("models on neuron (nxd_inference): median lag")
     assert "1 covered, 3 open" in lines[0] and "newest covered qwen3 (108 d)" in lines[0]
     assert "longest open" in lines[0] and "+ d)" in lines[0]
+
+
+def test_stored_model_mentions_structured_win_and_release_candidates_do_not_count(sqlite_store):
+    from tracker.records import Event
+    from tracker.report import load_facts
+
+    items = [
+        Event(
+            "l",
+            "vllm-rocm-docker",
+            "note",
+            "row",
+            day("2025-10-06"),
+            "Qwen3 235B-A22B",
+            attrs={
+                "section": "Supported models",
+                "mentions": [{"model": "qwen3-moe", "status": "supported"}, "junk"],
+            },
+        ),  # fmt: skip
+        Event(
+            "r",
+            "vllm",
+            "note",
+            "rc",
+            day("2025-04-01"),
+            "New models: Qwen3",
+            version="0.8.4rc1",
+            attrs={"mentions": [{"model": "qwen3", "status": "supported"}]},
+        ),  # fmt: skip
+        Event(
+            "r",
+            "vllm",
+            "note",
+            "final",
+            day("2025-04-14"),
+            "New models: Qwen3",
+            version="0.8.4",
+            attrs={
+                "section": "New features",
+                "heading": "Model support",
+                "mentions": [{"model": "qwen3", "status": "supported"}, {"model": 3}],
+            },
+        ),  # fmt: skip
+    ]
+    with sqlite_store.transaction() as conn:
+        sqlite_store.upsert_events(conn, items)
+    _, notes = load_facts(sqlite_store, ["vllm-rocm-docker", "vllm"])
+    got = {n.occurred_at.date().isoformat(): n.models for n in notes}
+    assert got["2025-10-06"] == (("qwen3-moe", "supported", "Supported models |  | "),)
+    assert got["2025-04-01"] == ()  # a release candidate
+    assert got["2025-04-14"] == (("qwen3", "supported", "New features | Model support | "),)
