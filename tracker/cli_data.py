@@ -114,8 +114,11 @@ def query(ctx: click.Context, sql: str, fmt: str) -> None:
 def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact) -> None:
     """Print day-0 coverage lag as CSV: one row per (artifact, regime, definition).
 
-    Columns: artifact,project,series,regime,definition,primary,day0,available,lag_days,status,
-    evidence_url,day0_definition. `artifact` is framework (a release series, e.g. pytorch 2.9)
+    \b
+    Columns: artifact,project,series,regime,definition,primary,day0,available,
+             lag_days,status,evidence_url,day0_definition
+
+    `artifact` is framework (a release series, e.g. pytorch 2.9)
     or model (a model family, e.g. qwen3-moe, under project `models`); model families have two
     day-0 definitions (vllm_cuda, the primary, and public_weights), one row each. Open artifacts
     have status `open` and lag_days = as_of - day0.
