@@ -8,7 +8,11 @@ ratio >= 0.4, 100,000 events < 60 s.
 Both passes run ``--rounds`` times, alternating, and the median ratio is reported with the
 cold first round and the range (a single pass on a shared VM varies by up to a third).
 
-Run: ``python benchmarks/tagger.py [--n 20000] [--seed 7] [--rounds 5]``
+``--models-ab``: instead, alternate rounds of the tagger with and without model-family mentions
+(:mod:`tracker.tagger.model_mentions`) over texts of which none, 5 % and 25 % name a model, and
+report the median cost of model mentions (target: under 10 % of texts/s).
+
+Run: ``python benchmarks/tagger.py [--n 20000] [--seed 7] [--rounds 5] [--models-ab]``
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ FILLER = (
 PLATFORMS = (
     "ROCm MI300X gfx942 TPU v5e libtpu Neuron Trn2 Inferentia2 CUDA H100 cuBLAS NCCL".split()
 )
+MODELS = ("Qwen3-235B-A22B", "Llama 4 Scout", "GPT-OSS 120B", "DeepSeek-V3.1", "Gemma 3 (Beta)")
 VERSIONS = ("PyTorch 2.9", "torch==2.9.1", "JAX 0.8.2", "vLLM v0.13.0", "jaxlib 0.7.1")
 
 
@@ -58,6 +63,32 @@ def synthetic_texts(n: int, seed: int) -> list[str]:
     return out
 
 
+def models_ab(texts: list[str], rounds: int, seed: int) -> None:
+    """Tagger texts/s with and without model mentions, alternating, in the same run."""
+    import tracker.tagger.rules as rules
+
+    rng = random.Random(seed)
+    tagger = load_tagger()
+    tagger.tag_many({"text": t} for t in texts[:2000])  # warm caches
+    for share in (0.0, 0.05, 0.25):
+        mixed = [f"{t} {rng.choice(MODELS)}" if rng.random() < share else t for t in texts]
+        with_m, without = [], []
+        for _ in range(rounds):
+            for on, rates in ((False, without), (True, with_m)):
+                rules.MODEL_MENTIONS = on
+                t0 = time.perf_counter()
+                tagger.tag_many({"text": t} for t in mixed)
+                rates.append(len(mixed) / (time.perf_counter() - t0))
+        rules.MODEL_MENTIONS = True
+        costs = [1 - a / b for a, b in zip(with_m, without, strict=True)]
+        print(
+            f"{share:.0%} of texts name a model: without model mentions "
+            f"{statistics.median(without):,.0f} texts/s, with {statistics.median(with_m):,.0f}; "
+            f"cost {statistics.median(costs):.1%} (median of {rounds} paired rounds, "
+            f"range {min(costs):.1%} to {max(costs):.1%})"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=20_000)
@@ -68,8 +99,12 @@ def main() -> None:
         default=5,
         help="alternating tokenizer/tagger rounds; the ratio reported is their median",
     )
+    ap.add_argument("--models-ab", action="store_true", help="measure model mentions' cost")
     args = ap.parse_args()
     texts = synthetic_texts(args.n, args.seed)
+    if args.models_ab:
+        models_ab(texts, args.rounds, args.seed)
+        return
 
     t0 = time.perf_counter()
     tagger = load_tagger()

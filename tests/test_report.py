@@ -111,18 +111,21 @@ def test_report_files_and_escaping(sqlite_store, tmp_path):
     assert 'href="https://rocm.docs.amd.com/m"' in html
     lag_csv = (out / "lag.csv").read_text().splitlines()
     assert lag_csv[0] == (
-        "project,series,regime,definition,primary,day0,available,lag_days,status,evidence_url"
+        "artifact,project,series,regime,definition,primary,day0,available,lag_days,status,"
+        "evidence_url,day0_definition"
     )
     assert (
-        "pytorch,2.8,rocm,vendor_matrix,true,2025-08-06,2025-09-16,41,covered,"
-        "https://rocm.docs.amd.com/m" in lag_csv
+        "framework,pytorch,2.8,rocm,vendor_matrix,true,2025-08-06,2025-09-16,41,covered,"
+        "https://rocm.docs.amd.com/m,upstream_release" in lag_csv
     )
     summary = (out / "lag_summary.csv").read_text().splitlines()
-    assert summary[0].endswith("evidence_from,evidence_through,evidence_stale")
+    assert summary[0].endswith(
+        "evidence_from,evidence_through,artifact,day0_definition,evidence_stale"
+    )
     # The matrix stream ends 2025-09-16, 106 days before as-of (more than the default 45): stale.
     assert (
-        "pytorch,rocm,vendor_matrix,true,all,1,1,0,41,0/1,0/1,1/1,2025-07-21,2025-09-16,true"
-        in summary
+        "pytorch,rocm,vendor_matrix,true,all,1,1,0,41,0/1,0/1,1/1,2025-07-21,2025-09-16,"
+        "framework,upstream_release,true" in summary
     )
     ci = (out / "ci_pass_rate_weekly.csv").read_text().splitlines()
     assert ci[1] == "vllm,rocm,2025-W38,1,0,0,1,1.0,0.0"

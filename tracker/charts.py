@@ -64,7 +64,8 @@ def lag_chart(path: Path, samples: Sequence[LagSample], as_of: datetime) -> bool
     """One panel per project: lag (days) of each artifact at its day 0 under each regime's
     primary definition; filled = covered, hollow = still open (its lag grows until as_of).
     Regimes are nudged a few days apart so artifacts with the same day 0 and lag stay visible."""
-    primary = [s for s in samples if s.primary]
+    # model families have their own chart (model_charts.py): a family is not a release series
+    primary = [s for s in samples if s.primary and s.artifact == "framework"]
     projects = sorted({s.project for s in primary})
     if not projects:
         return False

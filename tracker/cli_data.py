@@ -108,6 +108,12 @@ def query(ctx: click.Context, sql: str, fmt: str) -> None:
 @click.option("--project", default=None, help="Only this upstream project.")
 @click.option("--primary-only", is_flag=True, help="Only each regime's primary definition.")
 @click.option(
+    "--artifact",
+    type=click.Choice(["framework", "model"]),
+    default=None,
+    help="Only framework release series or only model families (default: both).",
+)
+@click.option(
     "--trend",
     is_flag=True,
     help="Is the gap closing? Print the lag trend per project, regime and definition, and per "
@@ -122,11 +128,17 @@ def query(ctx: click.Context, sql: str, fmt: str) -> None:
     help="With --trend: an aligned table or CSV (the lag rows themselves are always CSV).",
 )
 @click.pass_context
-def lag(ctx: click.Context, as_of, regime, project, primary_only, trend, fmt) -> None:
+def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, trend, fmt) -> None:
     """Print day-0 coverage lag as CSV: one row per (artifact, regime, definition).
 
-    Columns: project,series,regime,definition,primary,day0,available,lag_days,status,
-    evidence_url. Open artifacts have status `open` and lag_days = as_of - day0.
+    \b
+    Columns: artifact,project,series,regime,definition,primary,day0,available,
+             lag_days,status,evidence_url,day0_definition
+
+    `artifact` is framework (a release series, e.g. pytorch 2.9)
+    or model (a model family, e.g. qwen3-moe, under project `models`); model families have two
+    day-0 definitions (vllm_cuda, the primary, and public_weights), one row each. Open artifacts
+    have status `open` and lag_days = as_of - day0.
 
     With --trend, one row per (artifact group, regime, definition) instead: the change in lag
     per year of day 0 (slope_low..slope_high: the range open artifacts leave; inf = unbounded),
@@ -135,9 +147,10 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, trend, fmt) ->
     against the 12 months before, with counts of artifacts and open ones.
 
     \b
-    Example:
+    Examples:
       tracker lag --regime rocm --primary-only > rocm-lag.csv
       tracker lag --trend --format csv > lag-trend.csv
+      tracker lag --artifact model --regime neuron
     """
     from tracker.report import compute_lag, write_lag_csv
     from tracker.snapshot import resolve_as_of
@@ -169,6 +182,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, trend, fmt) ->
         if (regime is None or s.regime == regime)
         and (project is None or s.project == project)
         and (s.primary or not primary_only)
+        and (artifact is None or s.artifact == artifact)
     ]
     if trend:
         reference = next((r.id for r in config.regimes if r.reference), "cuda")

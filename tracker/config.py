@@ -132,8 +132,10 @@ def load_config(path: str | os.PathLike | None = None) -> Config:
     from tracker.metrics import parse_coverage
 
     parse_coverage(coverage, str(file), next((r.id for r in regimes if r.reference), "cuda"))
+    from tracker.model_lag import parse_model_coverage
     from tracker.snapshot import validate_report_settings
 
+    parse_model_coverage(coverage, str(file))
     report = validate_report_settings(raw.get("report"), file)
     return Config(file, regimes, tuple(specs), tuple(coverage), raw.get("settings") or {}, report)
 

@@ -72,6 +72,8 @@ class NoteFact:
     occurred_at: datetime
     url: str
     mentions: tuple[tuple[str, str, str], ...]  # (framework project, version, status)
+    # (model family, status, where the note sits): model-family mentions, see tracker.model_lag
+    models: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -90,9 +92,12 @@ class LagSample:
     status: str  # covered | open
     evidence_url: str
     negative: bool = False
+    artifact: str = "framework"  # framework (a release series) | model (a model family)
+    day0_definition: str = REFERENCE_DEFINITION  # models: vllm_cuda | public_weights
 
     def csv_row(self) -> dict[str, Any]:
         return {
+            "artifact": self.artifact,
             "project": self.project,
             "series": self.series,
             "regime": self.regime,
@@ -103,10 +108,12 @@ class LagSample:
             "lag_days": self.lag_days,
             "status": self.status,
             "evidence_url": self.evidence_url,
+            "day0_definition": self.day0_definition,
         }
 
 
 LAG_CSV_COLUMNS = [
+    "artifact",
     "project",
     "series",
     "regime",
@@ -117,6 +124,7 @@ LAG_CSV_COLUMNS = [
     "lag_days",
     "status",
     "evidence_url",
+    "day0_definition",
 ]
 
 
@@ -133,6 +141,8 @@ def parse_coverage(
         name = f"coverage[{index}]"
         if not isinstance(raw, Mapping) or "project" not in raw or "regimes" not in raw:
             raise ConfigError(f"{where}: {name}: needs 'project' and 'regimes'")
+        if raw.get("artifact", "framework") == "model":
+            continue  # model families: tracker.model_lag.parse_model_coverage
         name = f"coverage rule for {raw['project']!r}"
         unknown = set(raw) - {"project", "series", "regimes"}
         if unknown:
@@ -484,6 +494,8 @@ class LagSummary:
     open: int
     km_median_days: float | None
     within: Mapping[int, tuple[int, int]]  # N -> (covered within N days, artifacts old enough)
+    artifact: str = "framework"
+    day0_definition: str = REFERENCE_DEFINITION
 
 
 def summarize(
@@ -492,13 +504,16 @@ def summarize(
     """KM median lag and shares covered within 7 / 30 / 90 days, per (project, regime,
     definition) overall and per quarter of day 0. The share within N days counts only
     artifacts at least N days old, so young open artifacts do not read as failures."""
-    groups: dict[tuple, list[LagSample]] = defaultdict(list)
+    groups: dict[tuple[str, str, str, bool, str, str, str], list[LagSample]] = defaultdict(list)
     for s in samples:
-        groups[(s.project, s.regime, s.definition, s.primary, "all")].append(s)
+        key = (s.project, s.regime, s.definition, s.primary)
+        tail = (s.artifact, s.day0_definition)  # two day-0 definitions of models stay apart
+        groups[(*key, "all", *tail)].append(s)
         if by_quarter:
-            groups[(s.project, s.regime, s.definition, s.primary, quarter(s.day0))].append(s)
+            groups[(*key, quarter(s.day0), *tail)].append(s)
     out = []
-    for (project, regime, definition, primary, period), group in sorted(groups.items()):
+    for group_key, group in sorted(groups.items()):
+        project, regime, definition, primary, period, artifact, day0_definition = group_key
         within = {}
         for days in (7, 30, 90):
             old_enough = [s for s in group if (as_of.date() - s.day0.date()).days >= days]
@@ -518,6 +533,8 @@ def summarize(
                 # are: the definition says report, never clamp; the samples carry a flag
                 kaplan_meier_median((s.lag_days, s.status == "covered") for s in group),
                 within,
+                artifact,
+                day0_definition,
             )
         )
     return out

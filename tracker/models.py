@@ -190,6 +190,13 @@ lag_samples = Table(
     Column("negative", Boolean, nullable=False, comment="available before day 0: check it"),
     Column("evidence_url", Text, nullable=False),
     Column("as_of", Timestamp, nullable=False),
+    Column("artifact", String(16), nullable=False, comment="framework | model"),
+    Column(
+        "day0_definition",
+        String(32),
+        primary_key=True,
+        comment="upstream_release (frameworks); vllm_cuda | public_weights (models)",
+    ),
     comment="day-0 coverage lag per artifact, regime and definition; rewritten by each report",
 )
 

@@ -28,7 +28,12 @@ from tracker.metrics import (
     parse_coverage,
     summarize,
 )
+from tracker.model_lag import model_lag_samples, note_context, parse_model_coverage
+from tracker.model_summary import REGIMES as MODEL_REGIMES
+from tracker.model_summary import model_matrix
 from tracker.store import Store
+from tracker.tagger.families import load_families
+from tracker.versions import parse_version
 
 log = logging.getLogger("tracker.report")
 TABLE_WEEKS = 12  # weeks of CI and friction rows in the HTML tables (the CSVs hold them all)
@@ -63,8 +68,30 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
                 isinstance(m.get(k), str) and m.get(k) for k in ("framework", "version", "status")
             )
         }
-        notes.append(NoteFact(row["project"], row["occurred_at"], url, tuple(sorted(found))))
+        # Model mentions a collector read off a list's structure win over the tagger's reading
+        # of the same line (a matrix row "gpt-oss-120b, Untested" names no status in words).
+        structured = [m for m in _as_list(attrs.get("mentions")) if isinstance(m, dict)]
+        # A release candidate's notes say what a release will serve, not what one does.
+        candidate = isinstance(row["version"], str) and _prerelease(row["version"])
+        models = set() if candidate else {
+            (m["model"], m["status"], note_context(attrs))
+            for m in (
+                structured if any("model" in m for m in structured) else _as_list(row["mentions"])
+            )
+            if isinstance(m, dict) and isinstance(m.get("model"), str) and m.get("model")
+            and isinstance(m.get("status"), str)
+        }  # fmt: skip
+        notes.append(
+            NoteFact(
+                row["project"], row["occurred_at"], url, tuple(sorted(found)), tuple(sorted(models))
+            )
+        )
     return releases, notes
+
+
+def _prerelease(version: str) -> bool:
+    parsed = parse_version(version)
+    return parsed is not None and parsed.prerelease
 
 
 def _as_list(value) -> list:
@@ -82,9 +109,18 @@ def compute_lag(
     (artifacts the evidence does not reach back to go to `unknown`, see metrics.lag_samples)."""
     reference = next((r.id for r in config.regimes if r.reference), "cuda")
     rules = parse_coverage(config.coverage, str(config.path), reference)
+    model_rules = parse_model_coverage(config.coverage, str(config.path))
     projects = {r.project for r in rules} | {e.project for r in rules for e in r.evidence}
+    projects |= {e.project for r in model_rules for e in r.evidence} | (
+        {"vllm"} if model_rules else set()
+    )
     releases, notes = load_facts(store, projects)
-    return lag_samples(rules, releases, notes, as_of, unknown, spans)
+    samples = lag_samples(rules, releases, notes, as_of, unknown, spans)
+    if model_rules:
+        samples += model_lag_samples(
+            model_rules, load_families(), releases, notes, as_of, unknown, spans
+        )
+    return samples
 
 
 def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[dict]:
@@ -103,6 +139,8 @@ def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[di
             "negative": s.negative,
             "evidence_url": s.evidence_url,
             "as_of": as_of,
+            "artifact": s.artifact,
+            "day0_definition": s.day0_definition,
         }
         for s in samples
     ]
@@ -140,6 +178,8 @@ def _summary_row(s: LagSummary, spans: dict | None = None) -> dict[str, Any]:
         row[f"within_{days}d"] = f"{hits}/{base}"
     row["evidence_from"] = span[0].date().isoformat() if span else ""
     row["evidence_through"] = span[1].date().isoformat() if span else ""
+    row["artifact"] = s.artifact
+    row["day0_definition"] = s.day0_definition
     return row
 
 
@@ -256,9 +296,14 @@ def write_report(
         encoding="utf-8",
     )
 
-    from tracker import charts
+    from tracker import charts, model_charts
 
     images = charts.draw_all(out_dir, samples, as_of, pass_rates, friction)
+    model_image = (
+        "model_lag_matrix.png"
+        if model_charts.model_matrix_chart(out_dir / "model_lag_matrix.png", samples, as_of)
+        else None
+    )
     env = Environment(
         loader=PackageLoader("tracker", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
@@ -279,8 +324,13 @@ def write_report(
         friction=latest_weeks(friction, TABLE_WEEKS),
         images=images,
         negative=[s for s in samples if s.negative],
-        unknown=unknown,
+        # model families whose day 0 itself is unknown (regime "all") are listed apart
+        unknown=[u for u in unknown if u[2] != "all"],
+        day0_unknown=[u for u in unknown if u[2] == "all"],
         overrides=overrides,
+        model_image=model_image,
+        model_rows=model_matrix(samples),
+        model_regimes=MODEL_REGIMES,
     )
     (out_dir / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)

@@ -44,6 +44,7 @@ from spacy.util import minibatch
 
 from tracker.tagger.lexicon import FRAMEWORKS, REGIMES, Stateless, install_norms, norm_of
 from tracker.tagger.mentions import extract_mentions_at
+from tracker.tagger.model_mentions import HeadTable, extract_model_mentions, head_words
 
 COMPARISON_WORDS = ("than", "vs", "vs.", "versus", "compared", "comparison", "relative", "against")
 TITLE_WEIGHT, HEAD_WEIGHT, BODY_WEIGHT = 3, 2, 1
@@ -377,6 +378,10 @@ def text_rows(tokenizer, texts: list[str]) -> tuple[numpy.ndarray, numpy.ndarray
     return numpy.concatenate(whole), numpy.fromiter(map(len, whole), dtype="int64", count=n)
 
 
+# Model-family mentions on (benchmarks/tagger.py --models-ab turns them off to measure their cost).
+MODEL_MENTIONS = True
+
+
 @Language.factory("tracker_rules")
 def make_rules(nlp: Language, name: str):
     """Pipeline component factory (registered as ``tracker_rules``)."""
@@ -390,6 +395,8 @@ class RegimeRules(Stateless):
         install_norms(nlp)  # the table is keyed by NORM, which lexicon.py defines
         self.table = CueTable(nlp.vocab.strings)
         self.strings = nlp.vocab.strings
+        # NORM of the first token of every way a model name can start (same tokenizer as texts)
+        self.heads = HeadTable(nlp.tokenizer(w)[0].norm for w in head_words())
 
     def annotate(
         self,
@@ -411,12 +418,17 @@ class RegimeRules(Stateless):
             if rows is None or lens is None:
                 rows, lens = doc_rows(docs)
         regimes, anchors, _ = decide_batch(rows, lens, title_lengths(texts), self.table)
+        model_heads = self.heads.heads_by_doc(rows, lens) if MODEL_MENTIONS else {}
         out = []
         strings = self.strings
-        for text, regime, anchor in zip(texts, regimes, anchors, strict=True):
+        for i, (text, regime, anchor) in enumerate(zip(texts, regimes, anchors, strict=True)):
             mentions = []
             if anchor:
                 mentions = extract_mentions_at(text, [(strings[norm], idx) for norm, idx in anchor])
+            if i in model_heads or (MODEL_MENTIONS and "For" in text):  # a name or a class
+                models = extract_model_mentions(text, model_heads.get(i, []))
+                if models:
+                    mentions = mentions + models
             out.append((regime, mentions))
         return out
 
