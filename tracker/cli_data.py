@@ -172,60 +172,96 @@ def report(ctx: click.Context, out: str) -> None:
 
 @click.command("digest")
 @click.option(
+    "--week",
+    default=None,
+    metavar="YYYY-Www",
+    help="The ISO week to report (default: the last complete one).",
+)
+@click.option(
+    "--as-of",
+    "as_of",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="Report the last ISO week complete at the end of DATE (UTC).",
+)
+@click.option(
     "--to",
     "recipients",
     multiple=True,
-    envvar="TRACKER_DIGEST_TO",
     help="Recipient (repeatable; env TRACKER_DIGEST_TO, space-separated).",
 )
+@click.option("--from", "sender", default=None, help="Sender (env TRACKER_DIGEST_FROM).")
+@click.option("--smtp-host", default=None, help="SMTP host (env TRACKER_SMTP_HOST; localhost).")
+@click.option("--smtp-port", default=None, type=int, help="SMTP port (env TRACKER_SMTP_PORT; 25).")
 @click.option(
-    "--from",
-    "sender",
-    default="tracker@localhost",
-    envvar="TRACKER_DIGEST_FROM",
-    show_default=True,
-    help="Sender address (env TRACKER_DIGEST_FROM).",
+    "--starttls/--no-starttls",
+    default=None,
+    help="Upgrade the connection with STARTTLS (env TRACKER_SMTP_STARTTLS).",
 )
-@click.option("--smtp-host", default="localhost", envvar="TRACKER_SMTP_HOST", show_default=True)
-@click.option("--smtp-port", default=25, type=int, envvar="TRACKER_SMTP_PORT", show_default=True)
 @click.option(
-    "--starttls",
-    is_flag=True,
-    envvar="TRACKER_SMTP_STARTTLS",
-    help="Upgrade the connection with STARTTLS before sending.",
+    "--dry-run",
+    "dry_run",
+    is_flag=False,
+    flag_value="-",
+    default=None,
+    metavar="[PATH]",
+    help="Write the .eml to PATH (alone: print it) instead of sending.",
 )
-@click.option("--dry-run", is_flag=True, help="Print the email instead of sending it.")
+@click.option(
+    "--skip-if-quiet", is_flag=True, help="Send nothing when nothing changed in the week."
+)
 @click.pass_context
-def digest(ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttls, dry_run) -> None:
-    """Send the weekly maturity digest email (lag per regime, CI job pass rate, friction).
+def digest(
+    ctx: click.Context,
+    week,
+    as_of,
+    recipients,
+    sender,
+    smtp_host,
+    smtp_port,
+    starttls,
+    dry_run,
+    skip_if_quiet,
+) -> None:
+    """Send the weekly maturity digest email for one complete ISO week: lag per regime, CI
+    job pass rate, friction, what crossed a threshold, data quality.
 
-    SMTP credentials, if the server needs them: TRACKER_SMTP_USER and TRACKER_SMTP_PASSWORD.
+    Numbers are as of the week's end (later evidence is ignored). SMTP settings come from the
+    environment (TRACKER_SMTP_HOST, _PORT, _USER, _PASSWORD, _STARTTLS, TRACKER_DIGEST_FROM,
+    TRACKER_DIGEST_TO); flags win. Thresholds: the `digest:` section of sources.yaml.
 
     \b
     Examples:
-      tracker digest --dry-run
-      0 7 * * 1 cd /srv/tracker && .venv/bin/tracker digest --to team@example.com --smtp-host mail
+      tracker digest --dry-run digest.eml
+      tracker digest --week 2026-W47 --to team@example.com --smtp-host mail.example.com
+      0 7 * * 1 cd /srv/tracker && .venv/bin/tracker digest --skip-if-quiet
     """
-    import os
+    from tracker.digest import default_clock, resolve_week
+    from tracker.digest_mail import run_digest
+    from tracker.digest_settings import smtp_settings
 
-    from tracker.digest import build_message, digest_data, now_utc, send
-
-    if not recipients and not dry_run:
-        raise click.UsageError("give --to ADDRESS (or TRACKER_DIGEST_TO), or --dry-run")
-    data = digest_data(load_config(ctx.obj["sources"]), store_for(ctx), now_utc())
-    message = build_message(data, sender, list(recipients) or ["(dry run)"])
-    if dry_run:
-        click.echo(message.get_body(("plain",)).get_content())
-        return
-    send(
-        message,
-        smtp_host,
-        smtp_port,
+    try:
+        chosen = resolve_week(week, as_of.date() if as_of else None, default_clock())
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--week / --as-of") from None
+    settings = smtp_settings(
+        host=smtp_host,
+        port=smtp_port,
         starttls=starttls,
-        user=os.environ.get("TRACKER_SMTP_USER"),
-        password=os.environ.get("TRACKER_SMTP_PASSWORD"),
+        sender=sender,
+        recipients=tuple(recipients),
     )
-    click.echo(f"digest {data['week']} sent to {', '.join(recipients)} via {smtp_host}:{smtp_port}")
+    if not settings.recipients and dry_run is None:
+        raise click.UsageError("give --to ADDRESS (or TRACKER_DIGEST_TO), or --dry-run")
+    run_digest(
+        load_config(ctx.obj["sources"]),
+        store_for(ctx),
+        chosen,
+        settings,
+        dry_run=dry_run,
+        skip_if_quiet=skip_if_quiet,
+        echo=click.echo,
+    )
 
 
 COMMANDS = (import_events, export_group, query, lag, report, digest)

@@ -18,7 +18,7 @@ from tracker.errors import ConfigError
 DEFAULT_SOURCES = "sources.yaml"
 DEFAULT_DATABASE = "sqlite:///tracker.db"
 
-TOP_LEVEL_KEYS = {"regimes", "sources", "coverage", "settings"}
+TOP_LEVEL_KEYS = {"regimes", "sources", "coverage", "settings", "digest"}
 REGIME_KEYS = {"id", "vendor", "silicon", "reference", "description"}
 # Keys every source entry may carry, whatever its kind.
 COMMON_KEYS = {"id", "kind", "project", "regime", "enabled", "description", "lookback_days"}
@@ -57,6 +57,7 @@ class Config:
     sources: tuple[SourceSpec, ...]
     coverage: tuple[Mapping[str, Any], ...] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
+    digest: Mapping[str, Any] = field(default_factory=dict)  # thresholds: tracker.digest_settings
 
     def source(self, source_id: str) -> SourceSpec:
         for spec in self.sources:
@@ -131,7 +132,17 @@ def load_config(path: str | os.PathLike | None = None) -> Config:
     from tracker.metrics import parse_coverage
 
     parse_coverage(coverage, str(file), next((r.id for r in regimes if r.reference), "cuda"))
-    return Config(file, regimes, tuple(specs), tuple(coverage), raw.get("settings") or {})
+    from tracker.digest_settings import parse_thresholds
+
+    parse_thresholds(raw.get("digest"), str(file))
+    return Config(
+        file,
+        regimes,
+        tuple(specs),
+        tuple(coverage),
+        raw.get("settings") or {},
+        raw.get("digest") or {},
+    )
 
 
 def _regime(file: Path, index: int, entry: Any) -> Regime:
