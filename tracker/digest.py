@@ -163,6 +163,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         "week_start": week.start,
         "week_end": week.end - timedelta(days=1),
         "previous_weeks": f"{previous[-1].name} to {previous[0].name}",
+        "previous_count": PREVIOUS_WEEKS,
         "reference": reference,
         "regimes": blocks,
         "crossed": crossed,

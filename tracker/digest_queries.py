@@ -106,7 +106,24 @@ def source_health(
                 "reason": reason,
             }
         )
-    return out
+    return _group_never_run(out)
+
+
+def _group_never_run(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Sources that had not run at all by the week's end share one footer line (a store
+    collected after the week lists every source: one line says it, forty repeat it)."""
+    never = [r["source_id"] for r in rows if r["reason"] == "never run"]
+    if len(never) < 2:
+        return rows
+    grouped = {
+        "source_id": f"{len(never)} sources",
+        "failures": 0,
+        "last_ok": None,
+        "last_error": "",
+        "last_error_at": None,
+        "reason": "never run by the week's end (" + ", ".join(never) + ")",
+    }
+    return [grouped] + [r for r in rows if r["reason"] != "never run"]
 
 
 def _one_line(text: str, limit: int = 300) -> str:
