@@ -136,7 +136,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     blocks = []
     crossed: list[dict[str, Any]] = []
     for regime in regimes:
-        block = {
+        block: dict[str, Any] = {
             "regime": regime,
             "name": _name(regime),
             "reference": regime == reference,
@@ -158,7 +158,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         or any(c["now_total"] for b in blocks for c in b["ci"])
         or any(b["friction"]["friction"] + b["friction"]["optimization"] for b in blocks)
     )
-    data = {
+    data: dict[str, Any] = {
         "week": week.name,
         "week_start": week.start,
         "week_end": week.end - timedelta(days=1),
@@ -201,13 +201,13 @@ def history(
     ci: dict[str, list[float | None]] = {}
     friction: dict[str, list[float | None]] = {}
     for regime in regimes:
-        jobs = defaultdict(lambda: [0, 0])
+        jobs: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0])
         for row in ci_rows:
             if (row.get("regime") or "none") == regime and row["week"] in names:
                 jobs[row["week"]][0] += int(row["jobs_passed"] or 0)
                 jobs[row["week"]][1] += int(row["jobs_passed"] or 0) + int(row["jobs_failed"] or 0)
         ci[regime] = [jobs[n][0] / jobs[n][1] if jobs[n][1] else None for n in names]
-        tags = defaultdict(lambda: [0, 0])
+        tags: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0])
         for row in friction_rows:
             if (row.get("regime") or "none") == regime and row["week"] in names:
                 tags[row["week"]][0] += int(row["friction"] or 0)
@@ -263,11 +263,11 @@ def lag_lines(
                     f"{s.available:%Y-%m-%d}, lag {s.lag_days} d{flag}"
                 )
             lines.append({"kind": "gained", "text": text, "url": http_only(s.evidence_url)})
-    still_open = sorted(
+    open_now = sorted(
         (s for s in mine if s.status == "open" and s.primary),
         key=lambda s: (-s.lag_days, s.project, s.series),
     )
-    for s in still_open[:OPEN_LISTED]:
+    for s in open_now[:OPEN_LISTED]:
         lines.append(
             {
                 "kind": "open",
@@ -276,11 +276,11 @@ def lag_lines(
                 "url": http_only(s.day0_url),
             }
         )
-    if len(still_open) > OPEN_LISTED:
+    if len(open_now) > OPEN_LISTED:
         lines.append(
             {
                 "kind": "open",
-                "text": f"and {len(still_open) - OPEN_LISTED} more open (all: tracker lag "
+                "text": f"and {len(open_now) - OPEN_LISTED} more open (all: tracker lag "
                 f"--as-of {week.end - timedelta(days=1):%Y-%m-%d} --regime {regime})",
                 "url": "",
             }

@@ -92,7 +92,7 @@ def build_message(data: dict[str, Any], settings: SmtpSettings) -> EmailMessage:
     message["Message-ID"] = make_msgid(domain="digest.tracker")
     message.set_content(text)
     message.add_alternative(html, subtype="html")
-    html_part = message.get_payload()[1]
+    html_part = next(p for p in message.iter_parts() if p.get_content_type() == "text/html")
     for name, png in pngs.items():
         html_part.add_related(
             png, "image", "png", cid=cids[name], filename=f"{data['week']}-{name}.png"

@@ -99,7 +99,7 @@ def smtp_settings(environ: Mapping[str, str] | None = None, **flags: Any) -> Smt
     if starttls_text not in _TRUE | _FALSE:
         raise ConfigError(f"TRACKER_SMTP_STARTTLS: expected true or false, got {starttls_text!r}")
     to = (env.get("TRACKER_DIGEST_TO") or "").replace(",", " ").split()
-    settings = {
+    settings: dict[str, Any] = {
         "host": env.get("TRACKER_SMTP_HOST") or "localhost",
         "port": port,
         "starttls": starttls_text in _TRUE,
