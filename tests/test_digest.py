@@ -240,11 +240,12 @@ def fill(store, *, quiet: bool = False) -> None:
 
 
 @pytest.fixture
-def setup(sqlite_store, tmp_path):
+def setup(store, tmp_path):
+    """The history on a real SQLite file and on real PostgreSQL."""
     sources = tmp_path / "sources.yaml"
     sources.write_text(SOURCES)
-    fill(sqlite_store)
-    return load_config(sources), sqlite_store
+    fill(store)
+    return load_config(sources), store
 
 
 class Inbox:
@@ -306,7 +307,7 @@ def cli_env(setup, tmp_path, monkeypatch):
         "TRACKER_DIGEST_TO",
     ):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr("tracker.digest.default_clock", lambda: NOW)
+    monkeypatch.setattr("tracker.digest.default_clock", lambda *_: NOW)
     monkeypatch.setattr("tracker.digest_mail.RETRY_DELAY", 0.01)
     monkeypatch.setenv("TRACKER_DATABASE_URL", store.url)
     monkeypatch.setenv("TRACKER_SOURCES", str(config.path))
@@ -634,7 +635,7 @@ def test_the_scheduler_sends_the_digest_with_the_same_code(setup, inbox, monkeyp
     assert str(job.trigger) == "cron[month='*', day='*', day_of_week='1', hour='7', minute='0']"
     assert job.func is digest_job
     monkeypatch.setattr(
-        "tracker.digest.default_clock", lambda: datetime(2025, 11, 24, 7, tzinfo=UTC)
+        "tracker.digest.default_clock", lambda *_: datetime(2025, 11, 24, 7, tzinfo=UTC)
     )
     monkeypatch.setattr("tracker.digest_mail.RETRY_DELAY", 0.01)
     monkeypatch.setenv("TRACKER_SMTP_HOST", "127.0.0.1")

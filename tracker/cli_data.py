@@ -240,8 +240,10 @@ def digest(
     from tracker.digest_mail import run_digest
     from tracker.digest_settings import smtp_settings
 
+    config, store = load_config(ctx.obj["sources"]), store_for(ctx)
     try:
-        chosen = resolve_week(week, as_of.date() if as_of else None, default_clock())
+        now = default_clock(config, store)
+        chosen = resolve_week(week, as_of.date() if as_of else None, now)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--week / --as-of") from None
     settings = smtp_settings(
@@ -254,8 +256,8 @@ def digest(
     if not settings.recipients and dry_run is None:
         raise click.UsageError("give --to ADDRESS (or TRACKER_DIGEST_TO), or --dry-run")
     run_digest(
-        load_config(ctx.obj["sources"]),
-        store_for(ctx),
+        config,
+        store,
         chosen,
         settings,
         dry_run=dry_run,

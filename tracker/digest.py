@@ -38,9 +38,11 @@ class DigestError(TrackerError):
     """The digest could not be sent (SMTP refused or unreachable)."""
 
 
-def default_clock() -> datetime:
-    """The digest's "now" when neither --week nor --as-of is given: the one place to change
-    it (a replayed store may report as of its snapshot date instead)."""
+def default_clock(config: Config | None = None, store: Store | None = None) -> datetime:
+    """The digest's "now" when neither --week nor --as-of is given, for the CLI and the
+    scheduler alike: the one place to change it. Takes the config and store so that a
+    replayed store can report as of its snapshot date; today it is the wall clock."""
+    del config, store  # not needed by the wall clock
     return now_utc()
 
 
@@ -153,10 +155,10 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         blocks.append(block)
     enabled = [s.id for s in config.sources if s.enabled]
     quality = source_health(store, enabled, week.start, week.end, limits.stale_source_days)
-    changed = (
-        any(line["kind"] == "gained" for b in blocks for line in b["lag_lines"])
-        or any(c["now_total"] for b in blocks for c in b["ci"])
-        or any(b["friction"]["friction"] + b["friction"]["optimization"] for b in blocks)
+    # Quiet: no new release or coverage, no friction / optimization event, nothing crossed,
+    # no source in trouble. CI at its usual rate is not news (the subject still carries it).
+    changed = any(line["kind"] == "gained" for b in blocks for line in b["lag_lines"]) or any(
+        b["friction"]["friction"] + b["friction"]["optimization"] for b in blocks
     )
     data: dict[str, Any] = {
         "week": week.name,

@@ -39,8 +39,9 @@ def digest_job(db_url: str, sources: Path) -> int:
     from tracker.store import open_store
 
     try:
-        week = resolve_week(None, None, default_clock())
-        run_digest(load_config(sources), open_store(db_url), week, smtp_settings(), echo=log.info)
+        config, store = load_config(sources), open_store(db_url)
+        week = resolve_week(None, None, default_clock(config, store))
+        run_digest(config, store, week, smtp_settings(), echo=log.info)
         return 0
     except TrackerError as exc:
         log.error("digest failed: %s", exc)
