@@ -464,6 +464,8 @@ def test_delivered_message_parts_charts_and_escaping(cli_env, inbox):
     assert "ISO week 2025-W47: 2025-11-17 to 2025-11-23 (UTC)" in text and "2025-W47" in html
     assert "- covered: pytorch 2.9 (vendor_matrix) on 2025-11-19, lag 35 d <https://r/7.1>" in text
     assert "- vllm: 20.0% (2/10) vs 90.0% (36/40), -70.0 points" in text
+    assert '(<a href="https://r/7.1">evidence</a>)' in html  # every gained lag links its evidence
+    assert '<a href="https://gh/issue/2">Hang in rccl all_reduce</a>' in html
     # hostile collected text: escaped in HTML, on one line in text, in no header, no js link
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "javascript:" not in html and "javascript:" not in text
@@ -634,6 +636,8 @@ def test_the_scheduler_sends_the_digest_with_the_same_code(setup, inbox, monkeyp
     job = scheduler.get_job("digest")
     assert str(job.trigger) == "cron[month='*', day='*', day_of_week='1', hour='7', minute='0']"
     assert job.func is digest_job
+    with pytest.raises(ConfigError, match="--digest-cron 'mondays'"):
+        build_scheduler("0 2 * * *", store.url, config.path, config.path, digest_crontab="mondays")
     monkeypatch.setattr(
         "tracker.digest.default_clock", lambda *_: datetime(2025, 11, 24, 7, tzinfo=UTC)
     )

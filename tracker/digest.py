@@ -7,8 +7,8 @@ week name goes into the subject, the body and the command's output.
 
 `digest_data` returns everything the email shows; `tracker.digest_mail` renders and sends it,
 `tracker.digest_charts` draws its charts. Per regime, the lag block is a list of line dicts
-(`kind`, `text`, optional `url`) that both templates render as they come, so a new kind of
-line is a function appending dicts, not a template change.
+(`kind`, `text`, and optionally `url` with its link text `link`) that both templates render as
+they come, so a new kind of line is a function appending dicts, not a template change.
 """
 
 from __future__ import annotations
@@ -264,7 +264,14 @@ def lag_lines(
                     f"covered: {s.project} {s.series} ({s.definition}) on "
                     f"{s.available:%Y-%m-%d}, lag {s.lag_days} d{flag}"
                 )
-            lines.append({"kind": "gained", "text": text, "url": http_only(s.evidence_url)})
+            lines.append(
+                {
+                    "kind": "gained",
+                    "text": text,
+                    "url": http_only(s.evidence_url),
+                    "link": "evidence",
+                }
+            )
     open_now = sorted(
         (s for s in mine if s.status == "open" and s.primary),
         key=lambda s: (-s.lag_days, s.project, s.series),
@@ -276,6 +283,7 @@ def lag_lines(
                 "text": f"open: {s.project} {s.series} ({s.definition}), {s.lag_days} d since "
                 f"day 0 {s.day0:%Y-%m-%d}",
                 "url": http_only(s.day0_url),
+                "link": "day 0",
             }
         )
     if len(open_now) > OPEN_LISTED:
