@@ -475,6 +475,20 @@ def test_delivered_message_parts_charts_and_escaping(cli_env, inbox):
     assert "script" not in headers and "MI300" not in headers and "victim" not in headers
 
 
+def test_charts_are_left_out_rather_than_exceed_the_size_limit(setup, monkeypatch):
+    from tracker.digest_mail import build_message
+
+    config, store = setup
+    data = digest_data(config, store, week_of(date(2025, 11, 17)))
+    settings = smtp_settings({"TRACKER_DIGEST_TO": "a@example.org"})
+    full = build_message(data, settings).as_bytes()
+    monkeypatch.setattr("tracker.digest_mail.MAX_BYTES", len(full) - 1000)  # ids vary a little
+    small = parse(build_message(data, settings).as_bytes())
+    assert not [p for p in small.walk() if p.get_content_type() == "image/png"]
+    assert "cid:" not in small.get_body(("html",)).get_content()
+    assert len(small.as_bytes()) < len(full)
+
+
 def test_failing_source_is_in_the_data_quality_footer(setup, cli_env, inbox):
     config, store = setup
     handler, controller = inbox

@@ -32,6 +32,7 @@ from tracker.store import Store
 
 log = logging.getLogger("tracker.digest")
 RETRIES = 3  # attempts after the first, on temporary failures (4xx replies, lost connections)
+MAX_BYTES = 1_000_000  # the whole message, charts included
 RETRY_DELAY = 5.0  # seconds before the first retry; doubled each time
 CHART_ALT = {
     "lag": "Median day-0 coverage lag per regime, week by week",
@@ -69,16 +70,19 @@ def render(data: dict[str, Any], charts: dict[str, str]) -> tuple[str, str]:
     return text, html
 
 
-def build_message(data: dict[str, Any], settings: SmtpSettings) -> EmailMessage:
+def build_message(
+    data: dict[str, Any], settings: SmtpSettings, charts: bool = True
+) -> EmailMessage:
     """The digest email: text + (HTML with inline chart PNGs), headers from settings and
-    numbers only. A quiet week's digest is short and carries no charts."""
+    numbers only. A quiet week's digest is short and carries no charts; so does one that
+    would exceed MAX_BYTES with them (many mail systems refuse or clip larger messages)."""
     from tracker.digest_charts import digest_charts
 
     history = data["history"]
     pngs = (
-        {}
-        if data["quiet"]
-        else digest_charts(history["weeks"], history["lag"], history["ci"], history["friction"])
+        digest_charts(history["weeks"], history["lag"], history["ci"], history["friction"])
+        if charts and not data["quiet"]
+        else {}
     )
     cids = {name: make_msgid(idstring=f"chart-{name}", domain="digest.tracker") for name in pngs}
     text, html = render(data, {name: cid[1:-1] for name, cid in cids.items()})
@@ -97,6 +101,10 @@ def build_message(data: dict[str, Any], settings: SmtpSettings) -> EmailMessage:
         html_part.add_related(
             png, "image", "png", cid=cids[name], filename=f"{data['week']}-{name}.png"
         )
+    size = len(message.as_bytes())
+    if pngs and size > MAX_BYTES:
+        log.warning("digest: %d bytes with charts (limit %d): sent without them", size, MAX_BYTES)
+        return build_message(data, settings, charts=False)
     return message
 
 
