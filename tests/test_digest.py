@@ -307,7 +307,7 @@ def cli_env(setup, tmp_path, monkeypatch):
         "TRACKER_DIGEST_TO",
     ):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr("tracker.digest.default_clock", lambda *_: NOW)
+    monkeypatch.setattr("tracker.digest_week.default_clock", lambda *_: NOW)
     monkeypatch.setattr("tracker.digest_mail.RETRY_DELAY", 0.01)
     monkeypatch.setenv("TRACKER_DATABASE_URL", store.url)
     monkeypatch.setenv("TRACKER_SOURCES", str(config.path))
@@ -653,7 +653,7 @@ def test_the_scheduler_sends_the_digest_with_the_same_code(setup, inbox, monkeyp
     with pytest.raises(ConfigError, match="--digest-cron 'mondays'"):
         build_scheduler("0 2 * * *", store.url, config.path, config.path, digest_crontab="mondays")
     monkeypatch.setattr(
-        "tracker.digest.default_clock", lambda *_: datetime(2025, 11, 24, 7, tzinfo=UTC)
+        "tracker.digest_week.default_clock", lambda *_: datetime(2025, 11, 24, 7, tzinfo=UTC)
     )
     monkeypatch.setattr("tracker.digest_mail.RETRY_DELAY", 0.01)
     monkeypatch.setenv("TRACKER_SMTP_HOST", "127.0.0.1")

@@ -236,9 +236,9 @@ def digest(
       tracker digest --week 2026-W47 --to team@example.com --smtp-host mail.example.com
       0 7 * * 1 cd /srv/tracker && .venv/bin/tracker digest --skip-if-quiet
     """
-    from tracker.digest import default_clock, resolve_week
     from tracker.digest_mail import run_digest
     from tracker.digest_settings import smtp_settings
+    from tracker.digest_week import default_clock, resolve_week
 
     config, store = load_config(ctx.obj["sources"]), store_for(ctx)
     try:

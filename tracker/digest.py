@@ -1,6 +1,6 @@
 """The weekly maturity digest: what one complete ISO week changed, per regime, as plain data.
 
-One week is chosen (`resolve_week`: the last complete ISO week by default, or `--week` /
+One week is chosen (tracker.digest_week: the last complete ISO week by default, or `--week` /
 `--as-of`), and every number is computed as of that week's end, so evidence dated after it is
 ignored and a past week's digest reads the same later (like `tracker lag --as-of`). The same
 week name goes into the subject, the body and the command's output.
@@ -16,90 +16,33 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from tracker.config import Config
 from tracker.digest_queries import source_health, tagged_events
 from tracker.digest_settings import Thresholds, parse_thresholds
+from tracker.digest_week import DigestWeek, iso_week, resolve_week, week_of
 from tracker.errors import TrackerError
 from tracker.metrics import LagSample, kaplan_meier_median, lag_samples, parse_coverage
-from tracker.records import now_utc
 from tracker.store import Store
+
+__all__ = [  # the week helpers are re-exported: callers need one import for the digest
+    "DigestError",
+    "DigestWeek",
+    "digest_data",
+    "iso_week",
+    "resolve_week",
+    "week_of",
+]
 
 PREVIOUS_WEEKS = 4  # CI pass rate and friction compare the week with the 4 weeks before it
 OPEN_LISTED = 8  # open artifacts listed per regime (all are counted)
 DISPLAY_NAMES = {"cuda": "CUDA", "rocm": "ROCm", "xla": "XLA", "neuron": "Neuron"}
-_WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
 
 
 class DigestError(TrackerError):
     """The digest could not be sent (SMTP refused or unreachable)."""
-
-
-def default_clock(config: Config | None = None, store: Store | None = None) -> datetime:
-    """The digest's "now" when neither --week nor --as-of is given, for the CLI and the
-    scheduler alike: the one place to change it. Takes the config and store so that a
-    replayed store can report as of its snapshot date; today it is the wall clock."""
-    del config, store  # not needed by the wall clock
-    return now_utc()
-
-
-@dataclass(frozen=True)
-class DigestWeek:
-    """One ISO week: [start, end) in UTC; numbers are computed as of `as_of` (its last instant)."""
-
-    name: str
-    start: datetime
-    end: datetime
-
-    @property
-    def as_of(self) -> datetime:
-        return self.end - timedelta(microseconds=1)
-
-    def shifted(self, weeks: int) -> DigestWeek:
-        return week_of(self.start.date() + timedelta(weeks=weeks))
-
-
-def iso_week(when: datetime | date) -> str:
-    year, week, _ = when.isocalendar()
-    return f"{year}-W{week:02d}"
-
-
-def week_of(day: date) -> DigestWeek:
-    """The ISO week that contains `day`."""
-    monday = day - timedelta(days=day.weekday())
-    start = datetime(monday.year, monday.month, monday.day, tzinfo=UTC)
-    return DigestWeek(iso_week(monday), start, start + timedelta(days=7))
-
-
-def resolve_week(week: str | None, as_of: date | None, now: datetime) -> DigestWeek:
-    """--week YYYY-Www, else the last ISO week complete at the end of --as-of DATE, else the
-    last ISO week complete at `now`. ValueError (for the CLI to show) on a malformed or not yet
-    complete week, or when both are given."""
-    if week is not None and as_of is not None:
-        raise ValueError("give --week or --as-of, not both")
-    if week is not None:
-        match = _WEEK.match(week.strip())
-        if not match:
-            raise ValueError(f"{week!r} is not an ISO week like 2026-W47")
-        try:
-            chosen = week_of(date.fromisocalendar(int(match[1]), int(match[2]), 1))
-        except ValueError:
-            raise ValueError(f"{week!r}: {match[1]} has no week {match[2]}") from None
-        if chosen.end > now:
-            raise ValueError(
-                f"{chosen.name} is not complete yet (it ends {chosen.end:%Y-%m-%d} 00:00 UTC)"
-            )
-        return chosen
-    # The end of DATE (like `tracker lag --as-of`): a Sunday completes its own week.
-    instant = (
-        datetime(as_of.year, as_of.month, as_of.day, tzinfo=UTC) + timedelta(days=1)
-        if as_of is not None
-        else now
-    )
-    return week_of(instant.date()).shifted(-1)
 
 
 def _name(regime: str) -> str:

@@ -33,9 +33,9 @@ def digest_job(db_url: str, sources: Path) -> int:
     """One weekly digest, the code `tracker digest` runs (last complete ISO week, SMTP settings
     and recipients from the environment, read each time). Errors are logged, never raised."""
     from tracker.config import load_config
-    from tracker.digest import default_clock, resolve_week
     from tracker.digest_mail import run_digest
     from tracker.digest_settings import smtp_settings
+    from tracker.digest_week import default_clock, resolve_week
     from tracker.store import open_store
 
     try:
