@@ -664,3 +664,21 @@ def test_the_scheduler_sends_the_digest_with_the_same_code(setup, inbox, monkeyp
     assert parse(raw)["Subject"].startswith("Accelerator maturity 2025-W47: ROCm lag 35 d (-6)")
     monkeypatch.setenv("TRACKER_SMTP_PORT", "1")
     assert digest_job(store.url, config.path) == 1  # logged, never raised into the scheduler
+
+
+def test_rates_read_as_exact_only_when_exact():
+    from tracker.report import latest_weeks, percent
+
+    assert [percent(r) for r in (None, 0, 1, 299 / 300, 1 / 300, 0.5, 0.9999)] == [
+        "-",
+        "0%",
+        "100%",
+        "99.7%",
+        "0.3%",
+        "50.0%",
+        "99.9%",
+    ]
+    rows = [{"project": p, "week": f"2026-W{w:02d}"} for p in ("jax", "vllm") for w in range(1, 31)]
+    kept = latest_weeks(rows, 12)
+    assert {r["project"] for r in kept} == {"jax", "vllm"} and len(kept) == 24
+    assert kept[0]["week"] == "2026-W30" and kept[-1]["week"] == "2026-W19"
