@@ -115,6 +115,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         "data_quality": quality,
         "thresholds": limits,
         "quiet": not changed and not crossed and not quality,
+        "ci_counted": any(c["now_total"] for b in blocks for c in b["ci"]),
         "samples": now,
         "history": history(
             [week.shifted(-k) for k in range(limits.chart_weeks - 1, -1, -1)],
