@@ -566,6 +566,43 @@ def test_env_smtp_settings_login_and_flags_win(cli_env, monkeypatch, caplog):
     assert settings.starttls and settings.port == 2525 and "pw" not in repr(settings)
 
 
+def test_starttls_from_the_environment_verifies_the_server(cli_env, tmp_path, monkeypatch):
+    import shutil
+    import ssl
+    import subprocess
+
+    if not shutil.which("openssl"):
+        pytest.skip("openssl is needed to make a throw-away certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+        + ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"]
+        + ["-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True,
+        capture_output=True,
+    )
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    handler = Inbox()
+    controller = serve(handler, tls_context=context, require_starttls=True)
+    try:
+        for name, value in (("HOST", "127.0.0.1"), ("PORT", str(controller.port))):
+            monkeypatch.setenv(f"TRACKER_SMTP_{name}", value)
+        monkeypatch.setenv("TRACKER_DIGEST_TO", "a@example.org")
+        refused = cli_env("digest")  # the server requires STARTTLS: plain text is refused
+        assert refused.exit_code == 1 and "530" in refused.output and not handler.messages
+        monkeypatch.setenv("TRACKER_SMTP_STARTTLS", "true")
+        untrusted = cli_env("digest")  # a certificate nobody vouches for is not accepted
+        assert untrusted.exit_code == 1 and "CERTIFICATE_VERIFY_FAILED" in untrusted.output
+        assert "attempts" not in untrusted.output  # not retried: it would fail the same way
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # now the client trusts it
+        sent = cli_env("digest")
+        assert sent.exit_code == 0, sent.output
+        assert len(handler.messages) == 1
+    finally:
+        controller.stop()
+
+
 def test_temporary_failures_are_retried_then_exit_1_with_the_reply(cli_env):
     handler = Inbox(reply="451 4.7.1 Greylisted, try again later")
     controller = serve(handler)

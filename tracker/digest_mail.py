@@ -14,6 +14,7 @@ import email.policy
 import logging
 import re
 import smtplib
+import ssl
 import sys
 import time
 from collections.abc import Callable
@@ -114,6 +115,8 @@ def _temporary(exc: BaseException) -> bool:
         return all(400 <= code < 500 for code, _ in exc.recipients.values())
     if isinstance(exc, smtplib.SMTPResponseException):
         return 400 <= exc.smtp_code < 500
+    if isinstance(exc, ssl.SSLError):  # a certificate or TLS mismatch: retrying will not fix it
+        return False
     return isinstance(exc, smtplib.SMTPServerDisconnected | OSError)
 
 
@@ -150,7 +153,8 @@ def send(
         try:
             with smtplib.SMTP(settings.host, settings.port, timeout=timeout) as smtp:
                 if settings.starttls:
-                    smtp.starttls()
+                    # verified against the system's CAs (smtplib's default would not verify)
+                    smtp.starttls(context=ssl.create_default_context())
                 if settings.user:
                     smtp.login(settings.user, settings.password or "")
                 smtp.send_message(message)
