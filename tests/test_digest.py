@@ -464,6 +464,12 @@ def test_delivered_message_parts_charts_and_escaping(cli_env, inbox):
     assert "ISO week 2025-W47: 2025-11-17 to 2025-11-23 (UTC)" in text and "2025-W47" in html
     assert "- covered: pytorch 2.9 (vendor_matrix) on 2025-11-19, lag 35 d <https://r/7.1>" in text
     assert "- vllm: 20.0% (2/10) vs 90.0% (36/40), -70.0 points" in text
+    crossing = (
+        "ROCm CI job pass rate (vllm) 20.0% (2/10) vs 90.0% (36/40) the previous 4 weeks: "
+        "down 70.0 points"
+    )
+    assert f"CROSSED A THRESHOLD\n- {crossing}\n" in text.replace("\r\n", "\n")
+    assert crossing in html.split("Crossed a threshold")[1].split("<img")[0]
     assert '(<a href="https://r/7.1">evidence</a>)' in html  # every gained lag links its evidence
     assert '<a href="https://gh/issue/2">Hang in rccl all_reduce</a>' in html
     # hostile collected text: escaped in HTML, on one line in text, in no header, no js link
