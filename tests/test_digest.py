@@ -373,10 +373,10 @@ def test_a_past_week_gives_that_weeks_numbers(setup):
     )
     assert (
         w47["subject"]
-        == "Accelerator maturity 2025-W47: ROCm lag 35 d (-6), Neuron lag 60 d; CI rocm 20.0%"
+        == "Accelerator maturity 2025-W47: ROCm lag 35 d (-6), Neuron 60 d; CI rocm 20.0%"
     )
     assert w46["subject"].startswith(
-        "Accelerator maturity 2025-W46: ROCm lag 41 d (+13), Neuron lag 60 d;"
+        "Accelerator maturity 2025-W46: ROCm lag 41 d (+13), Neuron 60 d;"
     )
     friction = rocm47["friction"]
     assert (friction["friction"], friction["optimization"]) == (2, 1)
@@ -447,7 +447,7 @@ def test_delivered_message_parts_charts_and_escaping(cli_env, inbox):
     message = parse(raw)
     assert (
         message["Subject"]
-        == "Accelerator maturity 2025-W47: ROCm lag 35 d (-6), Neuron lag 60 d; CI rocm 20.0%"
+        == "Accelerator maturity 2025-W47: ROCm lag 35 d (-6), Neuron 60 d; CI rocm 20.0%"
     )
     assert message.get_content_type() == "multipart/alternative"
     text_part, related = message.get_payload()
@@ -656,7 +656,7 @@ def test_quiet_week_sends_nothing_changed_unless_skip(sqlite_store, tmp_path, mo
     message = parse(handler.messages[0])
     assert (
         message["Subject"]
-        == "Accelerator maturity 2025-W44: ROCm lag 28 d, Neuron lag 20 d; nothing changed"
+        == "Accelerator maturity 2025-W44: ROCm lag 28 d, Neuron 20 d; nothing changed"
     )
     assert "Nothing changed this week" in message.get_body(("plain",)).get_content()
     assert not [p for p in message.walk() if p.get_content_type() == "image/png"]

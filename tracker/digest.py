@@ -392,7 +392,10 @@ def subject(data: dict[str, Any]) -> str:
     for b in data["regimes"]:
         if b["reference"]:
             continue
-        part = f"{_SAFE.sub('', b['name'])} lag {_days(b['median'])}"
+        # like "ROCm lag 65 d (-7), XLA 1 d": the word "lag" once; a KM median not reached
+        # means more than half of the regime's artifacts are still open
+        value = "over half open" if b["median"] is None else _days(b["median"])
+        part = f"{_SAFE.sub('', b['name'])} {'' if lags else 'lag '}{value}"
         if b["median"] is not None and b["median_before"] is not None:
             change = b["median"] - b["median_before"]
             part += f" ({_signed(change)})" if change else ""
