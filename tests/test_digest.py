@@ -677,6 +677,20 @@ def test_dry_run_writes_the_eml(cli_env, tmp_path):
     assert bad.exit_code == 2 and "not complete yet" in bad.output
 
 
+def test_cron_day_numbers_mean_what_cron_means():
+    from tracker.schedule import cron_day_names
+
+    # APScheduler alone would read "1" as Tuesday
+    assert cron_day_names("0 7 * * 1") == "0 7 * * mon"
+    assert cron_day_names("0 2 * * 0,7") == "0 2 * * sun,sun"
+    assert cron_day_names("0 2 * * 1-5") == "0 2 * * mon,tue,wed,thu,fri"
+    assert cron_day_names("0 2 * * 0-2") == "0 2 * * sun,mon,tue"
+    assert cron_day_names("0 2 * * */2") == "0 2 * * sun,tue,thu,sat"
+    assert cron_day_names("0 2 * * 1-5/2") == "0 2 * * mon,wed,fri"
+    assert cron_day_names("0 2 * * mon-fri") == "0 2 * * mon-fri"
+    assert cron_day_names("30 1 * * *") == "30 1 * * *"
+
+
 def test_the_scheduler_sends_the_digest_with_the_same_code(setup, inbox, monkeypatch):
     from tracker.schedule import build_scheduler, digest_job
 
@@ -691,7 +705,11 @@ def test_the_scheduler_sends_the_digest_with_the_same_code(setup, inbox, monkeyp
         digest_crontab="0 7 * * 1",
     )
     job = scheduler.get_job("digest")
-    assert str(job.trigger) == "cron[month='*', day='*', day_of_week='1', hour='7', minute='0']"
+    assert str(job.trigger) == "cron[month='*', day='*', day_of_week='mon', hour='7', minute='0']"
+    sunday_night = datetime(2025, 11, 23, 20, tzinfo=UTC)
+    assert job.trigger.get_next_fire_time(None, sunday_night) == datetime(
+        2025, 11, 24, 7, tzinfo=UTC
+    )
     assert job.func is digest_job
     with pytest.raises(ConfigError, match="--digest-cron 'mondays'"):
         build_scheduler("0 2 * * *", store.url, config.path, config.path, digest_crontab="mondays")

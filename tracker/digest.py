@@ -388,7 +388,7 @@ def subject(data: dict[str, Any]) -> str:
     """Headline numbers only, built from regime ids and numbers (never collected text)."""
     from tracker.report import percent
 
-    lags = []
+    lags: list[str] = []
     for b in data["regimes"]:
         if b["reference"]:
             continue

@@ -26,7 +26,8 @@ def nightly_job(db_url: str, sources: Path, out_dir: Path) -> int:
         return exc.exit_code
 
 
-DIGEST_CRON = "0 7 * * 1"  # Mondays 07:00 UTC: the last complete ISO week ended at midnight
+# Mondays 07:00 UTC, cron numbering (see cron_day_names): the last ISO week ended at midnight
+DIGEST_CRON = "0 7 * * 1"
 
 
 def digest_job(db_url: str, sources: Path) -> int:
@@ -48,11 +49,43 @@ def digest_job(db_url: str, sources: Path) -> int:
         return exc.exit_code
 
 
+_CRON_DAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat", "sun")  # cron: 0 and 7 = Sunday
+
+
+def cron_day_names(crontab: str) -> str:
+    """`crontab` with the day-of-week numbers written as names. APScheduler 3 reads a number
+    there as Monday = 0, so cron's "0 7 * * 1" (Mondays) would fire on Tuesdays; names mean
+    the same to both. Numbers, ranges and steps over them become lists of names."""
+    fields = crontab.split()
+    if len(fields) != 5:
+        return crontab  # CronTrigger reports the wrong field count
+
+    def name(token: str) -> str:
+        return _CRON_DAYS[int(token)] if token.isdigit() and int(token) < 8 else token
+
+    parts = []
+    for part in fields[4].split(","):
+        days, slash, step = part.partition("/")
+        if part == "*":
+            parts.append(part)
+            continue
+        bounds = ["0", "6"] if days == "*" else days.split("-")
+        every = int(step) if step.isdigit() and int(step) > 0 else None if slash else 1
+        if every and all(b.isdigit() for b in bounds):
+            # Spelled out day by day: APScheduler steps from its own Monday, drops a step on a
+            # range and refuses a range through its week's end ("sun-wed" is 6-2 to it).
+            first, last = int(bounds[0]), int(bounds[-1])
+            parts.extend(name(str(d)) for d in range(first, last + 1, every))
+        else:
+            parts.append("-".join(name(d) for d in days.split("-")) + slash + step)
+    return " ".join(fields[:4] + [",".join(parts)])
+
+
 def _trigger(option: str, crontab: str, example: str):
     from apscheduler.triggers.cron import CronTrigger
 
     try:
-        return CronTrigger.from_crontab(crontab, timezone="UTC")
+        return CronTrigger.from_crontab(cron_day_names(crontab), timezone="UTC")
     except ValueError as exc:
         raise ConfigError(
             f"{option} {crontab!r}: {exc} (expected 5 fields, e.g. '{example}')"
