@@ -334,3 +334,25 @@ def test_the_headline_says_when_a_window_holds_no_ci_jobs():
     ]
     assert row["ci"] == "no CI jobs in the last 12 weeks"
     assert row["friction"] == "no tagged events in the last 12 weeks"
+
+
+def test_model_families_get_their_own_rows_per_day0_definition_and_stay_out_of_the_pool():
+    """Model families have two day-0 definitions (one row each); a trend over both would count
+    each family twice, and pooling them with framework series would mix two kinds of lag."""
+    from dataclasses import replace
+
+    from tracker.trend import POOLED, lag_trends
+
+    frameworks = monthly([120, 110, 100, 90, 80, 70])
+    models = [
+        replace(
+            s, project="models", artifact="model", day0_definition=d0, primary=d0 == "vllm_cuda"
+        )
+        for s in monthly([40, 30, 20, 60, 50, 10, 5])
+        for d0 in ("vllm_cuda", "public_weights")
+    ]
+    trends = lag_trends(frameworks + models, START + timedelta(days=400), samples_n=200)
+    by_key = {(t.group, t.definition): t for t in trends}
+    assert by_key[("models", "m, day 0 vllm_cuda")].artifacts == 7
+    assert by_key[("models", "m, day 0 public_weights")].artifacts == 7
+    assert by_key[(POOLED, "primary")].artifacts == 6  # the framework series only

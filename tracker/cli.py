@@ -273,21 +273,37 @@ def nightly(ctx: click.Context, only, since, replay, record, out, as_of) -> None
     show_default=True,
     help="Where the report is written.",
 )
+@click.option(
+    "--digest-cron",
+    "digest_crontab",
+    default="0 7 * * 1",
+    show_default=True,
+    help="When to send the weekly digest (crontab, UTC; 'off' to not send it).",
+)
 @click.pass_context
-def schedule(ctx: click.Context, crontab: str, out: str) -> None:
-    """Run the nightly job in-process on a schedule (APScheduler), for hosts without cron.
+def schedule(ctx: click.Context, crontab: str, out: str, digest_crontab: str) -> None:
+    """Run the nightly job and the weekly digest in-process on a schedule (APScheduler), for
+    hosts without cron.
 
-    It calls exactly what `tracker nightly` does; the store's nightly lock keeps it from
-    colliding with a cron run. Stop it with Ctrl-C.
+    It calls exactly what `tracker nightly` and `tracker digest` do; the store's nightly lock
+    keeps it from colliding with a cron run. The digest takes its SMTP settings and recipients
+    from the environment (TRACKER_SMTP_*, TRACKER_DIGEST_TO). Stop it with Ctrl-C.
 
     \b
     Example:
       tracker schedule --cron "30 1 * * *" --out /var/www/tracker
     """
+    from tracker.digest_settings import smtp_settings
     from tracker.schedule import run_forever
 
     load_config(ctx.obj["sources"])  # fail now, not at 02:00, on a broken sources.yaml
-    run_forever(crontab, ctx.obj["db_url"], ctx.obj["sources"], Path(out))
+    digest_at: str | None = digest_crontab
+    if digest_crontab.strip().lower() == "off":
+        digest_at = None
+    elif not smtp_settings().recipients:
+        log.warning("weekly digest not scheduled: set TRACKER_DIGEST_TO (or --digest-cron off)")
+        digest_at = None
+    run_forever(crontab, ctx.obj["db_url"], ctx.obj["sources"], Path(out), digest_at)
 
 
 @cli.command("status")

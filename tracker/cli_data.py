@@ -239,77 +239,98 @@ def report(ctx: click.Context, out: str, as_of) -> None:
 
 @click.command("digest")
 @click.option(
-    "--to",
-    "recipients",
-    multiple=True,
-    envvar="TRACKER_DIGEST_TO",
-    help="Recipient (repeatable; env TRACKER_DIGEST_TO, space-separated).",
+    "--week",
+    default=None,
+    metavar="YYYY-Www",
+    help="The ISO week to report (default: the last complete one).",
 )
-@click.option(
-    "--from",
-    "sender",
-    default="tracker@localhost",
-    envvar="TRACKER_DIGEST_FROM",
-    show_default=True,
-    help="Sender address (env TRACKER_DIGEST_FROM).",
-)
-@click.option("--smtp-host", default="localhost", envvar="TRACKER_SMTP_HOST", show_default=True)
-@click.option("--smtp-port", default=25, type=int, envvar="TRACKER_SMTP_PORT", show_default=True)
-@click.option(
-    "--starttls",
-    is_flag=True,
-    envvar="TRACKER_SMTP_STARTTLS",
-    help="Upgrade the connection with STARTTLS before sending.",
-)
-@click.option("--dry-run", is_flag=True, help="Print the email instead of sending it.")
 @click.option(
     "--as-of",
     "as_of",
     type=click.DateTime(["%Y-%m-%d"]),
     default=None,
-    help="The digest as of the end of DATE, UTC (default: the snapshot date of a replayed "
-    "store, else now).",
+    help="Report the last ISO week complete at the end of DATE (UTC).",
+)
+@click.option(
+    "--to",
+    "recipients",
+    multiple=True,
+    help="Recipient (repeatable; env TRACKER_DIGEST_TO, space-separated).",
+)
+@click.option("--from", "sender", default=None, help="Sender (env TRACKER_DIGEST_FROM).")
+@click.option("--smtp-host", default=None, help="SMTP host (env TRACKER_SMTP_HOST; localhost).")
+@click.option("--smtp-port", default=None, type=int, help="SMTP port (env TRACKER_SMTP_PORT; 25).")
+@click.option(
+    "--starttls/--no-starttls",
+    default=None,
+    help="Upgrade the connection with STARTTLS (env TRACKER_SMTP_STARTTLS).",
+)
+@click.option(
+    "--dry-run",
+    "dry_run",
+    is_flag=False,
+    flag_value="-",
+    default=None,
+    metavar="[PATH]",
+    help="Write the .eml to PATH (alone: print it) instead of sending.",
+)
+@click.option(
+    "--skip-if-quiet", is_flag=True, help="Send nothing when nothing changed in the week."
 )
 @click.pass_context
 def digest(
-    ctx: click.Context, recipients, sender, smtp_host, smtp_port, starttls, dry_run, as_of
+    ctx: click.Context,
+    week,
+    as_of,
+    recipients,
+    sender,
+    smtp_host,
+    smtp_port,
+    starttls,
+    dry_run,
+    skip_if_quiet,
 ) -> None:
-    """Send the weekly maturity digest email (lag per regime, CI job pass rate, friction).
+    """Send the weekly maturity digest email for one complete ISO week: lag per regime, CI
+    job pass rate, friction, what crossed a threshold, data quality.
 
-    SMTP credentials, if the server needs them: TRACKER_SMTP_USER and TRACKER_SMTP_PASSWORD.
+    Numbers are as of the week's end (later evidence is ignored). SMTP settings come from the
+    environment (TRACKER_SMTP_HOST, _PORT, _USER, _PASSWORD, _STARTTLS, TRACKER_DIGEST_FROM,
+    TRACKER_DIGEST_TO); flags win. Thresholds: the `digest:` section of sources.yaml.
 
     \b
     Examples:
-      tracker digest --dry-run
-      0 7 * * 1 cd /srv/tracker && .venv/bin/tracker digest --to team@example.com --smtp-host mail
+      tracker digest --dry-run digest.eml
+      tracker digest --week 2026-W47 --to team@example.com --smtp-host mail.example.com
+      0 7 * * 1 cd /srv/tracker && .venv/bin/tracker digest --skip-if-quiet
     """
-    import os
+    from tracker.digest_mail import run_digest
+    from tracker.digest_settings import smtp_settings
+    from tracker.digest_week import default_clock, resolve_week
 
-    from tracker.digest import build_message, digest_data, now_utc, send
-    from tracker.snapshot import resolve_as_of
-
-    if not recipients and not dry_run:
-        raise click.UsageError("give --to ADDRESS (or TRACKER_DIGEST_TO), or --dry-run")
-    point = resolve_as_of(store := store_for(ctx), as_of, now_utc)  # replayed: its snapshot
-    if point.snapshot is not None:
-        click.echo(f"digest {point.label} (--as-of overrides)", err=True)
-    data = digest_data(load_config(ctx.obj["sources"]), store, point.when)
-    message = build_message(data, sender, list(recipients) or ["(dry run)"])
-    if dry_run:
-        body = message.get_body(("plain",))
-        if body is None:  # build_message always writes one; say so rather than crash
-            raise click.ClickException("the digest has no plain-text part")
-        click.echo(body.get_content())
-        return
-    send(
-        message,
-        smtp_host,
-        smtp_port,
+    config, store = load_config(ctx.obj["sources"]), store_for(ctx)
+    try:
+        now = default_clock(config, store)
+        chosen = resolve_week(week, as_of.date() if as_of else None, now)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--week / --as-of") from None
+    settings = smtp_settings(
+        host=smtp_host,
+        port=smtp_port,
         starttls=starttls,
-        user=os.environ.get("TRACKER_SMTP_USER"),
-        password=os.environ.get("TRACKER_SMTP_PASSWORD"),
+        sender=sender,
+        recipients=tuple(recipients),
     )
-    click.echo(f"digest {data['week']} sent to {', '.join(recipients)} via {smtp_host}:{smtp_port}")
+    if not settings.recipients and dry_run is None:
+        raise click.UsageError("give --to ADDRESS (or TRACKER_DIGEST_TO), or --dry-run")
+    run_digest(
+        config,
+        store,
+        chosen,
+        settings,
+        dry_run=dry_run,
+        skip_if_quiet=skip_if_quiet,
+        echo=click.echo,
+    )
 
 
 COMMANDS = (import_events, export_group, query, lag, report, digest)

@@ -18,7 +18,7 @@ from tracker.errors import ConfigError
 DEFAULT_SOURCES = "sources.yaml"
 DEFAULT_DATABASE = "sqlite:///tracker.db"
 
-TOP_LEVEL_KEYS = {"regimes", "sources", "coverage", "settings", "report"}
+TOP_LEVEL_KEYS = {"regimes", "sources", "coverage", "settings", "report", "digest"}
 REGIME_KEYS = {"id", "vendor", "silicon", "reference", "description"}
 # Keys every source entry may carry, whatever its kind.
 COMMON_KEYS = {"id", "kind", "project", "regime", "enabled", "description", "lookback_days"}
@@ -58,6 +58,7 @@ class Config:
     coverage: tuple[Mapping[str, Any], ...] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
     report: Mapping[str, Any] = field(default_factory=dict)  # e.g. {stale_after_days: 45}
+    digest: Mapping[str, Any] = field(default_factory=dict)  # thresholds: tracker.digest_settings
 
     def source(self, source_id: str) -> SourceSpec:
         for spec in self.sources:
@@ -132,12 +133,22 @@ def load_config(path: str | os.PathLike | None = None) -> Config:
     from tracker.metrics import parse_coverage
 
     parse_coverage(coverage, str(file), next((r.id for r in regimes if r.reference), "cuda"))
+    from tracker.digest_settings import parse_thresholds
     from tracker.model_lag import parse_model_coverage
     from tracker.snapshot import validate_report_settings
 
     parse_model_coverage(coverage, str(file))
     report = validate_report_settings(raw.get("report"), file)
-    return Config(file, regimes, tuple(specs), tuple(coverage), raw.get("settings") or {}, report)
+    parse_thresholds(raw.get("digest"), str(file))
+    return Config(
+        file,
+        regimes,
+        tuple(specs),
+        tuple(coverage),
+        raw.get("settings") or {},
+        report,
+        raw.get("digest") or {},
+    )
 
 
 def _regime(file: Path, index: int, entry: Any) -> Regime:

@@ -252,15 +252,21 @@ def lag_trends(
     samples_n: int = BOOTSTRAP_SAMPLES,
 ) -> list[LagTrend]:
     """Trends per (artifact group, regime, definition) for every definition, and per regime
-    pooled over groups under each group's primary definition (group POOLED, definition
-    POOLED_DEFINITION). `group_of` names a sample's artifact group (default: its project; model
-    artifacts can pass e.g. ``lambda s: "models"``). The reference regime (lag 0 by definition)
-    is left out."""
+    pooled over framework projects under each project's primary definition (group POOLED,
+    definition POOLED_DEFINITION); model families get rows of their own per day-0 definition
+    and stay out of the pool. `group_of` names a sample's artifact group (default: its
+    project). The reference regime (lag 0 by definition) is left out."""
     group_of = group_of or (lambda s: s.project)
     groups: dict[tuple[str, str, str], list[LagSample]] = defaultdict(list)
     pooled: dict[str, list[LagSample]] = defaultdict(list)
     for s in samples:
         if s.regime == reference_regime:
+            continue
+        if s.artifact == "model":
+            # Model families have two day-0 definitions, one row each: never one trend of both.
+            # Nor are they pooled with framework series: another kind of artifact, another lag.
+            definition = f"{s.definition}, day 0 {s.day0_definition}"
+            groups[(group_of(s), s.regime, definition)].append(s)
             continue
         groups[(group_of(s), s.regime, s.definition)].append(s)
         if s.primary:

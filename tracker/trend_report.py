@@ -218,9 +218,14 @@ def digest_lines(trends: Trends) -> list[str]:
     """One line per regime for the digest: the verdict, the figure and its counts, e.g.
     "rocm: lag gap no clear change (-42 to +19 d/yr, 90%: -80 to unbounded; 10 artifacts,
     2 open; KM median 65 d last 12 months vs 133 d before); CI job pass rate ...; friction ..."."""
+    return [f"{regime}: {text}" for regime, text in digest_line_by_regime(trends).items()]
+
+
+def digest_line_by_regime(trends: Trends) -> dict[str, str]:
+    """The digest's trend text per regime (what `digest_lines` prefixes with the regime)."""
     ci = {t.regime: t for t in trends.ci}
     friction = {t.regime: t for t in trends.friction}
-    lines = []
+    lines = {}
     for row in headline(trends):
         regime = row["regime"]
         lag = next((t for t in trends.lag if t.group == POOLED and t.regime == regime), None)
@@ -239,7 +244,7 @@ def digest_lines(trends: Trends) -> list[str]:
             text += f"; CI job pass rate {rate_text(ci[regime])}"
         if regime in friction:
             text += f"; friction share {rate_text(friction[regime])}"
-        lines.append(f"{regime}: {text}")
+        lines[regime] = text
     return lines
 
 
