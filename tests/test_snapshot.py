@@ -122,7 +122,20 @@ def test_as_of_follows_the_cassette_headers(tmp_path, sqlite_store):
     point = default_as_of(sqlite_store)
     assert point.snapshot == date(2030, 1, 2) and point.replay == str(folder)
     assert point.when == datetime(2030, 1, 2, 23, 59, 59, 999999, tzinfo=UTC)
-    # A live run of those sources afterwards: no snapshot any more, the wall clock applies.
+    # A live run of ONE source afterwards (the other failed, say): the store holds live facts
+    # now, so the other's old snapshot must not date it back: the wall clock applies.
+    with sqlite_store.transaction() as conn:
+        sqlite_store.record_run(
+            conn,
+            {
+                "batch": "live",
+                "source_id": "torch-xla-releases",
+                "started_at": datetime.now(UTC),
+                "status": "ok",
+            },
+        )
+    assert default_as_of(sqlite_store) is None
+    # A live run of both: likewise.
     with sqlite_store.transaction() as conn:
         for source_id in ("pytorch-releases", "torch-xla-releases"):
             sqlite_store.record_run(

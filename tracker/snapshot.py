@@ -106,7 +106,9 @@ def newest_snapshot(directory: str | Path, source_ids: Sequence[str] | None = No
 # -- the store ------------------------------------------------------------------------------
 def default_as_of(store) -> AsOf | None:
     """As-of from the store's latest successful run per source: the newest snapshot date when
-    any of them was a dated replay, else None (live data)."""
+    every one of them was a dated replay, else None (live data). One live source makes the
+    store live: an old snapshot of another source must not date it back (its later facts
+    would be silently ignored)."""
     from tracker.models import runs
 
     latest = (
@@ -117,8 +119,8 @@ def default_as_of(store) -> AsOf | None:
     )
     query = select(runs.c.snapshot_date, runs.c.replay).join(latest, runs.c.id == latest.c.id)
     with store.engine.connect() as conn:
-        rows = [r for r in conn.execute(query).all() if r.snapshot_date is not None]
-    if not rows:
+        rows = conn.execute(query).all()
+    if not rows or any(r.snapshot_date is None for r in rows):
         return None
     newest = max(rows, key=lambda r: r.snapshot_date)
     return AsOf(end_of_day(newest.snapshot_date), newest.snapshot_date, newest.replay)
