@@ -135,6 +135,51 @@ def test_vllm_release_notes_date_day0_when_earlier_or_when_the_table_has_none():
     assert got[("qwen3", "cuda", "vllm_cuda")].day0_url == "https://x/v1.0.0"  # "other": not
 
 
+def test_a_vllm_note_about_another_regime_does_not_date_cuda_day0():
+    """vLLM's notes also say "[TPU] Added support for X": the TPU's coverage, not CUDA's day 0
+    (it made X's day 0 the TPU announcement and its CUDA lag 0)."""
+    tpu = NoteFact(
+        "vllm", day("2025-05-01"), "https://gh/v1.0.5", (), (("nodate", "supported", ""),), "xla"
+    )
+    unknown: list = []
+    got = rows([note("2025-01-01"), tpu], (), unknown)
+    assert ("nodate", "cuda", "vllm_cuda") not in got
+    assert any(u[1] == "nodate" and "v9.9.9" in u[4] for u in unknown)
+    cuda = NoteFact(
+        "vllm", day("2025-05-01"), "https://gh/v1.0.5", (), (("nodate", "supported", ""),), "cuda"
+    )
+    assert rows([note("2025-01-01"), cuda])[("nodate", "cuda", "vllm_cuda")].day0_url == (
+        "https://gh/v1.0.5"
+    )
+
+
+def test_weights_out_before_the_first_vllm_release_are_open_on_cuda_not_unknown():
+    """Under public_weights, a family whose vLLM release is known but after as-of is open on
+    CUDA (lag so far), not unknown: its first vLLM release date is known."""
+    table = parse_families(
+        {
+            "vllm_releases": {"v1.1.0": {"date": "2025-08-01T00:00:00Z", "url": "https://x/v1.1"}},
+            "families": [
+                {
+                    "id": "late",
+                    "aliases": ["Late"],
+                    "vllm": "v1.1.0",
+                    "weights": {"date": "2025-07-01", "url": "https://w/late"},
+                }
+            ],
+        },
+        "test",
+    )
+    unknown: list = []
+    got = {
+        (s.series, s.regime, s.day0_definition): s
+        for s in model_lag_samples([RULE], table, [], [], day("2025-07-15"), unknown)
+    }
+    row = got[("late", "cuda", "public_weights")]
+    assert (row.status, row.lag_days, row.available) == ("open", 14, None)
+    assert not [u for u in unknown if u[1] == "late" and u[2] == "cuda"]
+
+
 def test_left_truncation_is_unknown_not_open():
     unknown: list = []
     got = rows([note("2025-06-01", ("qwen3", "supported", ""))], (), unknown)

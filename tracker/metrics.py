@@ -74,6 +74,7 @@ class NoteFact:
     mentions: tuple[tuple[str, str, str], ...]  # (framework project, version, status)
     # (model family, status, where the note sits): model-family mentions, see tracker.model_lag
     models: tuple[tuple[str, str, str], ...] = ()
+    regime: str | None = None  # the tagger's (else the source's): whose support the note states
 
 
 @dataclass(frozen=True)

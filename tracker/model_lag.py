@@ -144,8 +144,13 @@ def day0_by_family(
         for f in sorted(releases, key=lambda f: f.occurred_at, reverse=True)
         if f.project == "vllm" and is_final(f)
     }
+    # Only notes about CUDA (or no regime in particular) date day 0 on CUDA: vLLM's notes also
+    # announce "[TPU] Added support for X", which is the TPU's coverage, not CUDA's day 0.
+    cuda_notes = [n for n in notes if n.regime in (None, "none", "cuda")]
     from_notes = (
-        model_evidence(EvidenceRule("cuda", "vllm_cuda", True, "vllm", "note", "models"), notes)
+        model_evidence(
+            EvidenceRule("cuda", "vllm_cuda", True, "vllm", "note", "models"), cuda_notes
+        )
         if definition == "vllm_cuda"
         else {}
     )
@@ -263,7 +268,9 @@ def model_lag_samples(
                                 d_def,
                             )  # fmt: skip
                         )
-                    elif ev.kind == "model_registry":
+                    elif ev.kind == "model_registry" and hit is None:
+                        # No date for the family's first vLLM release at all: unknown. A known
+                        # release after as-of leaves the family open on CUDA (next branch).
                         if unknown is not None:
                             unknown.append(
                                 (rule.project, fid, ev.regime, ev.definition,

@@ -83,7 +83,12 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
         }  # fmt: skip
         notes.append(
             NoteFact(
-                row["project"], row["occurred_at"], url, tuple(sorted(found)), tuple(sorted(models))
+                row["project"],
+                row["occurred_at"],
+                url,
+                tuple(sorted(found)),
+                tuple(sorted(models)),
+                row.get("regime"),
             )
         )
     return releases, notes

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from tracker.errors import StoreError, first_line
@@ -142,7 +142,8 @@ class StoreQueries:
         """Releases and notes of `projects` with the tagger's mentions (if tagged): the facts
         the lag metric reads.
 
-        Keys: id, project, kind, version, occurred_at, url, attrs, mentions."""
+        Keys: id, project, kind, version, occurred_at, url, attrs, mentions, regime (the
+        tagger's, else the source's)."""
         query = (
             select(
                 events.c.id,
@@ -153,6 +154,7 @@ class StoreQueries:
                 events.c.url,
                 events.c.attrs,
                 tags.c.mentions,
+                func.coalesce(tags.c.regime, events.c.regime).label("regime"),
             )
             .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
             .where(
