@@ -337,6 +337,14 @@ def test_replayed_nightly_has_model_lag_for_all_four_regimes(tmp_path, monkeypat
     }
     assert qwen3 in view
     assert len(view) == len(got) and not any(r["family"] in ("2.9", "0.13") for r in view)
+    # ... and v_lag_series keeps the framework series only (model rows, one per day-0
+    # definition, would enter its aggregates twice with nothing to tell them apart)
+    series = CliRunner().invoke(
+        cli, ["query", "SELECT DISTINCT project FROM v_lag_series", "--format", "json"]
+    )
+    assert series.exit_code == 0, series.output
+    projects = {r["project"] for r in json.loads(series.output)}
+    assert "models" not in projects and {"pytorch", "jax", "vllm"} <= projects
     summary = json.loads((tmp_path / "report" / "summary.json").read_text())
     assert any(u["project"] == "models" for u in summary["lag_unknown"])
     html = (tmp_path / "report" / "index.html").read_text()

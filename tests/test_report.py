@@ -111,12 +111,12 @@ def test_report_files_and_escaping(sqlite_store, tmp_path):
     assert 'href="https://rocm.docs.amd.com/m"' in html
     lag_csv = (out / "lag.csv").read_text().splitlines()
     assert lag_csv[0] == (
-        "artifact,project,series,regime,definition,primary,day0,available,lag_days,status,"
-        "evidence_url,day0_definition"
+        "project,series,regime,definition,primary,day0,available,lag_days,status,"
+        "evidence_url,artifact,day0_definition"
     )
     assert (
-        "framework,pytorch,2.8,rocm,vendor_matrix,true,2025-08-06,2025-09-16,41,covered,"
-        "https://rocm.docs.amd.com/m,upstream_release" in lag_csv
+        "pytorch,2.8,rocm,vendor_matrix,true,2025-08-06,2025-09-16,41,covered,"
+        "https://rocm.docs.amd.com/m,framework,upstream_release" in lag_csv
     )
     summary = (out / "lag_summary.csv").read_text().splitlines()
     assert summary[0].endswith(

@@ -132,8 +132,8 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     """Print day-0 coverage lag as CSV: one row per (artifact, regime, definition).
 
     \b
-    Columns: artifact,project,series,regime,definition,primary,day0,available,
-             lag_days,status,evidence_url,day0_definition
+    Columns: project,series,regime,definition,primary,day0,available,lag_days,
+             status,evidence_url,artifact,day0_definition
 
     `artifact` is framework (a release series, e.g. pytorch 2.9)
     or model (a model family, e.g. qwen3-moe, under project `models`); model families have two

@@ -98,7 +98,6 @@ class LagSample:
 
     def csv_row(self) -> dict[str, Any]:
         return {
-            "artifact": self.artifact,
             "project": self.project,
             "series": self.series,
             "regime": self.regime,
@@ -109,12 +108,13 @@ class LagSample:
             "lag_days": self.lag_days,
             "status": self.status,
             "evidence_url": self.evidence_url,
+            # after the original columns, so a reader of columns by position is not misled
+            "artifact": self.artifact,
             "day0_definition": self.day0_definition,
         }
 
 
 LAG_CSV_COLUMNS = [
-    "artifact",
     "project",
     "series",
     "regime",
@@ -125,6 +125,7 @@ LAG_CSV_COLUMNS = [
     "lag_days",
     "status",
     "evidence_url",
+    "artifact",
     "day0_definition",
 ]
 

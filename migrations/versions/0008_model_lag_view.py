@@ -5,7 +5,8 @@ framework series; vllm_cuda or public_weights for model families, whose two day-
 separate rows, so it joins the primary key). The table is rewritten by every report, so it is
 recreated empty rather than altered (SQLite cannot change a primary key in place).
 
-v_model_lag: the model rows, one per family, regime, definition and day-0 definition.
+v_model_lag: the model rows, one per family, regime, definition and day-0 definition;
+v_lag_series keeps the framework series only (its meaning before this revision).
 
 Revision ID: 0008
 Revises: 0007
@@ -19,11 +20,14 @@ down_revision = "0007"
 branch_labels = None
 depends_on = None
 
-LAG_SERIES = (
+LAG_SERIES_BEFORE = (
     "CREATE VIEW v_lag_series AS SELECT project, series, regime, definition, "
     "is_primary, day0, available, lag_days, status, negative, evidence_url, as_of "
     "FROM lag_samples"
 )
+# Framework series only, as before: model rows would enter its aggregates twice (one row per
+# day-0 definition) with nothing to tell them apart; they have v_model_lag.
+LAG_SERIES = LAG_SERIES_BEFORE + " WHERE artifact = 'framework'"
 MODEL_LAG = (
     "CREATE VIEW v_model_lag AS SELECT series AS family, regime, definition, day0_definition, "
     "is_primary, day0, day0_url, available, lag_days, status, negative, evidence_url, as_of "
@@ -86,4 +90,4 @@ def downgrade() -> None:
     op.execute("DROP VIEW IF EXISTS v_lag_series")
     op.drop_table("lag_samples")
     _lag_samples(with_models=False)
-    op.execute(LAG_SERIES)
+    op.execute(LAG_SERIES_BEFORE)
