@@ -375,6 +375,9 @@ def test_support_matrix_rows_need_passing_tests_not_a_benchmark():
         '"google/gemma-4-31B-it",Multimodal,\u2705 Passing,\u2705 Passing,\u274c Failing\n'
         '"meta-llama/Llama-4-Maverick-17B-128E-Instruct",unverified,unverified,unverified\n'
         '"some/unknown-model",Text,\u2705 Passing,\u2705 Passing,\u2705 Passing\n'
+        # a cell that names a pass word and denies it is no pass
+        '"Qwen/Qwen3-32B",Text,Not supported,Not supported,\n'
+        '"Qwen/Qwen3-30B-A3B",Text,Not yet passing,\u2705 Passing,\n'
     )
     got = {
         m["model"]: (m["status"], m.get("hardware")) for _, ms in csv_rows(text, "v7x") for m in ms
@@ -384,15 +387,25 @@ def test_support_matrix_rows_need_passing_tests_not_a_benchmark():
         "deepseek-r1": ("other", ["v7x"]),
         "gemma4": ("other", ["v7x"]),
         "llama4": ("other", ["v7x"]),
+        "qwen3": ("other", ["v7x"]),
+        "qwen3-moe": ("other", ["v7x"]),
     }
 
 
 def test_model_list_lines_are_support_unless_they_say_otherwise():
     from tracker.collectors.model_list import text_rows
 
-    text = "<ul><li>Llama 4 Scout and Maverick</li><li>Gemma 3 (Beta)</li></ul>\n* Qwen3 30B-A3B\n"
+    text = (
+        "<ul><li>Llama 4 Scout and Maverick</li><li>Gemma 3 (Beta)</li></ul>\n* Qwen3 30B-A3B\n"
+        "* DeepSeek V3 - not supported on MI250\n"
+    )
     got = [(m["model"], m["status"]) for _, ms in text_rows(text, None) for m in ms]
-    assert got == [("llama4", "supported"), ("gemma3", "other"), ("qwen3-moe", "supported")]
+    assert got == [
+        ("llama4", "supported"),
+        ("gemma3", "other"),
+        ("qwen3-moe", "supported"),
+        ("deepseek-v3", "other"),
+    ]
 
 
 def test_digest_model_lines_per_regime():

@@ -44,6 +44,9 @@ OPTIONAL_KEYS: set[str] = set()
 
 _PASS = re.compile(r"\u2705|\bpassing\b|\bpass\b|\bsupported\b|\byes\b", re.I)
 _FAIL = re.compile(r"\u274c|\bfail", re.I)
+# "Not supported", "Not yet passing", "No", "N/A", "untested": a cell that names a pass word
+# but denies it is not a pass.
+_DENIED = re.compile(r"\bnot\b|\bno\b|\bn/?a\b|\bun(?:tested|verified|supported)\b", re.I)
 _TAG = re.compile(r"<[^>]+>")
 # HTML block boundaries end a line: a list written <li>a</li><li>b</li> on one line is two items.
 _BLOCK = re.compile(r"<(?:/?(?:li|p|tr|div|ul|ol|table|h[1-6])\b[^>]*|br\s*/?)>", re.I)
@@ -77,7 +80,7 @@ def csv_rows(text: str, hardware: str | None) -> Iterator[tuple[str, list[dict]]
         cell = [c.strip() for c in row] + [""] * len(header)
         passes = (
             bool(tests)
-            and all(_PASS.search(cell[i]) for i in tests)
+            and all(_PASS.search(cell[i]) and not _DENIED.search(cell[i]) for i in tests)
             and not any(_FAIL.search(cell[i]) for i in benches)
         )
         status = "supported" if passes else "other"
@@ -104,8 +107,8 @@ def text_rows(text: str, hardware: str | None) -> Iterator[tuple[str, list[dict]
         if not found:
             continue
         said = status_of(line)
-        if _NOT_SUPPORT.search(line.lower()):
-            status = "other"
+        if _NOT_SUPPORT.search(line.lower()) or _DENIED.search(line):
+            status = "other"  # "DeepSeek V3 - not supported on MI250": listed, but denied
         elif said in ("planned", "dropped"):
             status = said
         else:
