@@ -356,3 +356,37 @@ def test_model_families_get_their_own_rows_per_day0_definition_and_stay_out_of_t
     assert by_key[("models", "m, day 0 vllm_cuda")].artifacts == 7
     assert by_key[("models", "m, day 0 public_weights")].artifacts == 7
     assert by_key[(POOLED, "primary")].artifacts == 6  # the framework series only
+
+
+def test_lag_trend_filters_pick_rows_and_never_relabel_a_filtered_pool(capsys):
+    """`tracker lag --trend --project pytorch` once pooled pytorch alone and called it
+    "all projects"; the pool is computed from everything, and a project filter drops it."""
+    import csv as csv_module
+    from dataclasses import replace
+
+    from tracker.cli_data import _print_trend
+    from tracker.trend import POOLED
+
+    torch = monthly([120, 110, 100, 90, 80, 70])
+    jax = [replace(s, project="jax") for s in monthly([10, 20, 30, 40, 50, 60])]
+    other = [replace(s, definition="other", primary=False) for s in torch]
+    samples = torch + jax + other
+    as_of = START + timedelta(days=400)
+
+    def rows(kept, primary=None):
+        _print_trend(samples, as_of, "csv", "cuda", kept, primary)
+        out = capsys.readouterr().out
+        return {
+            (r["artifact_group"], r["definition"]): r
+            for r in csv_module.DictReader(out.splitlines())
+        }
+
+    everything = rows({("pytorch", "rocm"), ("jax", "rocm")})
+    assert everything[(POOLED, "primary")]["artifacts"] == "12"
+    assert ("pytorch", "other") in everything
+    only_torch = rows({("pytorch", "rocm")})
+    assert (POOLED, "primary") not in only_torch and ("jax", "m") not in only_torch
+    assert only_torch[("pytorch", "m")]["artifacts"] == "6"
+    primary = {("pytorch", "rocm", "m"), ("jax", "rocm", "m")}
+    primary_only = rows({("pytorch", "rocm"), ("jax", "rocm")}, primary)
+    assert ("pytorch", "other") not in primary_only and (POOLED, "primary") in primary_only

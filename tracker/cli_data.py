@@ -154,6 +154,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     """
     from tracker.report import compute_lag, write_lag_csv
     from tracker.snapshot import resolve_as_of
+    from tracker.trend import definition_label
 
     # The whole day counts: a release published on DATE is known as of DATE. A replayed store
     # is as of its snapshot (stderr says which), not of the wall clock.
@@ -176,26 +177,48 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
             f"(one of: {', '.join(known_projects)})",
             param_hint="--project",
         )
+    everything = compute_lag(config, store_for(ctx), when)
     samples = [
         s
-        for s in compute_lag(config, store_for(ctx), when)
+        for s in everything
         if (regime is None or s.regime == regime)
         and (project is None or s.project == project)
         and (s.primary or not primary_only)
         and (artifact is None or s.artifact == artifact)
     ]
     if trend:
+        # Trends come from every sample and the filters then pick rows: filtering first would
+        # label a pool of one project "all projects".
         reference = next((r.id for r in config.regimes if r.reference), "cuda")
-        _print_trend(samples, when, fmt, reference)
+        kept = {(s.project, s.regime) for s in samples}
+        primary = {(s.project, s.regime, definition_label(s)) for s in everything if s.primary}
+        _print_trend(everything, when, fmt, reference, kept, primary if primary_only else None)
         return
     write_lag_csv(samples, sys.stdout)
 
 
-def _print_trend(samples, when: datetime, fmt: str, reference: str) -> None:
-    from tracker.trend import lag_trends
+def _print_trend(
+    samples, when: datetime, fmt: str, reference: str, kept: set, primary: set | None
+) -> None:
+    """The trend table; per-group rows of the (project, regime) pairs `kept` by the filters
+    (only primary definitions when `primary` is given), pooled rows of their regimes unless
+    a filter narrowed the projects."""
+    from tracker.trend import POOLED, lag_trends
     from tracker.trend_report import THRESHOLDS, TREND_COLUMNS, table_rows
 
-    rows = table_rows(lag_trends(samples, when, reference))
+    every_pair = {(s.project, s.regime) for s in samples if s.regime != reference}
+    regimes = {r for _, r in kept}
+    narrowed = {p for p, _ in kept} != {p for p, _ in every_pair}
+    trends = [
+        t
+        for t in lag_trends(samples, when, reference)
+        if (t.group == POOLED and not narrowed and t.regime in regimes)
+        or (
+            (t.group, t.regime) in kept
+            and (primary is None or (t.group, t.regime, t.definition) in primary)
+        )
+    ]
+    rows = table_rows(trends)
     if fmt == "csv":
         writer = csv.DictWriter(sys.stdout, fieldnames=TREND_COLUMNS)
         writer.writeheader()

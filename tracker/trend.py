@@ -244,6 +244,14 @@ def _km(samples: Sequence[LagSample]) -> float | None:
     return kaplan_meier_median((s.lag_days, s.status == "covered") for s in samples)
 
 
+def definition_label(sample: LagSample) -> str:
+    """The definition a trend row is keyed by: model families have two day-0 definitions, one
+    row each, and are never one trend of both ("nxd_inference, day 0 vllm_cuda")."""
+    if sample.artifact == "model":
+        return f"{sample.definition}, day 0 {sample.day0_definition}"
+    return sample.definition
+
+
 def lag_trends(
     samples: Sequence[LagSample],
     as_of: datetime,
@@ -262,13 +270,9 @@ def lag_trends(
     for s in samples:
         if s.regime == reference_regime:
             continue
+        groups[(group_of(s), s.regime, definition_label(s))].append(s)
         if s.artifact == "model":
-            # Model families have two day-0 definitions, one row each: never one trend of both.
-            # Nor are they pooled with framework series: another kind of artifact, another lag.
-            definition = f"{s.definition}, day 0 {s.day0_definition}"
-            groups[(group_of(s), s.regime, definition)].append(s)
-            continue
-        groups[(group_of(s), s.regime, s.definition)].append(s)
+            continue  # another kind of artifact, another lag: not pooled with framework series
         if s.primary:
             pooled[s.regime].append(s)
     out = [
