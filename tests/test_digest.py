@@ -13,6 +13,7 @@ import email.policy
 import logging
 import socket
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
@@ -336,6 +337,11 @@ def test_the_week_is_the_last_complete_iso_week_unless_chosen():
         resolve_week("2025-W47", date(2025, 11, 23), NOW)
     with pytest.raises(ValueError, match="ISO week like"):
         resolve_week("2025-47", None, NOW)
+    # a replay's clock is the last instant of its snapshot day: a Sunday snapshot completes
+    # its own week, by default and for --week alike
+    sunday_end = datetime(2025, 11, 23, 23, 59, 59, 999999, tzinfo=UTC)
+    assert resolve_week(None, None, sunday_end).name == "2025-W47"
+    assert resolve_week("2025-W47", None, sunday_end).name == "2025-W47"
 
 
 def test_a_past_week_gives_that_weeks_numbers(setup):
@@ -781,3 +787,29 @@ def test_each_regime_block_carries_its_trend_verdict_and_model_line(setup):
     lines = extra_lines([family, still_open], {}, "neuron", "cuda", week)
     assert [line["kind"] for line in lines] == ["model"]
     assert "1 covered, 1 open" in lines[0]["text"] and "llama4 (200+ d)" in lines[0]["text"]
+
+
+def test_a_replayed_store_judges_source_health_by_its_replay_runs(tmp_path, monkeypatch):
+    """The digest of a replay reports the snapshot's week, but the runs are dated when the
+    replay ran: judged against that week, every source read "never run"."""
+    repo = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TRACKER_SOURCES", str(repo / "sources.yaml"))
+    monkeypatch.delenv("TRACKER_DATABASE_URL", raising=False)
+    runner = CliRunner()
+    sources = ["pytorch-releases", "rocm-compat-matrix-historical", "torch-xla-releases"]
+    args = [a for s in sources for a in ("--source", s)]
+    assert runner.invoke(cli, ["init-db"]).exit_code == 0
+    done = runner.invoke(cli, ["collect", "--replay", str(repo / "cassettes"), *args])
+    assert done.exit_code == 0, done.output
+    out = tmp_path / "d.eml"
+    done = runner.invoke(cli, ["digest", "--dry-run", str(out)])
+    assert done.exit_code == 0, done.output
+    text = parse(out.read_bytes()).get_body(("plain",)).get_content()
+    footer = text.split("DATA QUALITY", 1)[1]
+    assert "Replayed snapshot (as of " in footer
+    # the three replayed sources ran (now) and succeeded: not listed; only the sources that
+    # were not replayed never ran (judged against the snapshot's week, all 45 were listed)
+    assert not any(f"- {s}:" in footer for s in sources)
+    enabled = [s for s in load_config(repo / "sources.yaml").sources if s.enabled]
+    assert f"- {len(enabled) - 3} sources: never run" in footer

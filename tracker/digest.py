@@ -25,6 +25,8 @@ from tracker.digest_settings import Thresholds, parse_thresholds
 from tracker.digest_week import DigestWeek, iso_week, resolve_week, week_of
 from tracker.errors import TrackerError
 from tracker.metrics import LagSample, kaplan_meier_median, lag_samples, parse_coverage
+from tracker.records import now_utc
+from tracker.snapshot import default_as_of
 from tracker.store import Store
 
 __all__ = [  # the week helpers are re-exported: callers need one import for the digest
@@ -106,7 +108,21 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         crossed += ci_crossings(block, limits)
         blocks.append(block)
     enabled = [s.id for s in config.sources if s.enabled]
-    quality = source_health(store, enabled, week.start, week.end, limits.stale_source_days)
+    replayed = default_as_of(store)
+    if replayed is None:
+        quality = source_health(store, enabled, week.start, week.end, limits.stale_source_days)
+        quality_note = ""
+    else:
+        # A replay's runs are dated when the replay ran, not in the snapshot's week: judged
+        # against that week every source would read "never run". Judge the replay runs instead.
+        ran = now_utc()
+        quality = source_health(
+            store, enabled, ran - timedelta(days=7), ran, limits.stale_source_days
+        )
+        quality_note = (
+            f"Replayed snapshot ({replayed.label}): source health is that of the replay runs "
+            "of the last 7 days, not of the week."
+        )
     # Quiet: no new release or coverage, no friction / optimization event, nothing crossed,
     # no source in trouble. CI at its usual rate is not news (the subject still carries it).
     changed = any(line["kind"] == "gained" for b in blocks for line in b["lag_lines"]) or any(
@@ -122,6 +138,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         "regimes": blocks,
         "crossed": crossed,
         "data_quality": quality,
+        "data_quality_note": quality_note,
         "thresholds": limits,
         "quiet": not changed and not crossed and not quality,
         "ci_counted": any(c["now_total"] for b in blocks for c in b["ci"]),

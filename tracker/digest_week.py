@@ -68,6 +68,9 @@ def resolve_week(week: str | None, as_of: date | None, now: datetime) -> DigestW
     complete week, or when both are given."""
     if week is not None and as_of is not None:
         raise ValueError("give --week or --as-of, not both")
+    # `now` may be the last instant of a day (a replay's snapshot, Sunday 23:59:59.999999):
+    # the next instant is when that day, and a week ending with it, is complete.
+    now = now + timedelta(microseconds=1)
     if week is not None:
         match = _WEEK.match(week.strip())
         if not match:
