@@ -95,3 +95,25 @@ def test_the_tagger_finds_what_a_full_scan_finds():
     for text, res in zip(SPELLINGS, results, strict=True):
         tagged = [m for m in res.mentions if "model" in m]
         assert tagged and tagged == extract_model_mentions(text), text
+
+
+def test_memoised_lookups_give_each_caller_its_own_answer(monkeypatch):
+    """Name resolutions and clause readings are memoised by their text (speed): a repeat must
+    give the same mentions, a caller editing its result must not change the next one, and a
+    memo cleared at its bound must answer as before."""
+    from tracker.tagger import model_mentions
+
+    text = "Added support for Qwen3-30B-A3B on Trn2 and MI300X."
+    first = extract_model_mentions(text)
+    assert first == [{"model": "qwen3-moe", "status": "supported", "hardware": ["mi300x", "trn2"]}]
+    first[0]["hardware"].append("edited")
+    assert extract_model_mentions(text) == [
+        {"model": "qwen3-moe", "status": "supported", "hardware": ["mi300x", "trn2"]}
+    ]
+    monkeypatch.setattr(model_mentions._Memo, "MAX", 1)
+    model_mentions._NAMES.clear()
+    model_mentions._CLAUSES.clear()
+    for t in (text, "Gemma 3 support (Beta).", text):
+        assert extract_model_mentions(t)
+    assert len(model_mentions._NAMES) <= 1 and len(model_mentions._CLAUSES) <= 1
+    assert extract_model_mentions(text)[0]["hardware"] == ["mi300x", "trn2"]

@@ -27,13 +27,14 @@ NOT_SUPPORT = re.compile(
     r"|\bonly supports?\b|\bnot yet\b"
 )
 _SEP = re.compile(r"[\s_()\[\]]+")
+_DASHES = re.compile(r"-{2,}")  # compiled once: re.sub(str, ...) pays a cache lookup per call
 _HEAD = re.compile(r"[a-z]+")
 
 
 def normalise_name(raw: str) -> str:
     """Lower case, and every run of spaces, underscores and brackets one ``-`` (so "Qwen3 MoE",
     "Qwen3_MoE" and "qwen3-moe" are one spelling)."""
-    return re.sub(r"-{2,}", "-", _SEP.sub("-", raw.strip().lower())).strip("-")
+    return _DASHES.sub("-", _SEP.sub("-", raw.strip().lower())).strip("-")
 
 
 @dataclass(frozen=True)

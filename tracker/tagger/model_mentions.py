@@ -15,15 +15,18 @@ Speed: most texts name no model. The tagger's rule pass looks up every token's N
 :class:`HeadTable` of the tokens a model name can start with (one vectorised lookup per batch,
 beside the cue lookup it already does) and checks for "For" (architecture classes); only texts
 that pass call :func:`extract_model_mentions`, with the head tokens' offsets, so no text is
-scanned for names. Called without offsets (collectors, tests) it finds the alias heads itself.
-A name whose first token the tokenizer glues to a size not listed as an alias ("Mixtral-8x9B")
-is missed by the tagger.
+scanned for names. Per mention, the name's family and the statement's status and hardware are
+memoised by their text (bounded), so a repeated name or statement costs two dict lookups.
+Called without offsets (collectors, tests) it finds the alias heads itself. A name whose first
+token the tokenizer glues to a size not listed as an alias ("Mixtral-8x9B") is missed by the
+tagger.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy
 
@@ -125,23 +128,65 @@ def _head_starts(low: str, heads: tuple[str, ...]) -> list[int]:
     return starts
 
 
+class _Memo(dict):
+    """key -> ``fn(key)``, filled on first sight; bounded: cleared past ``MAX`` keys. Both
+    lookups below are pure functions of their key, so a hit is the same answer."""
+
+    MAX = 50_000
+
+    def __init__(self, fn: Callable[[str], Any]):
+        super().__init__()
+        self.fn = fn
+
+    def __missing__(self, key: str) -> Any:
+        if len(self) >= self.MAX:
+            self.clear()
+        value = self[key] = self.fn(key)
+        return value
+
+
+def _resolve(window: str) -> str | None:
+    """Family id of the name at the start of a lower-cased ``_NAME_CHARS`` window, or None."""
+    hit = _table().match(normalise_name(window))
+    return hit[0] if hit else None
+
+
+def _clause_facts(clause: str) -> tuple[str, tuple[str, ...]]:
+    """(status, hardware named, sorted) of a mention's statement."""
+    return model_status(clause), tuple(sorted({h.lower() for h in _HARDWARE.findall(clause)}))
+
+
+# Per-mention work is a name resolution and a clause reading; texts repeat both (a name at the
+# end of a title, "Qwen3-235B-A22B" in every release-note line), so each is memoised by its text.
+_NAMES = _Memo(_resolve)
+_CLAUSES = _Memo(_clause_facts)
+
+
 def _found(text: str, starts: list[int] | None = None) -> list[tuple[int, str]]:
     """(offset, family id) of each model name and architecture class in ``text``; ``starts``:
     where names may start, if the caller knows (the rule pass's head tokens)."""
-    table = _table()
-    low = text.lower()
+    if starts is None:
+        low = text.lower()
+        starts = _head_starts(low, _table().heads)
+    elif text.isascii():  # O(1) for str; lower() keeps offsets, so only the window needs it
+        low = text
+    else:
+        low = text.lower()
+    names = _NAMES
     hits: list[tuple[int, str]] = []
-    for p in _head_starts(low, table.heads) if starts is None else starts:
+    for p in starts:
         window = _NAME_CHARS.match(low, p)
-        hit = table.match(normalise_name(window.group())) if window else None
-        if hit:
-            hits.append((p, hit[0]))
+        fid = names[window.group().lower()] if window else None
+        if fid:
+            hits.append((p, fid))
     if "For" in text:
+        arch = _table().arch
         for m in _ARCH.finditer(text):
-            fid = table.arch.get(m.group())
+            fid = arch.get(m.group())
             if fid:
                 hits.append((m.start(), fid))
-    hits.sort()
+    if len(hits) > 1:
+        hits.sort()
     return hits
 
 
@@ -155,14 +200,12 @@ def extract_model_mentions(text: str, starts: list[int] | None = None) -> list[d
     out: list[dict] = []
     seen: set[tuple[str, str]] = set()
     for pos, fid in hits:
-        clause = _part(text, *_clause_bounds(text, pos), pos)
-        status = model_status(clause)
+        status, hardware = _CLAUSES[_part(text, *_clause_bounds(text, pos), pos)]
         if (fid, status) in seen:
             continue
         seen.add((fid, status))
         mention: dict = {"model": fid, "status": status}
-        hardware = sorted({h.lower() for h in _HARDWARE.findall(clause)})
         if hardware:
-            mention["hardware"] = hardware
+            mention["hardware"] = list(hardware)  # each caller its own list (the memo's is shared)
         out.append(mention)
     return out
