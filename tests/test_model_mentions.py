@@ -33,6 +33,12 @@ def fams(text: str) -> list[tuple[str, str]]:
         ("crash loading Llama-3.2-11B-Vision", [("llama3.2", "other")]),
         ("meta-llama/Llama-3.1-8B-Instruct validated", [("llama3.1", "supported")]),
         ("run the command a second time with llama.cpp and seed 3", []),
+        # two statements joined by "and": each family takes its own part's cue
+        (
+            "Added support for Qwen3 dense models and beta support for Llama 4.",
+            [("qwen3", "supported"), ("llama4", "other")],
+        ),
+        ("Qwen3 and Llama 4 are in beta.", [("qwen3", "other"), ("llama4", "other")]),
     ],
 )
 def test_families_and_status(text, expected):

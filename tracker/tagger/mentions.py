@@ -277,11 +277,12 @@ def _clause_bounds(text: str, pos: int) -> tuple[int, int]:
 
 # Where one clause holds two statements: at "but" / "while" / "whereas", and at "and" when a
 # verb that frames support follows ("supports 2.9 and deprecates 2.6", "adds 2.9 and will add
-# 2.10"), not at "and" in a list ("PyTorch 2.9 and 2.8 are supported").
+# 2.10"), or a qualifier of support ("adds Qwen3 and beta support for Llama 4": the beta is
+# Llama 4's), not at "and" in a list ("PyTorch 2.9 and 2.8 are supported").
 _BOUNDARY_WORDS = (" but ", " while ", " whereas ", " and ")
 _FRAMING_VERB = re.compile(
     r"(?:will|deprecat|remov|drop|add|includ|improv|fix|introduc|updat|upgrad"
-    r"|enabl|no longer|discontinu|end)\w*\b",
+    r"|enabl|no longer|discontinu|end|beta|preview|experimental)\w*\b",
     re.I,
 )
 
