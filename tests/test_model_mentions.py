@@ -39,6 +39,15 @@ def fams(text: str) -> list[tuple[str, str]]:
             [("qwen3", "supported"), ("llama4", "other")],
         ),
         ("Qwen3 and Llama 4 are in beta.", [("qwen3", "other"), ("llama4", "other")]),
+        # ... and a comma before a framing verb; a plain list keeps one statement
+        (
+            "Added support for Llama 3.3 70B, removed Llama 3.1 405B.",
+            [("llama3.3", "supported"), ("llama3.1", "dropped")],
+        ),
+        (
+            "Llama 3.1 405B, Llama 3.3 70B and Qwen3 are no longer supported on Trn1.",
+            [("llama3.1", "dropped"), ("llama3.3", "dropped"), ("qwen3", "dropped")],
+        ),
     ],
 )
 def test_families_and_status(text, expected):

@@ -200,7 +200,7 @@ def extract_model_mentions(text: str, starts: list[int] | None = None) -> list[d
     out: list[dict] = []
     seen: set[tuple[str, str]] = set()
     for pos, fid in hits:
-        status, hardware = _CLAUSES[_part(text, *_clause_bounds(text, pos), pos)]
+        status, hardware = _CLAUSES[_part(text, *_clause_bounds(text, pos), pos, commas=True)]
         if (fid, status) in seen:
             continue
         seen.add((fid, status))
