@@ -28,6 +28,7 @@ def fams(text: str) -> list[tuple[str, str]]:
         ("Gemma 3 support (Beta).", [("gemma3", "other")]),
         ("Added beta support for Llama 4.", [("llama4", "other")]),
         ("Qwen3 MoE preview support.", [("qwen3-moe", "other")]),
+        ("Support for Llama 4 is in early access.", [("llama4", "other")]),
         ("Support for Gemma 3n is planned for a future release.", [("gemma3n", "planned")]),
         ("Mixtral is no longer supported on Trn1.", [("mixtral", "dropped")]),
         ("crash loading Llama-3.2-11B-Vision", [("llama3.2", "other")]),

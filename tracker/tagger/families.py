@@ -24,7 +24,7 @@ from tracker.errors import ConfigError
 # the tagger's model mentions, the model-list collector and the model lag (light to import).
 NOT_SUPPORT = re.compile(
     r"\bbeta\b|\bpreview|\bexperimental|\bunverified|\buntested|not yet passing"
-    r"|\bonly supports?\b|\bnot yet\b"
+    r"|\bonly supports?\b|\bnot yet\b|\bearly access\b"
 )
 _SEP = re.compile(r"[\s_()\[\]]+")
 _DASHES = re.compile(r"-{2,}")  # compiled once: re.sub(str, ...) pays a cache lookup per call

@@ -8,8 +8,8 @@ mention per family and status, in order of appearance. Family ids come from the 
 
 Status: the clause rules of framework mentions (:func:`tracker.tagger.mentions.status_of`:
 dropped, planned, other, supported, in that order), then one model rule: a statement that would
-read as support but calls it beta, preview, experimental, unverified, untested, "not yet passing"
-or limited ("only supports") is ``other``, not support.
+read as support but calls it beta, preview, early access, experimental, unverified, untested,
+"not yet passing" or limited ("only supports") is ``other``, not support.
 
 Speed: most texts name no model. The tagger's rule pass looks up every token's NORM in a
 :class:`HeadTable` of the tokens a model name can start with (one vectorised lookup per batch,
