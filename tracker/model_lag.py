@@ -218,23 +218,30 @@ def model_lag_samples(
     """Every (family, regime, definition, day-0 definition) with its lag; see the module doc."""
     samples: list[LagSample] = []
     for rule in rules:
+        # Read once per rule, not once per day-0 definition: the registry (the vllm_cuda day 0
+        # and the cuda evidence) and each regime's evidence stream with its window.
+        registry, registry_why = day0_by_family(table, "vllm_cuda", releases, notes)
+        streams: list[tuple[EvidenceRule, dict, datetime | None]] = []
+        for ev in rule.evidence:
+            if ev.kind == "model_registry":
+                streams.append((ev, registry, None))
+                continue
+            times = [n.occurred_at for n in notes if n.project == ev.project]
+            streams.append((ev, model_evidence(ev, notes), min(times) if times else None))
+            if spans is not None:
+                spans[(rule.project, ev.regime, ev.definition)] = (
+                    (min(times), max(times)) if times else None
+                )
         for d_index, d_def in enumerate(rule.day0):
-            day0s, why = day0_by_family(table, d_def, releases, notes)
+            day0s, why = (
+                (registry, registry_why)
+                if d_def == "vllm_cuda"
+                else day0_by_family(table, d_def, releases, notes)
+            )
             if unknown is not None:
                 for fid, reason in sorted(why.items()):
                     unknown.append((rule.project, fid, "all", d_def, f"day 0 unknown: {reason}"))
-            registry, _ = day0_by_family(table, "vllm_cuda", releases, notes)
-            for ev in rule.evidence:
-                if ev.kind == "model_registry":
-                    found, window = registry, None
-                else:
-                    found = model_evidence(ev, notes)
-                    times = [n.occurred_at for n in notes if n.project == ev.project]
-                    window = min(times) if times else None
-                    if spans is not None:
-                        spans[(rule.project, ev.regime, ev.definition)] = (
-                            (min(times), max(times)) if times else None
-                        )
+            for ev, found, window in streams:
                 primary = ev.primary and d_index == 0
                 for fid, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
                     if day0 > as_of:
@@ -249,52 +256,38 @@ def model_lag_samples(
                             )  # fmt: skip
                         continue
                     if covered and hit is not None:
-                        lag = (hit[0].date() - day0.date()).days
-                        samples.append(
-                            LagSample(
-                                rule.project,
-                                fid,
-                                ev.regime,
-                                ev.definition,
-                                primary,
-                                day0,
-                                day0_url,
-                                hit[0],
-                                lag,
-                                "covered",
-                                hit[1],
-                                lag < 0,
-                                "model",
-                                d_def,
-                            )  # fmt: skip
-                        )
+                        available: datetime | None = hit[0]
+                        lag, status, url = (hit[0].date() - day0.date()).days, "covered", hit[1]
                     elif ev.kind == "model_registry" and hit is None:
                         # No date for the family's first vLLM release at all: unknown. A known
-                        # release after as-of leaves the family open on CUDA (next branch).
+                        # release after as-of leaves the family open on CUDA (below).
                         if unknown is not None:
                             unknown.append(
                                 (rule.project, fid, ev.regime, ev.definition,
                                  f"{d_def} day 0 known, first vLLM release date not known")
                             )  # fmt: skip
+                        continue
                     else:
-                        samples.append(
-                            LagSample(
-                                rule.project,
-                                fid,
-                                ev.regime,
-                                ev.definition,
-                                primary,
-                                day0,
-                                day0_url,
-                                None,
-                                (as_of.date() - day0.date()).days,
-                                "open",
-                                "",
-                                False,
-                                "model",
-                                d_def,
-                            )  # fmt: skip
-                        )
+                        available, status, url = None, "open", ""
+                        lag = (as_of.date() - day0.date()).days
+                    samples.append(
+                        LagSample(
+                            rule.project,
+                            fid,
+                            ev.regime,
+                            ev.definition,
+                            primary,
+                            day0,
+                            day0_url,
+                            available,
+                            lag,
+                            status,
+                            url,
+                            status == "covered" and lag < 0,
+                            "model",
+                            d_def,
+                        )  # fmt: skip
+                    )
     return samples
 
 
