@@ -24,7 +24,7 @@ from tracker.digest_queries import source_health, tagged_events
 from tracker.digest_settings import Thresholds, parse_thresholds
 from tracker.digest_week import DigestWeek, iso_week, resolve_week, week_of
 from tracker.errors import TrackerError
-from tracker.metrics import LagSample, kaplan_meier_median, lag_samples, parse_coverage
+from tracker.metrics import LagSample, lag_samples, median_lag, parse_coverage
 from tracker.records import now_utc
 from tracker.snapshot import default_as_of
 from tracker.store import Store
@@ -192,31 +192,31 @@ def history(
     at_ends = [samples_at(w.as_of) for w in weeks]
     for regime in regimes:
         lag[regime] = [pooled_median(samples, regime) for samples in at_ends]
-    ci: dict[str, list[float | None]] = {}
-    friction: dict[str, list[float | None]] = {}
-    for regime in regimes:
-        jobs: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0])
-        for row in ci_rows:
-            if (row.get("regime") or "none") == regime and row["week"] in names:
-                jobs[row["week"]][0] += int(row["jobs_passed"] or 0)
-                jobs[row["week"]][1] += int(row["jobs_passed"] or 0) + int(row["jobs_failed"] or 0)
-        ci[regime] = [jobs[n][0] / jobs[n][1] if jobs[n][1] else None for n in names]
-        tags: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0])
-        for row in friction_rows:
-            if (row.get("regime") or "none") == regime and row["week"] in names:
-                tags[row["week"]][0] += int(row["friction"] or 0)
-                tags[row["week"]][1] += int(row["friction"] or 0) + int(row["optimization"] or 0)
-        friction[regime] = [tags[n][0] / tags[n][1] if tags[n][1] else None for n in names]
+    ci = {r: _weekly_share(ci_rows, r, names, "jobs_passed", "jobs_failed") for r in regimes}
+    friction = {
+        r: _weekly_share(friction_rows, r, names, "friction", "optimization") for r in regimes
+    }
     return {"weeks": names, "lag": lag, "ci": ci, "friction": friction}
+
+
+def _weekly_share(
+    rows: Sequence[dict], regime: str, weeks: Sequence[str], hit: str, miss: str
+) -> list[float | None]:
+    """Per week of `weeks`, hit / (hit + miss) summed over the regime's rows (None = nothing):
+    the CI job pass rate (jobs_passed, jobs_failed) or the friction share (friction,
+    optimization)."""
+    counts: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows:
+        if (row.get("regime") or "none") == regime and row["week"] in weeks:
+            counts[row["week"]][0] += int(row[hit] or 0)
+            counts[row["week"]][1] += int(row[hit] or 0) + int(row[miss] or 0)
+    return [counts[w][0] / counts[w][1] if counts[w][1] else None for w in weeks]
 
 
 def pooled_median(samples: Sequence[LagSample], regime: str) -> float | None:
     """Kaplan-Meier median lag of every primary-definition artifact of `regime`, all projects
     pooled (open artifacts count, censored): the regime's headline number."""
-    group = [
-        (s.lag_days, s.status == "covered") for s in samples if s.primary and s.regime == regime
-    ]
-    return kaplan_meier_median(group) if group else None
+    return median_lag(s for s in samples if s.primary and s.regime == regime)
 
 
 def lag_lines(
@@ -236,7 +236,7 @@ def lag_lines(
         if s.primary and regime != reference:
             groups[(s.project, s.definition)].append(s)
     for (project, definition), group in sorted(groups.items()):
-        median = kaplan_meier_median((s.lag_days, s.status == "covered") for s in group)
+        median = median_lag(group)
         still_open = sum(s.status == "open" for s in group)
         lines.append(
             {

@@ -478,6 +478,12 @@ def kaplan_meier_median(durations: Iterable[tuple[float, bool]]) -> float | None
     return None
 
 
+def median_lag(samples: Iterable[LagSample]) -> float | None:
+    """Kaplan-Meier median lag of lag samples: covered ones observed, open ones censored at
+    their lag so far. None when there are none or more than half stay open."""
+    return kaplan_meier_median((s.lag_days, s.status == "covered") for s in samples)
+
+
 def quarter(when: datetime) -> str:
     return f"{when.year}-Q{(when.month - 1) // 3 + 1}"
 
@@ -533,7 +539,7 @@ def summarize(
                 sum(s.status == "open" for s in group),
                 # negative lags (support announced before day 0) enter as they
                 # are: the definition says report, never clamp; the samples carry a flag
-                kaplan_meier_median((s.lag_days, s.status == "covered") for s in group),
+                median_lag(group),
                 within,
                 artifact,
                 day0_definition,

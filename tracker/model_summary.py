@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from tracker.metrics import LagSample, kaplan_meier_median
+from tracker.metrics import LagSample, median_lag
 
 REGIMES = ("cuda", "rocm", "xla", "neuron")
 
@@ -53,7 +53,7 @@ def digest_model_lines(samples: Sequence[LagSample], as_of: datetime) -> list[st
         mine = [s for s in primary if s.regime == regime]
         if not mine:
             continue
-        median = kaplan_meier_median((s.lag_days, s.status == "covered") for s in mine)
+        median = median_lag(mine)
         covered = [s for s in mine if s.status == "covered"]
         still_open = [s for s in mine if s.status == "open"]
         parts = [

@@ -34,7 +34,7 @@ from statistics import NormalDist
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tracker.metrics import LagSample, kaplan_meier_median
+from tracker.metrics import LagSample, median_lag
 
 MIN_TREND_ARTIFACTS = 6  # fewer artifacts in a group: "too few artifacts", never a verdict
 LEVEL = 0.90  # every interval here is a 90% interval
@@ -229,19 +229,15 @@ def lag_trend(
         _finite_or_none(ci_low),
         _finite_or_none(ci_high),
         slope_verdict(n, ci_low, ci_high),
-        _km(recent),
+        median_lag(recent),
         len(recent),
         sum(s.status == "open" for s in recent),
-        _km(prior),
+        median_lag(prior),
         len(prior),
         sum(s.status == "open" for s in prior),
         min((s.day0.date() for s in samples), default=None),
         max((s.day0.date() for s in samples), default=None),
     )
-
-
-def _km(samples: Sequence[LagSample]) -> float | None:
-    return kaplan_meier_median((s.lag_days, s.status == "covered") for s in samples)
 
 
 def definition_label(sample: LagSample) -> str:
