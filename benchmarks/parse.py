@@ -28,8 +28,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from tracker.collectors import CollectContext, changelog_markdown, compat_matrix, release_notes
-from tracker.collectors._docs import history_dates
+from tracker.collect.sources import CollectContext, changelog_markdown, compat_matrix, release_notes
+from tracker.collect.sources._docs import history_dates
 from tracker.config import SourceSpec
 
 HISTORY = "rocm/ROCm@develop-e396b48/docs/release/versions.md"

@@ -4,7 +4,7 @@ from alembic import context
 from sqlalchemy import create_engine, pool
 
 from tracker.config import database_url
-from tracker.models import metadata
+from tracker.store.tables import metadata
 
 config = context.config
 target_metadata = metadata

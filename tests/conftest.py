@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from tracker.models import metadata
 from tracker.store import Store
+from tracker.store.tables import metadata
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("TRACKER_CORPUS", REPO.parent / "shared" / "corpus"))

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from tracker.config import database_url, load_config
+from tracker.config import database_url
 from tracker.errors import ConfigError
+from tracker.jobs.config import load_config
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from tracker.cli import cli
+from tracker.cli.main import cli
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text()

@@ -1,3 +1,3 @@
-from tracker.cli import main
+from tracker.cli.main import main
 
 main()

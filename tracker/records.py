@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from tracker.models import events as _events_table
-
 EVENT_KINDS = ("release", "note", "issue", "ci_run", "ci_job")
 REGIME_NONE = "none"
 
@@ -98,21 +96,19 @@ class InvalidEvent(ValueError):
     """An event the store cannot keep; the message names the field and why."""
 
 
-# Text fields of an Event, as the `events` table limits them (None: no length limit).
-_TEXT_LIMITS = {
-    name: getattr(_events_table.c[name].type, "length", None)
-    for name in (
-        "source_id",
-        "project",
-        "external_id",
-        "title",
-        "body",
-        "url",
-        "version",
-        "regime",
-        "state",
-        "outcome",
-    )
+# Text fields of an Event and their length limits (None: no limit). The `events` table
+# (tracker.store.tables) declares its columns from this, so the two cannot drift apart.
+EVENT_TEXT_LIMITS: dict[str, int | None] = {
+    "source_id": 200,
+    "project": 100,
+    "external_id": 500,
+    "title": None,
+    "body": None,
+    "url": None,
+    "version": 100,
+    "regime": 32,
+    "state": 50,
+    "outcome": 16,
 }
 # Ids name the item: changed in any way they could collide with another item's, so they are
 # refused whole. A raw state / conclusion still says what it was when cut short.
@@ -144,7 +140,7 @@ def clean_event(item: Event) -> Event:
     than its column, is refused: changing it would make it mean something else.
     """
     changes: dict[str, Any] = {}
-    for name, limit in _TEXT_LIMITS.items():
+    for name, limit in EVENT_TEXT_LIMITS.items():
         value = getattr(item, name)
         if value is None:
             if name in _NOT_NULL:

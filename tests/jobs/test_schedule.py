@@ -1,0 +1,71 @@
+"""The scheduler and cron run the same nightly job; the store's lock keeps them apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tracker.config import Config
+from tracker.errors import ConfigError
+from tracker.jobs.nightly import run_nightly
+from tracker.jobs.schedule import build_scheduler, nightly_job
+
+EMPTY = "regimes: [{id: cuda, reference: true}]\nsources: []\n"
+
+
+def test_scheduler_runs_the_nightly_job_on_a_cron_trigger(tmp_path):
+    sources = tmp_path / "sources.yaml"
+    sources.write_text(EMPTY)
+    db = f"sqlite:///{tmp_path / 't.db'}"
+    scheduler = build_scheduler("30 1 * * *", db, sources, tmp_path / "out", blocking=False)
+    job = scheduler.get_job("nightly")
+    assert str(job.trigger) == "cron[month='*', day='*', day_of_week='*', hour='1', minute='30']"
+    assert job.func is nightly_job and job.max_instances == 1 and job.coalesce
+    assert nightly_job(db, sources, tmp_path / "out") == 0
+    assert (tmp_path / "out" / "index.html").exists()
+
+
+def test_bad_crontab_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="expected 5 fields"):
+        build_scheduler("every night", "sqlite://", tmp_path / "s.yaml", tmp_path)
+
+
+def test_a_second_nightly_run_waits_for_nobody(sqlite_store, tmp_path):
+    said = []
+    config = Config(Path("sources.yaml"), (), ())
+    with sqlite_store.lock("nightly") as held:
+        assert held
+        assert run_nightly(config, sqlite_store, tmp_path / "out", echo=said.append) == 0
+    [line] = said
+    assert line.startswith("nightly: another nightly run holds the lock (") and "until" in line
+    assert line.endswith("UTC); nothing to do")  # who holds it and until when
+    assert not (tmp_path / "out").exists()
+    assert run_nightly(config, sqlite_store, tmp_path / "out", echo=said.append) == 0
+    assert (tmp_path / "out" / "index.html").exists()
+
+
+def test_a_nightly_that_loses_the_migration_race_waits_for_the_schema(tmp_path, monkeypatch):
+    # Cron and a scheduler start together on a fresh database: both migrate, one CREATE fails.
+    # The loser must wait for the winner's schema, then find the nightly lock taken (exit 0).
+    from tracker.errors import StoreError
+    from tracker.jobs.nightly import _init_db_once
+    from tracker.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'race.db'}")
+    real = Store.init_db
+
+    def lose_the_race(self):
+        real(self)  # the other run's migration lands first ...
+        raise StoreError("table events already exists")  # ... and ours collides with it
+
+    monkeypatch.setattr(Store, "init_db", lose_the_race)
+    _init_db_once(store, wait=5)
+    store.ensure_current()
+
+    empty = Store(f"sqlite:///{tmp_path / 'never.db'}")
+    monkeypatch.setattr(
+        Store, "init_db", lambda self: (_ for _ in ()).throw(StoreError("disk full"))
+    )
+    with pytest.raises(StoreError, match="disk full"):
+        _init_db_once(empty, wait=0)

@@ -1,0 +1,104 @@
+"""The `tracker` command line: a thin layer that maps TrackerError to messages and exit codes.
+
+Exit codes: 0 ok, 1 fatal (configuration, database), 2 usage, 3 partial (some sources failed,
+the rest were saved).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+
+import click
+
+from tracker import __version__
+from tracker.config import database_url, sources_path
+from tracker.errors import TrackerError
+
+log = logging.getLogger("tracker")
+
+
+class TrackerGroup(click.Group):
+    """Turns TrackerError into one clear line on stderr and exit code 1."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except TrackerError as exc:
+            click.echo(f"tracker: error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except BrokenPipeError:
+            # The reader went away (`tracker status | head`): nothing more to tell it. Later
+            # writes (the interpreter's own flush at exit) go to /dev/null, not to a traceback.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            ctx.exit(0)
+        except OSError as exc:  # e.g. an --out directory that cannot be written
+            where = f"{exc.filename}: " if exc.filename else ""
+            click.echo(
+                f"tracker: error: {where}{exc.strerror or exc} (check the path and its "
+                "permissions)",
+                err=True,
+            )
+            ctx.exit(1)
+
+
+@click.group(cls=TrackerGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--db",
+    envvar="TRACKER_DATABASE_URL",
+    default=None,
+    metavar="URL",
+    help="Database URL (env TRACKER_DATABASE_URL). Default: sqlite:///tracker.db. "
+    "PostgreSQL: postgresql+psycopg://user@host/dbname",
+)
+@click.option(
+    "--sources",
+    "sources_file",
+    envvar="TRACKER_SOURCES",
+    default=None,
+    metavar="FILE",
+    help="sources.yaml to use (env TRACKER_SOURCES). Default: ./sources.yaml",
+)
+@click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
+@click.version_option(__version__, prog_name="tracker")
+@click.pass_context
+def cli(
+    ctx: click.Context, db: str | None, sources_file: str | None, verbose: int, quiet: bool
+) -> None:
+    """How far behind CUDA is each accelerator software regime (rocm, xla, neuron)?
+
+    tracker collects release notes, issues and CI results into a SQL store, tags them, and
+    reports day-0 coverage lag, CI pass rates and friction per regime.
+
+    \b
+    Example (offline, from the recorded cassettes):
+      tracker init-db && tracker nightly --replay cassettes/
+    """
+    level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO)
+    logging.basicConfig(
+        level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    for noisy in ("urllib3", "vcr", "alembic"):
+        logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
+    ctx.obj = {"db_url": database_url(db), "sources": sources_path(sources_file)}
+
+
+def _mount() -> None:
+    """Mount the command modules: run (the pipeline), data (analysts), tagger."""
+    from tracker.cli import data, run, tagger
+
+    for command in run.COMMANDS + data.COMMANDS + tagger.COMMANDS:
+        cli.add_command(command)
+
+
+_mount()
+
+
+def main() -> None:
+    # SIGTERM (a cron timeout, `kill`, a container stop) unwinds like Ctrl-C does, so the run's
+    # locks are released on the way out instead of blocking the next run until they expire.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    cli(prog_name="tracker")

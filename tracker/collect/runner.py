@@ -1,0 +1,347 @@
+"""For each due source: load state -> collect -> save events, state and run row in one transaction.
+
+A failing source rolls back only itself and becomes a value in the summary; the others go on.
+An event the store cannot keep is a skipped item, not a failed source; a failed save is still
+recorded (status and run row) in a transaction of its own.
+The cursor comes from the saved events' own timestamps and never moves past the run's start.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+from tracker.collect.cassettes import read_snapshot, stamp
+from tracker.collect.http import HttpClient
+from tracker.collect.sources import CollectContext, collector_for
+from tracker.config import Config, SourceSpec
+from tracker.errors import RateLimited, ReplayMissing, SourceError, SourceSkipped, StoreError
+from tracker.records import Event, InvalidEvent, clean_event, clean_text, now_utc
+from tracker.store import Store
+
+log = logging.getLogger("tracker.runner")
+
+
+@dataclass
+class SourceResult:
+    """What one source's collection did; one `runs` row."""
+
+    source_id: str
+    status: str  # ok | partial | failed | skipped
+    events_seen: int = 0
+    events_new: int = 0
+    items_skipped: int = 0
+    vanished: int = 0
+    requests: int = 0
+    not_modified: int = 0
+    rate_remaining: int | None = None
+    error: str | None = None
+    snapshot: date | None = None  # replay: the cassette's snapshot date (tracker/snapshot.py)
+    replay: str | None = None
+
+
+@dataclass
+class RunSummary:
+    """All sources of one `collect` / `nightly` invocation."""
+
+    batch: str
+    results: list[SourceResult] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[SourceResult]:
+        return [r for r in self.results if r.status in ("failed", "partial")]
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every source succeeded or was skipped on purpose, 3 when some failed."""
+        return 3 if self.failed else 0
+
+    def lines(self) -> list[str]:
+        out = []
+        for r in self.results:
+            cost = f"{r.requests} req, {r.not_modified} not modified"
+            if r.rate_remaining is not None:
+                cost += f", rate limit left {r.rate_remaining}"
+            line = (
+                f"{r.source_id:<28} {r.status:<8} {r.events_seen:>6} seen {r.events_new:>6} new"
+                f"  {r.items_skipped} skipped  ({cost})"
+            )
+            if r.error:
+                line += f"\n    {r.error}"
+            out.append(line)
+        total_req = sum(r.requests for r in self.results)
+        total_304 = sum(r.not_modified for r in self.results)
+        out.append(
+            f"{len(self.results)} sources: {len(self.failed)} failed, "
+            f"{sum(r.events_new for r in self.results)} new events, "
+            f"{total_req} requests ({total_304} not modified)"
+        )
+        return out
+
+
+def run_sources(
+    config: Config,
+    store: Store,
+    *,
+    only: list[str] | None = None,
+    since: datetime | None = None,
+    replay: str | Path | None = None,
+    record: str | Path | None = None,
+) -> RunSummary:
+    """Collect every enabled source (or the ones named in `only`) and save each on its own."""
+    specs = [config.source(s) for s in only] if only else [s for s in config.sources if s.enabled]
+    summary = RunSummary(batch=uuid.uuid4().hex[:12])
+    for spec in specs:
+        result = run_source(
+            spec, store, batch=summary.batch, since=since, replay=replay, record=record
+        )
+        summary.results.append(result)
+    return summary
+
+
+def run_source(
+    spec: SourceSpec,
+    store: Store,
+    *,
+    batch: str,
+    since: datetime | None = None,
+    replay: str | Path | None = None,
+    record: str | Path | None = None,
+) -> SourceResult:
+    """Collect one source and save what it produced in one transaction."""
+    with store.lock(f"source:{spec.id}") as acquired:
+        if not acquired:
+            message = "another run is collecting this source right now; skipped"
+            log.warning("%s: %s", spec.id, message)
+            return SourceResult(spec.id, "skipped", error=message)
+        return _collect_and_save(spec, store, batch, since, replay, record)
+
+
+def _collect_and_save(
+    spec: SourceSpec, store: Store, batch: str, since: datetime | None, replay, record
+) -> SourceResult:
+    started = now_utc()
+    module = collector_for(spec.kind)
+    state = store.load_source(spec.id)
+    cursor_since = since
+    if cursor_since is None and state.cursor is not None and not replay:
+        cursor_since = state.cursor - timedelta(days=spec.lookback_days)
+    # A replay is a fixed snapshot: it is re-read whole, without the cursor, the collector's
+    # state or HTTP validators (their requests were never recorded), so replaying twice is
+    # idempotent instead of asking the cassette for URLs it does not hold.
+    http = HttpClient(
+        auth=getattr(module, "AUTH", None),
+        validators=None if replay else state.validators,
+        replaying=bool(replay),
+    )
+    ctx = CollectContext(
+        spec=spec,
+        http=http,
+        since=cursor_since,
+        state={} if replay else dict(state.state),
+        now=started,
+    )
+    collected: list[Event] = []
+    status, error = "ok", None
+    try:
+        with cassette(spec.id, replay, record):
+            for item in module.collect(ctx):
+                collected.append(item)
+    except SourceSkipped as exc:
+        status, error = "skipped", str(exc)
+        log.warning("%s: skipped: %s", spec.id, exc)
+    except RateLimited as exc:
+        # An ascending collector's events so far are complete up to their cursor: keep them.
+        status = "partial" if getattr(module, "ASCENDING", False) else "failed"
+        error = f"rate limited: {exc}"
+        log.error("%s: %s", spec.id, error)
+    except SourceError as exc:
+        status, error = "failed", str(exc)
+        log.error("%s: %s", spec.id, exc)
+    except Exception as exc:  # a collector bug or hostile input must not stop the other sources
+        status, error = "failed", f"{type(exc).__name__}: {exc}"
+        log.exception("%s: unexpected error", spec.id)
+    finally:
+        http.close()
+
+    keep = status in ("ok", "partial")
+    # Only events the store can keep reach the upsert: one bad item is a skip, not the source.
+    collected = _storable(collected, ctx) if keep else []
+    error = clean_text(error) if error else error  # quoted upstream text may hold a NUL
+    result = SourceResult(
+        spec.id,
+        status,
+        items_skipped=ctx.skipped,
+        error=error,
+        requests=http.stats.requests,
+        not_modified=http.stats.not_modified,
+        rate_remaining=http.stats.rate_remaining,
+        snapshot=read_snapshot(Path(replay) / f"{spec.id}.yaml") if replay else None,
+        replay=str(replay) if replay else None,
+    )
+    finished = now_utc()
+    values = {
+        "last_run_at": started,
+        "last_status": status,
+        "last_error": error,
+        "requests": result.requests,
+        "not_modified": result.not_modified,
+        "rate_remaining": result.rate_remaining,
+    }
+    if keep:
+        values["cursor"] = next_cursor(state.cursor, collected, started)
+        values["state"] = ctx.state
+        if status == "ok":
+            values["last_success_at"] = finished
+    # A run whose collector skipped something a later read of the same document could store
+    # (a matrix column or notes whose release the history dates only later) does not save its
+    # HTTP validators: a saved ETag would answer 304 to the unchanged document from then on,
+    # so the item would never be read again. The next run re-reads the documents whole.
+    validators = http.changed_validators if status == "ok" and not ctx.read_again else None
+    try:
+        with store.transaction() as conn:
+            if keep:
+                result.events_seen, result.events_new = store.upsert_events(
+                    conn, collected, seen_at=started
+                )
+                result.vanished = store.mark_vanished(conn, spec.id, ctx.vanished, started)
+            _save_run(store, conn, spec.id, batch, started, finished, result, values, validators)
+    except StoreError:
+        raise
+    except Exception as exc:  # e.g. a value the database rejects: this source only
+        log.exception("%s: could not save", spec.id)
+        result.status = "failed"
+        result.error = clean_text(f"save failed, no events, cursor or state written: {exc}")
+        result.events_seen = result.events_new = 0
+        # The rollback took the run row with it: record the failure on its own so that
+        # `tracker status` shows it; cursor, collector state and validators stay as they were.
+        failure = {
+            key: values[key]
+            for key in ("last_run_at", "requests", "not_modified", "rate_remaining")
+        }
+        failure.update(last_status="failed", last_error=result.error)
+        try:
+            with store.transaction() as conn:
+                _save_run(store, conn, spec.id, batch, started, finished, result, failure)
+        except StoreError:
+            raise
+        except Exception:
+            log.exception("%s: could not record the failed run either", spec.id)
+    return result
+
+
+def _storable(collected: list[Event], ctx: CollectContext) -> list[Event]:
+    """The collected events cleaned for the store (records.clean_event); one that cannot be
+    stored is skipped with ctx.skip, naming it, and the others are kept."""
+    kept = []
+    for item in collected:
+        try:
+            kept.append(clean_event(item))
+        except InvalidEvent as exc:
+            ctx.skip(f"{item.kind} {item.external_id!r:.100}", str(exc))
+    return kept
+
+
+def _save_run(
+    store: Store,
+    conn,
+    source_id: str,
+    batch: str,
+    started: datetime,
+    finished: datetime,
+    result: SourceResult,
+    values: dict,
+    validators: dict | None = None,
+) -> None:
+    """The source's state row (and validators) and its `runs` row, inside `conn`."""
+    store.save_source(conn, source_id, values=values, validators=validators)
+    store.record_run(
+        conn,
+        {
+            "batch": batch,
+            "source_id": source_id,
+            "started_at": started,
+            "finished_at": finished,
+            "status": result.status,
+            "events_seen": result.events_seen,
+            "events_new": result.events_new,
+            "items_skipped": result.items_skipped,
+            "requests": result.requests,
+            "not_modified": result.not_modified,
+            "rate_remaining": result.rate_remaining,
+            "error": result.error,
+            "snapshot_date": result.snapshot,
+            "replay": result.replay,
+        },
+    )
+
+
+def next_cursor(
+    previous: datetime | None, collected: list[Event], started: datetime
+) -> datetime | None:
+    """The newest event time saved, never past the run's start, never moving backwards."""
+    times = [e.cursor_time for e in collected]
+    candidate = min(max(times), started) if times else None
+    if previous is None:
+        return candidate
+    return max(previous, candidate) if candidate else previous
+
+
+@contextmanager
+def cassette(
+    source_id: str, replay: str | Path | None, record: str | Path | None
+) -> Iterator[None]:
+    """Replay (`--replay DIR`) or record (`--record DIR`) this source's HTTP with vcrpy.
+
+    Cassettes are `DIR/<source id>.yaml`. A recording is stamped `# snapshot: <today>` and a
+    replay's run row keeps the snapshot date (tracker/snapshot.py). Recording filters
+    Authorization and cookies, so no token ever reaches a cassette.
+    """
+    if not replay and not record:
+        yield
+        return
+    import vcr
+    from vcr.errors import CannotOverwriteExistingCassetteException
+
+    if replay:
+        path = Path(replay) / f"{source_id}.yaml"
+        if not path.exists():
+            raise ReplayMissing(
+                f"no cassette {path} to replay: record one with "
+                f"`tracker collect --source {source_id} --record {replay}`"
+            )
+        recorder = vcr.VCR(record_mode="none", match_on=("method", "uri"))
+    else:
+        assert record is not None  # neither replay nor record returned above
+        path = Path(record) / f"{source_id}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        recorder = vcr.VCR(
+            record_mode="all",
+            match_on=("method", "uri"),
+            filter_headers=["authorization", "cookie"],
+            before_record_response=_drop_response_cookies,
+        )
+    try:
+        # Replays may repeat a request (a look-back re-read): the same answer serves both.
+        with recorder.use_cassette(str(path), allow_playback_repeats=bool(replay)):
+            yield
+        if record and path.exists():
+            stamp(path, now_utc().date())  # the day these facts were true
+    except CannotOverwriteExistingCassetteException as exc:
+        request = str(exc).splitlines()[0] if str(exc) else "a request"
+        raise SourceError(
+            f"{path} has no recorded answer for {request}: re-record the cassette"
+        ) from None
+
+
+def _drop_response_cookies(response: dict) -> dict:
+    headers = response.get("headers", {})
+    for name in list(headers):
+        if name.lower() in ("set-cookie", "x-github-sso"):
+            del headers[name]
+    return response

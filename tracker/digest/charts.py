@@ -1,0 +1,149 @@
+"""The digest's inline charts: small PNGs (about 640 px wide) for an email read on a phone.
+
+Each regime keeps the report's colour and marker (tracker.measure.palette) and gets its own
+line style as well, so the charts still read printed in grey-scale. The legend sits under the
+plot: a legend beside it would squeeze the plot at phone width. A week with nothing to show is a gap
+in the line, never a zero.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from tracker.measure import palette  # noqa: E402
+
+LINE_STYLES = {"cuda": "-", "rocm": "--", "xla": ":", "neuron": "-."}
+_EXTRA_STYLES = ((0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2)))
+WIDTH_IN, HEIGHT_IN, DPI = 6.4, 3.4, 100
+
+
+def _style(regime: str, index: int) -> object:
+    return LINE_STYLES.get(regime, _EXTRA_STYLES[index % len(_EXTRA_STYLES)])
+
+
+def _png(fig) -> bytes:
+    buffer = io.BytesIO()
+    # "tight" keeps the legend under the plot inside the image, without a blank band below it
+    fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight", pad_inches=0.08)
+    plt.close(fig)  # pyplot keeps every figure alive until closed
+    return buffer.getvalue()
+
+
+def _lines(
+    weeks: Sequence[str],
+    series: Mapping[str, Sequence[float | None]],
+    title: str,
+    ylabel: str,
+    unit_interval: bool,
+    missing: str | None = None,
+) -> bytes | None:
+    """One line per regime over `weeks` (None = gap); None when no regime has a value.
+    Regimes are nudged a little apart so equal values stay visible; with `missing`, a regime
+    without any value still gets a legend entry saying so (e.g. "median not reached")."""
+    drawn = {r: v for r, v in series.items() if any(x is not None for x in v)}
+    if not drawn:
+        return None
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, HEIGHT_IN))
+    x = list(range(len(weeks)))
+    regimes = palette.ordered(drawn)
+    for i, regime in enumerate(regimes):
+        values = [float("nan") if v is None else v for v in drawn[regime]]
+        nudge = 0.09 * (i - (len(regimes) - 1) / 2)
+        ax.plot(
+            [p + nudge for p in x],
+            values,
+            color=palette.colour(regime),
+            marker=palette.marker(regime),
+            markersize=6,
+            linestyle=_style(regime, i),
+            linewidth=2,
+            label=regime,
+        )
+    absent = [r for r in palette.ordered(series) if r not in drawn] if missing else []
+    for regime in absent:
+        ax.plot(
+            [],
+            [],
+            color=palette.colour(regime),
+            marker=palette.marker(regime),
+            linestyle="none",
+            label=f"{regime}: {missing}",
+        )
+    ax.set_xlim(-0.5, len(x) - 0.5)  # room for the nudged first and last points
+    ax.set_xticks(x[::2] if len(x) > 8 else x)
+    # Read at phone width the image shrinks to about 60%: type stays at 10 px or more there.
+    ax.set_xticklabels([w[2:] for w in weeks][:: 2 if len(x) > 8 else 1], fontsize=10)
+    ax.tick_params(axis="y", labelsize=10)
+    ax.set_title(title, fontsize=12)
+    ax.set_ylabel(ylabel, fontsize=11)
+    if unit_interval:
+        ax.set_ylim(-0.03, 1.03)
+    else:
+        ax.set_ylim(bottom=0)
+    ax.grid(axis="y", color="#dddddd", linewidth=0.6)
+    ax.legend(
+        fontsize=11,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.13),
+        ncol=max(1, min(4, len(drawn) + len(absent))),
+        frameon=False,
+    )
+    return _png(fig)
+
+
+def lag_chart(weeks: Sequence[str], medians: Mapping[str, Sequence[float | None]]) -> bytes | None:
+    """Median day-0 coverage lag per regime at the end of each week (primary definitions,
+    all projects pooled, Kaplan-Meier so open artifacts count; a gap = median not reached)."""
+    return _lines(
+        weeks,
+        medians,
+        "Median day-0 coverage lag at each week's end",
+        "days behind day 0",
+        unit_interval=False,
+        missing="median not reached",
+    )
+
+
+def ci_chart(weeks: Sequence[str], rates: Mapping[str, Sequence[float | None]]) -> bytes | None:
+    """CI job pass rate per regime and ISO week (soft-failed jobs count as failed)."""
+    return _lines(
+        weeks,
+        rates,
+        "CI job pass rate per week (soft-failed = failed)",
+        "job pass rate",
+        unit_interval=True,
+    )
+
+
+def friction_chart(
+    weeks: Sequence[str], shares: Mapping[str, Sequence[float | None]]
+) -> bytes | None:
+    """Friction share = friction / (friction + optimization) per regime and ISO week."""
+    return _lines(
+        weeks,
+        shares,
+        "Friction share: friction / (friction + optimization)",
+        "friction share",
+        unit_interval=True,
+    )
+
+
+Series = Mapping[str, Sequence[float | None]]
+
+
+def digest_charts(
+    weeks: Sequence[str], lag: Series, ci: Series, friction: Series
+) -> dict[str, bytes]:
+    """The charts that have data, by content id (lag, ci, friction): PNG bytes."""
+    made = {
+        "lag": lag_chart(weeks, lag),
+        "ci": ci_chart(weeks, ci),
+        "friction": friction_chart(weeks, friction),
+    }
+    return {name: png for name, png in made.items() if png is not None}

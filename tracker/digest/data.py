@@ -1,0 +1,216 @@
+"""The weekly maturity digest: what one complete ISO week changed, per regime, as plain data.
+
+One week is chosen (tracker.digest.week: the last complete ISO week by default, or `--week` /
+`--as-of`), and every number is computed as of that week's end, so evidence dated after it is
+ignored and a past week's digest reads the same later (like `tracker lag --as-of`). The same
+week name goes into the subject, the body and the command's output.
+
+`digest_data` returns everything the email shows; `tracker.digest.mail` renders and sends it,
+`tracker.digest.charts` draws its charts. Per regime, the lag block is a list of line dicts
+(tracker.digest.blocks) that both templates render as they come, so a new kind of line is a
+function appending dicts, not a template change.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from tracker.config import Config
+from tracker.digest.blocks import (
+    PREVIOUS_WEEKS,
+    ci_block,
+    ci_crossings,
+    display_name,
+    friction_block,
+    lag_lines,
+    median_crossings,
+    open_age_crossings,
+    subject,
+)
+from tracker.digest.queries import source_health, tagged_events
+from tracker.digest.settings import parse_thresholds
+from tracker.digest.week import DigestWeek, iso_week, resolve_week, week_of
+from tracker.errors import TrackerError
+from tracker.measure.coverage import parse_coverage
+from tracker.measure.lag import LagSample, lag_samples
+from tracker.measure.survival import median_lag
+from tracker.records import now_utc
+from tracker.store import Store
+from tracker.store.asof import default_as_of
+
+__all__ = [  # the week helpers are re-exported: callers need one import for the digest
+    "DigestError",
+    "DigestWeek",
+    "digest_data",
+    "iso_week",
+    "resolve_week",
+    "week_of",
+]
+
+
+class DigestError(TrackerError):
+    """The digest could not be sent (SMTP refused or unreachable)."""
+
+
+def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any]:
+    """Everything the digest shows for `week`, as plain data (also what tests check)."""
+    from tracker.measure.facts import compute_lag, load_facts
+    from tracker.measure.formats import http_only
+    from tracker.measure.trend_figures import compute_trends, digest_line_by_regime
+
+    limits = parse_thresholds(config.digest, str(config.path))
+    reference = next((r.id for r in config.regimes if r.reference), "cuda")
+    regimes = [r.id for r in config.regimes] or [reference]
+    rules = parse_coverage(config.coverage, str(config.path), reference)
+    projects = {r.project for r in rules} | {e.project for r in rules for e in r.evidence}
+    releases, notes = load_facts(store, projects)
+
+    def samples_at(when: datetime) -> list[LagSample]:
+        return lag_samples(rules, releases, notes, when)
+
+    now = samples_at(week.as_of)
+    before = samples_at(week.as_of - timedelta(days=7))
+    ci_rows = store.view_rows("v_ci_pass_rate_weekly")
+    friction_rows = store.view_rows("v_friction_weekly")
+    # Model families and the trend verdicts come from the report's machinery (framework
+    # series and model families, as of the week's end); the headline numbers above stay
+    # framework-only, as the subject says.
+    everything = compute_lag(config, store, week.as_of)
+    trend_text = digest_line_by_regime(
+        compute_trends(everything, week.as_of, ci_rows, friction_rows, reference)
+    )
+    previous = [week.shifted(-k) for k in range(1, PREVIOUS_WEEKS + 1)]
+    events = tagged_events(store, week.start, week.end)
+
+    blocks = []
+    crossed: list[dict[str, Any]] = []
+    for regime in regimes:
+        block: dict[str, Any] = {
+            "regime": regime,
+            "name": display_name(regime),
+            "reference": regime == reference,
+            "median": pooled_median(now, regime),
+            "median_before": pooled_median(before, regime),
+            "lag_lines": lag_lines(now, regime, reference, week, limits, http_only)
+            + extra_lines(everything, trend_text, regime, reference, week),
+            "ci": ci_block(ci_rows, regime, week, previous),
+            "friction": friction_block(friction_rows, events, regime, week, previous, limits),
+        }
+        if not block["reference"]:
+            crossed += median_crossings(block, limits)
+            crossed += open_age_crossings(now, regime, week, limits)
+        crossed += ci_crossings(block, limits)
+        blocks.append(block)
+    enabled = [s.id for s in config.sources if s.enabled]
+    replayed = default_as_of(store)
+    if replayed is None:
+        quality = source_health(store, enabled, week.start, week.end, limits.stale_source_days)
+        quality_note = ""
+    else:
+        # A replay's runs are dated when the replay ran, not in the snapshot's week: judged
+        # against that week every source would read "never run". Judge the replay runs instead.
+        ran = now_utc()
+        quality = source_health(
+            store, enabled, ran - timedelta(days=7), ran, limits.stale_source_days
+        )
+        quality_note = (
+            f"Replayed snapshot ({replayed.label}): source health is that of the replay runs "
+            "of the last 7 days, not of the week."
+        )
+    # Quiet: no new release or coverage, no friction / optimization event, nothing crossed,
+    # no source in trouble. CI at its usual rate is not news (the subject still carries it).
+    changed = any(line["kind"] == "gained" for b in blocks for line in b["lag_lines"]) or any(
+        b["friction"]["friction"] + b["friction"]["optimization"] for b in blocks
+    )
+    data: dict[str, Any] = {
+        "week": week.name,
+        "week_start": week.start,
+        "week_end": week.end - timedelta(days=1),
+        "previous_weeks": f"{previous[-1].name} to {previous[0].name}",
+        "previous_count": PREVIOUS_WEEKS,
+        "reference": reference,
+        "regimes": blocks,
+        "crossed": crossed,
+        "data_quality": quality,
+        "data_quality_note": quality_note,
+        "thresholds": limits,
+        "quiet": not changed and not crossed and not quality,
+        "ci_counted": any(c["now_total"] for b in blocks for c in b["ci"]),
+        "samples": now,
+        "history": history(
+            [week.shifted(-k) for k in range(limits.chart_weeks - 1, -1, -1)],
+            regimes,
+            samples_at,
+            ci_rows,
+            friction_rows,
+        ),
+    }
+    data["history"]["lag"].pop(reference, None)  # 0 by definition: a flat line says nothing
+    data["subject"] = subject(data)
+    return data
+
+
+def extra_lines(
+    samples: Sequence[LagSample],
+    trend_text: dict[str, str],
+    regime: str,
+    reference: str,
+    week: DigestWeek,
+) -> list[dict[str, Any]]:
+    """The regime's model-family lag line and its "is the gap closing?" line (text only; the
+    templates escape them like every other line)."""
+    from tracker.measure.model_summary import digest_model_lines
+
+    lines: list[dict[str, Any]] = []
+    if regime != reference:
+        mine = [s for s in samples if s.regime == regime]
+        lines += [
+            {"kind": "model", "text": t, "url": ""} for t in digest_model_lines(mine, week.as_of)
+        ]
+        if regime in trend_text:
+            lines.append({"kind": "trend", "text": "trend: " + trend_text[regime], "url": ""})
+    return lines
+
+
+def history(
+    weeks: Sequence[DigestWeek],
+    regimes: Sequence[str],
+    samples_at,
+    ci_rows: Sequence[dict],
+    friction_rows: Sequence[dict],
+) -> dict[str, Any]:
+    """Per regime and week (oldest first, the digest's week last): the pooled median lag at the
+    week's end, the CI job pass rate and the friction share of the week (None = nothing)."""
+    names = [w.name for w in weeks]
+    lag: dict[str, list[float | None]] = {}
+    at_ends = [samples_at(w.as_of) for w in weeks]
+    for regime in regimes:
+        lag[regime] = [pooled_median(samples, regime) for samples in at_ends]
+    ci = {r: _weekly_share(ci_rows, r, names, "jobs_passed", "jobs_failed") for r in regimes}
+    friction = {
+        r: _weekly_share(friction_rows, r, names, "friction", "optimization") for r in regimes
+    }
+    return {"weeks": names, "lag": lag, "ci": ci, "friction": friction}
+
+
+def _weekly_share(
+    rows: Sequence[dict], regime: str, weeks: Sequence[str], hit: str, miss: str
+) -> list[float | None]:
+    """Per week of `weeks`, hit / (hit + miss) summed over the regime's rows (None = nothing):
+    the CI job pass rate (jobs_passed, jobs_failed) or the friction share (friction,
+    optimization)."""
+    counts: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows:
+        if (row.get("regime") or "none") == regime and row["week"] in weeks:
+            counts[row["week"]][0] += int(row[hit] or 0)
+            counts[row["week"]][1] += int(row[hit] or 0) + int(row[miss] or 0)
+    return [counts[w][0] / counts[w][1] if counts[w][1] else None for w in weeks]
+
+
+def pooled_median(samples: Sequence[LagSample], regime: str) -> float | None:
+    """Kaplan-Meier median lag of every primary-definition artifact of `regime`, all projects
+    pooled (open artifacts count, censored): the regime's headline number."""
+    return median_lag(s for s in samples if s.primary and s.regime == regime)

@@ -1,0 +1,310 @@
+"""Pure metric functions: day-0 coverage lag with censoring (docs/methodology.md, coverage
+lag) and its summaries. No database, no I/O: the report feeds facts in and gets samples out.
+
+Definitions are never collapsed: every LagSample names its regime *and* definition, and keeps the
+URL of the evidence it rests on, so any number in a report can be traced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from tracker.measure.coverage import (
+    _MIN_COMPONENTS,
+    FRAMEWORK_PROJECTS,
+    REFERENCE_DEFINITION,
+    CoverageRule,
+    EvidenceRule,
+    artifact_series,
+)
+from tracker.versions import parse_version
+
+
+@dataclass(frozen=True)
+class ReleaseFact:
+    project: str
+    version: str
+    occurred_at: datetime
+    url: str
+    prerelease: bool = False
+
+
+@dataclass(frozen=True)
+class NoteFact:
+    """A vendor note with the framework versions it names and their status."""
+
+    project: str
+    occurred_at: datetime
+    url: str
+    mentions: tuple[tuple[str, str, str], ...]  # (framework project, version, status)
+    # (model family, status, where the note sits): model-family mentions, see tracker.model_lag
+    models: tuple[tuple[str, str, str], ...] = ()
+    regime: str | None = None  # the tagger's (else the source's): whose support the note states
+
+
+@dataclass(frozen=True)
+class LagSample:
+    """One artifact on one regime under one definition: a row of `tracker lag`."""
+
+    project: str
+    series: str
+    regime: str
+    definition: str
+    primary: bool
+    day0: datetime
+    day0_url: str
+    available: datetime | None
+    lag_days: int
+    status: str  # covered | open
+    evidence_url: str
+    negative: bool = False
+    artifact: str = "framework"  # framework (a release series) | model (a model family)
+    day0_definition: str = REFERENCE_DEFINITION  # models: vllm_cuda | public_weights
+
+    def csv_row(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "series": self.series,
+            "regime": self.regime,
+            "definition": self.definition,
+            "primary": str(self.primary).lower(),
+            "day0": self.day0.date().isoformat(),
+            "available": self.available.date().isoformat() if self.available else "",
+            "lag_days": self.lag_days,
+            "status": self.status,
+            "evidence_url": self.evidence_url,
+            # after the original columns, so a reader of columns by position is not misled
+            "artifact": self.artifact,
+            "day0_definition": self.day0_definition,
+        }
+
+
+LAG_CSV_COLUMNS = [
+    "project",
+    "series",
+    "regime",
+    "definition",
+    "primary",
+    "day0",
+    "available",
+    "lag_days",
+    "status",
+    "evidence_url",
+    "artifact",
+    "day0_definition",
+]
+
+
+def is_final(fact: ReleaseFact) -> bool:
+    """A final release: not marked pre-release by its source, and no pre/dev version either
+    (PyPI lists rc versions without a flag)."""
+    if fact.prerelease:
+        return False
+    parsed = parse_version(fact.version)
+    return parsed is not None and not parsed.prerelease
+
+
+def _prerelease(version: str) -> bool:
+    parsed = parse_version(version)
+    return parsed is not None and parsed.prerelease
+
+
+def day0_by_series(
+    rule: CoverageRule, releases: Iterable[ReleaseFact]
+) -> dict[str, tuple[datetime, str]]:
+    """Publish date (and URL) of each series' first final release of the rule's project."""
+    first: dict[str, tuple[datetime, str]] = {}
+    for fact in releases:
+        if fact.project != rule.project or not is_final(fact):
+            continue
+        key = artifact_series(fact.version, rule.granularity)
+        if key and (key not in first or fact.occurred_at < first[key][0]):
+            first[key] = (fact.occurred_at, fact.url)
+    return first
+
+
+def evidence_by_series(
+    rule: CoverageRule,
+    evidence: EvidenceRule,
+    releases: Iterable[ReleaseFact],
+    notes: Iterable[NoteFact],
+) -> dict[str, tuple[datetime, str, bool]]:
+    """Earliest dated evidence per series under one definition (the earliest wins and keeps
+    its provenance; later contradicting evidence changes nothing here): (date, URL, first),
+    where `first` says no earlier evidence of the series can exist: a release that is the
+    series' first version (2.7.0 for series 2.7). A vendor note never is: an earlier note may
+    have said the same."""
+    found: dict[str, tuple[datetime, str, bool]] = {}
+
+    def offer(version: str, when: datetime, url: str) -> None:
+        if evidence.version_map:
+            # A package that numbers differently: a version the map does not name would be
+            # read in the upstream's numbering (torch-neuronx 1.10.1 as PyTorch 1.10): ignore it.
+            if version not in evidence.version_map:
+                return
+            version = evidence.version_map[version]
+        key = artifact_series(version, rule.granularity)
+        parsed = parse_version(version) if key else None  # a series key: a parsed version
+        if parsed and key and (key not in found or when < found[key][0]):
+            first = evidence.kind == "release" and not any(
+                parsed.parsed.release[_MIN_COMPONENTS[rule.granularity] :]
+            )
+            found[key] = (when, url, first)
+
+    if evidence.kind == "release":
+        for fact in releases:
+            if fact.project == evidence.project and is_final(fact):
+                offer(fact.version, fact.occurred_at, fact.url)
+    else:
+        wanted = FRAMEWORK_PROJECTS.get(evidence.mentions or "", evidence.mentions)
+        for note in notes:
+            if note.project != evidence.project:
+                continue
+            mine = [
+                (version, status)
+                for framework, version, status in note.mentions
+                if FRAMEWORK_PROJECTS.get(framework, framework) == wanted
+            ]
+            # A note that also calls a series planned or dropped ("2.10 support is planned ...
+            # when upgrading to PyTorch 2.10") is no evidence that it is supported: a mixed
+            # sentence can lend a mention the wrong cue, and planned must not read as covered.
+            denied = {
+                artifact_series(version, rule.granularity)
+                for version, status in mine
+                if status in ("planned", "dropped")
+            }
+            for version, status in mine:
+                if (
+                    status == "supported"
+                    and not _prerelease(version)
+                    and artifact_series(version, rule.granularity) not in denied
+                ):
+                    offer(version, note.occurred_at, note.url)
+    return found
+
+
+def evidence_window(
+    evidence: EvidenceRule, releases: Sequence[ReleaseFact], notes: Sequence[NoteFact]
+) -> tuple[datetime, datetime] | None:
+    """The earliest and latest facts the store holds from an evidence stream. Before the
+    first, the absence of evidence says nothing (not collected that far back); the last tells
+    readers how fresh the stream is (a stale vendor page keeps artifacts open)."""
+    if evidence.kind == "release":
+        times = [f.occurred_at for f in releases if f.project == evidence.project]
+    else:
+        times = [n.occurred_at for n in notes if n.project == evidence.project]
+    return (min(times), max(times)) if times else None
+
+
+def lag_samples(
+    rules: Sequence[CoverageRule],
+    releases: Sequence[ReleaseFact],
+    notes: Sequence[NoteFact],
+    as_of: datetime,
+    unknown: list[tuple[str, str, str, str, str]] | None = None,
+    spans: dict[tuple[str, str, str], tuple[datetime, datetime] | None] | None = None,
+) -> list[LagSample]:
+    """Every (artifact, regime, definition) with its lag; open artifacts are kept, right-censored
+    at `as_of` (lag = as_of - day0). Artifacts whose day 0 is after `as_of` are left out.
+
+    An artifact whose day 0 precedes everything collected from the evidence stream (or whose
+    stream is empty) is neither covered nor open but unknown: without evidence it is not known
+    to be open, and with evidence the lag is only an upper bound, unless the evidence is the
+    series' first release. It is left out of the samples and, when `unknown` is given, listed
+    there as (project, series, regime, definition, reason). Otherwise a partial backfill would
+    read as years of open lag, or as a confident lag that earlier evidence would shorten.
+    `spans`, when given, receives each (project, regime, definition)'s evidence window.
+    """
+    samples = []
+    for rule in rules:
+        day0s = day0_by_series(rule, releases)
+        for key, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
+            if day0 > as_of:
+                continue
+            samples.append(
+                LagSample(
+                    rule.project,
+                    key,
+                    rule.reference_regime,
+                    REFERENCE_DEFINITION,
+                    True,
+                    day0,
+                    day0_url,
+                    day0,
+                    0,
+                    "covered",
+                    day0_url,
+                )
+            )
+        for evidence in rule.evidence:
+            available = evidence_by_series(rule, evidence, releases, notes)
+            span = evidence_window(evidence, releases, notes)
+            window = span[0] if span else None
+            if spans is not None:
+                spans[(rule.project, evidence.regime, evidence.definition)] = span
+            for key, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
+                if day0 > as_of:
+                    continue
+                hit = available.get(key)
+                if hit is not None and hit[0] > as_of:
+                    hit = None  # found only after the as-of date: not covered yet
+                if (window is None or day0 < window) and not (hit is not None and hit[2]):
+                    # Collected from after day 0: no evidence says nothing, and evidence found
+                    # bounds the lag from above only (earlier evidence may not be collected).
+                    if unknown is not None:
+                        if window is None:
+                            reason = "no evidence collected from " + evidence.project
+                        elif hit is not None:
+                            reason = (
+                                f"evidence on {hit[0].date()}, but {evidence.project} "
+                                f"{evidence.kind}s are collected only from {window.date()}, "
+                                f"after day 0: the lag is at most "
+                                f"{(hit[0].date() - day0.date()).days} days"
+                            )
+                        else:
+                            reason = (
+                                f"day 0 precedes the first {evidence.project} "
+                                f"{evidence.kind} collected ({window.date()})"
+                            )
+                        unknown.append(
+                            (rule.project, key, evidence.regime, evidence.definition, reason)
+                        )
+                    continue
+                if hit is not None:
+                    lag = (hit[0].date() - day0.date()).days
+                    samples.append(
+                        LagSample(
+                            rule.project,
+                            key,
+                            evidence.regime,
+                            evidence.definition,
+                            evidence.primary,
+                            day0,
+                            day0_url,
+                            hit[0],
+                            lag,
+                            "covered",
+                            hit[1],
+                            lag < 0,
+                        )
+                    )
+                else:
+                    samples.append(
+                        LagSample(
+                            rule.project,
+                            key,
+                            evidence.regime,
+                            evidence.definition,
+                            evidence.primary,
+                            day0,
+                            day0_url,
+                            None,
+                            (as_of.date() - day0.date()).days,
+                            "open",
+                            "",
+                        )
+                    )
+    return samples

@@ -1,0 +1,313 @@
+"""Day-0 coverage lag of model families: days from a model being served by vLLM on CUDA (or
+from its first public weights) to the first dated evidence that a regime serves it.
+
+Pure functions like :mod:`tracker.metrics`, whose lag machinery this reuses: open artifacts are
+right-censored at ``as_of``, negative lags are kept and flagged, every row keeps its evidence URL,
+and a family whose day 0 precedes everything collected from a regime's evidence stream is
+``unknown`` for that regime (left truncation), not open and not late.
+
+The coverage rule (sources.yaml)::
+
+    - project: models
+      artifact: model
+      day0: [vllm_cuda, public_weights]      # the first is primary
+      regimes:
+        cuda:
+          - {definition: vllm_release, primary: true,
+             evidence: {project: vllm, kind: model_registry}}
+        neuron:
+          - {definition: nxd_inference, primary: true,
+             evidence: {project: nxd-inference, kind: note}}
+
+Day 0, two named definitions, never merged (each gives its own rows, ``day0_definition``):
+
+- ``vllm_cuda``: the first final vLLM release whose model registry lists the family's
+  architecture class (the alias table's ``vllm`` release), dated by the store's vLLM release of
+  that version when collected, else by the table's date for it;
+- ``public_weights``: the family's first public weights (alias table ``weights``).
+
+A family whose day 0 is unknown under a definition is listed in ``unknown`` (the data-quality
+list) for that definition, with the reason. Evidence: ``kind: note`` = a note of the evidence
+project naming the family with status ``supported`` (a note in a "Known issues" section states a
+limit, not support, nor does one under breaking changes, bug fixes, deprecations or removals,
+nor one under a heading or lead-in that says beta / preview; a note that also calls the family
+planned or dropped is not counted);
+``kind: model_registry`` (cuda) = the family's ``vllm_cuda`` day 0 itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from tracker.errors import ConfigError
+from tracker.measure.coverage import EvidenceRule
+from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_final
+from tracker.tagger.families import NOT_SUPPORT as _NOT_SUPPORT
+from tracker.tagger.families import FamilyTable
+
+DAY0_DEFINITIONS = ("vllm_cuda", "public_weights")
+MODEL_EVIDENCE_KINDS = ("note", "model_registry")
+# Sections of release notes whose items state limits, fixes or removals: a model named there
+# ("Models that depend on this removed kernel (including Llama 4 ...) should pin 2.28", "Pixtral
+# is supported up to batch size 32") is not being announced as supported.
+NOT_SUPPORT_SECTIONS = {
+    "Known issues",
+    "Breaking changes",
+    "Bug fixes",
+    "Resolved issues",
+    "Deprecations",
+    "Removals",
+    "Upcoming changes",
+}
+
+Unknown = tuple[str, str, str, str, str]  # project, series (family), regime, definition, reason
+
+
+@dataclass(frozen=True)
+class ModelCoverageRule:
+    project: str  # the id rows carry in their project column, e.g. "models"
+    day0: tuple[str, ...]  # day-0 definitions, the first primary
+    evidence: tuple[EvidenceRule, ...]
+
+
+def parse_model_coverage(
+    raw_rules: Sequence[Mapping[str, Any]], where: str
+) -> list[ModelCoverageRule]:
+    """The ``artifact: model`` rules of the coverage list (ConfigError naming the key)."""
+    out = []
+    for raw in raw_rules:
+        if not isinstance(raw, Mapping) or raw.get("artifact") != "model":
+            continue
+        name = f"coverage rule for {raw.get('project')!r}"
+        unknown = set(raw) - {"project", "artifact", "day0", "regimes"}
+        if unknown:
+            raise ConfigError(f"{where}: {name}: unknown key {sorted(unknown)[0]!r}")
+        day0 = tuple(raw.get("day0") or DAY0_DEFINITIONS)
+        bad = [d for d in day0 if d not in DAY0_DEFINITIONS]
+        if bad:
+            raise ConfigError(
+                f"{where}: {name}: day0 {bad[0]!r} is not one of {', '.join(DAY0_DEFINITIONS)}"
+            )
+        evidence = []
+        for regime, entries in (raw.get("regimes") or {}).items():
+            mine = []
+            for entry in entries or []:
+                ev = entry.get("evidence") if isinstance(entry, Mapping) else None
+                if (
+                    not isinstance(ev, Mapping)
+                    or "definition" not in entry
+                    or ev.get("kind") not in MODEL_EVIDENCE_KINDS
+                    or not ev.get("project")
+                ):
+                    raise ConfigError(
+                        f"{where}: {name}: regime {regime!r}: each entry needs 'definition' and "
+                        f"evidence with 'project' and 'kind' ({' or '.join(MODEL_EVIDENCE_KINDS)})"
+                    )
+                mine.append(
+                    EvidenceRule(
+                        str(regime),
+                        str(entry["definition"]),
+                        bool(entry.get("primary", False)),
+                        str(ev["project"]),
+                        str(ev["kind"]),
+                        "models",
+                    )
+                )
+            if sum(e.primary for e in mine) != 1:
+                raise ConfigError(
+                    f"{where}: {name}: regime {regime!r} needs exactly one definition marked "
+                    "primary: true"
+                )
+            evidence.extend(mine)
+        out.append(ModelCoverageRule(str(raw["project"]), day0, tuple(evidence)))
+    return out
+
+
+def day0_by_family(
+    table: FamilyTable,
+    definition: str,
+    releases: Sequence[ReleaseFact],
+    notes: Sequence[NoteFact] = (),
+) -> tuple[dict[str, tuple[datetime, str]], dict[str, str]]:
+    """(family -> (day 0, URL), family -> why unknown) under one day-0 definition.
+
+    ``vllm_cuda`` also reads vLLM's own release notes (notes of project ``vllm``, one per bullet
+    of a release body): a bullet that adds a model family ("New models: ...", "Added support for
+    ...") dates the first release serving it when it is earlier than the table's release, or
+    when the table names none: a new model needs no table edit to get its day 0."""
+    known: dict[str, tuple[datetime, str]] = {}
+    why: dict[str, str] = {}
+    collected = {
+        f.version: (f.occurred_at, f.url)
+        for f in sorted(releases, key=lambda f: f.occurred_at, reverse=True)
+        if f.project == "vllm" and is_final(f)
+    }
+    # Only notes about CUDA (or no regime in particular) date day 0 on CUDA: vLLM's notes also
+    # announce "[TPU] Added support for X", which is the TPU's coverage, not CUDA's day 0.
+    cuda_notes = [n for n in notes if n.regime in (None, "none", "cuda")]
+    from_notes = (
+        model_evidence(
+            EvidenceRule("cuda", "vllm_cuda", True, "vllm", "note", "models"), cuda_notes
+        )
+        if definition == "vllm_cuda"
+        else {}
+    )
+    for fid, fam in table.families.items():
+        if definition == "public_weights":
+            if fam.weights_date:
+                known[fid] = (fam.weights_date, fam.weights_url)
+            else:
+                why[fid] = "first public weights: date not known"
+        else:
+            hit = None
+            if fam.vllm:
+                hit = collected.get(fam.vllm.lstrip("v")) or table.vllm_releases.get(fam.vllm)
+            noted = from_notes.get(fid)
+            if noted and (hit is None or noted[0] < hit[0]):
+                hit = noted
+            if hit:
+                known[fid] = hit
+            elif fam.vllm:
+                why[fid] = f"first vLLM release {fam.vllm}: its date is not known"
+            else:
+                why[fid] = "first vLLM release listing its architecture: not known"
+    return known, why
+
+
+def note_context(attrs: Mapping[str, Any]) -> str:
+    """Where a note sits, for :func:`model_evidence`: its canonical section, heading and lead-in
+    topic joined by " | " (a heading "Llama 4 model support (beta)" makes every item under it
+    beta, including "Llama 4 is tested on Trn2")."""
+    return " | ".join(str(attrs.get(k) or "") for k in ("section", "heading", "topic"))
+
+
+def _not_support_context(context: str) -> bool:
+    section = context.split(" | ", 1)[0]
+    return section in NOT_SUPPORT_SECTIONS or bool(_NOT_SUPPORT.search(context.lower()))
+
+
+def model_evidence(
+    evidence: EvidenceRule, notes: Sequence[NoteFact]
+) -> dict[str, tuple[datetime, str]]:
+    """Earliest supported mention per family in the evidence project's notes (rules in the
+    module doc); the earliest wins and keeps its URL."""
+    found: dict[str, tuple[datetime, str]] = {}
+    for note in notes:
+        if note.project != evidence.project:
+            continue
+        denied = {fam for fam, status, _ in note.models if status in ("planned", "dropped")}
+        for fam, status, context in note.models:
+            if status != "supported" or fam in denied or _not_support_context(context):
+                continue
+            if fam not in found or note.occurred_at < found[fam][0]:
+                found[fam] = (note.occurred_at, note.url)
+    return found
+
+
+def model_lag_samples(
+    rules: Sequence[ModelCoverageRule],
+    table: FamilyTable,
+    releases: Sequence[ReleaseFact],
+    notes: Sequence[NoteFact],
+    as_of: datetime,
+    unknown: list | None = None,
+    spans: dict | None = None,
+) -> list[LagSample]:
+    """Every (family, regime, definition, day-0 definition) with its lag; see the module doc."""
+    samples: list[LagSample] = []
+    for rule in rules:
+        # Read once per rule, not once per day-0 definition: the registry (the vllm_cuda day 0
+        # and the cuda evidence) and each regime's evidence stream with its window.
+        registry, registry_why = day0_by_family(table, "vllm_cuda", releases, notes)
+        streams: list[tuple[EvidenceRule, dict, datetime | None]] = []
+        for ev in rule.evidence:
+            if ev.kind == "model_registry":
+                streams.append((ev, registry, None))
+                continue
+            times = [n.occurred_at for n in notes if n.project == ev.project]
+            streams.append((ev, model_evidence(ev, notes), min(times) if times else None))
+            if spans is not None:
+                spans[(rule.project, ev.regime, ev.definition)] = (
+                    (min(times), max(times)) if times else None
+                )
+        for d_index, d_def in enumerate(rule.day0):
+            day0s, why = (
+                (registry, registry_why)
+                if d_def == "vllm_cuda"
+                else day0_by_family(table, d_def, releases, notes)
+            )
+            if unknown is not None:
+                for fid, reason in sorted(why.items()):
+                    unknown.append((rule.project, fid, "all", d_def, f"day 0 unknown: {reason}"))
+            for ev, found, window in streams:
+                primary = ev.primary and d_index == 0
+                for fid, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
+                    if day0 > as_of:
+                        continue
+                    hit = found.get(fid)
+                    covered = hit is not None and hit[0] <= as_of
+                    if ev.kind == "note" and (window is None or day0 < window):
+                        if unknown is not None:
+                            unknown.append(
+                                (rule.project, fid, ev.regime, ev.definition,
+                                 _truncated(ev, d_def, day0, window, hit if covered else None))
+                            )  # fmt: skip
+                        continue
+                    if covered and hit is not None:
+                        available: datetime | None = hit[0]
+                        lag, status, url = (hit[0].date() - day0.date()).days, "covered", hit[1]
+                    elif ev.kind == "model_registry" and hit is None:
+                        # No date for the family's first vLLM release at all: unknown. A known
+                        # release after as-of leaves the family open on CUDA (below).
+                        if unknown is not None:
+                            unknown.append(
+                                (rule.project, fid, ev.regime, ev.definition,
+                                 f"{d_def} day 0 known, first vLLM release date not known")
+                            )  # fmt: skip
+                        continue
+                    else:
+                        available, status, url = None, "open", ""
+                        lag = (as_of.date() - day0.date()).days
+                    samples.append(
+                        LagSample(
+                            rule.project,
+                            fid,
+                            ev.regime,
+                            ev.definition,
+                            primary,
+                            day0,
+                            day0_url,
+                            available,
+                            lag,
+                            status,
+                            url,
+                            status == "covered" and lag < 0,
+                            "model",
+                            d_def,
+                        )  # fmt: skip
+                    )
+    return samples
+
+
+def _truncated(
+    ev: EvidenceRule,
+    d_def: str,
+    day0: datetime,
+    window: datetime | None,
+    hit: tuple[datetime, str] | None,
+) -> str:
+    if window is None:
+        return f"no notes collected from {ev.project}"
+    if hit:
+        return (
+            f"{d_def} day 0 {day0.date()} precedes the first {ev.project} note collected "
+            f"({window.date()}); evidence on {hit[0].date()}: the lag is at most "
+            f"{(hit[0].date() - day0.date()).days} days"
+        )
+    return (
+        f"{d_def} day 0 {day0.date()} precedes the first {ev.project} note collected "
+        f"({window.date()})"
+    )

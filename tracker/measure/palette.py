@@ -1,0 +1,29 @@
+"""How each regime is drawn, in every chart of the report and of the digest: one colour and
+one marker shape per regime, and one order (the reference first)."""
+
+from __future__ import annotations
+
+REGIME_COLOURS = {
+    "cuda": "#76b900",
+    "rocm": "#ed1c24",
+    "xla": "#4285f4",
+    "neuron": "#ff9900",
+    "none": "#888888",
+}
+REGIME_MARKERS = {"cuda": "o", "rocm": "s", "xla": "^", "neuron": "D", "none": "x"}
+REGIME_ORDER = ("cuda", "rocm", "xla", "neuron", "none")
+
+
+def colour(regime: str) -> str:
+    """The regime's colour (grey for a regime without one)."""
+    return REGIME_COLOURS.get(regime, "#555555")
+
+
+def marker(regime: str) -> str:
+    """The regime's marker shape."""
+    return REGIME_MARKERS.get(regime, "v")
+
+
+def ordered(regimes) -> list[str]:
+    """Regimes in the charts' order: cuda, rocm, xla, neuron, none, then others by name."""
+    return sorted(regimes, key=lambda r: (REGIME_ORDER.index(r) if r in REGIME_ORDER else 99, r))

@@ -1,0 +1,305 @@
+"""Is the gap closing? Trend figures with their uncertainty, and verdicts only when supported.
+
+Pure functions, no I/O (the report and the CLI feed rows in and get trends out). Method and
+reasons in docs/methodology.md ("Is the gap closing?"); in short:
+
+- **Lag trend** of one artifact group (one project, or all projects pooled) on one regime under
+  one definition: the Theil-Sen slope of lag (days) against day 0 (years), i.e. days of lag
+  gained (+) or lost (-) per year of day 0. An open artifact's lag is only a lower bound
+  (lag >= as_of - day0), so each pair of artifacts gives an *interval* of possible slopes, and
+  the median of the pairs' lower ends and the median of their upper ends bracket the slope the
+  complete data would give, whatever the open artifacts' final lags turn out to be
+  (:func:`slope_bracket`). The 90% interval is a percentile bootstrap over artifacts: the 5th
+  percentile of the lower end to the 95th percentile of the upper end. Open artifacts are never
+  dropped: a late open artifact pushes the upper end up, so it can never make the gap look
+  like it is closing.
+- **Verdict** ("closing", "widening", "no clear change", "too few artifacts"): closing only
+  when the whole interval is below 0, widening only when it is all above 0, and no verdict at
+  all from fewer than :data:`MIN_TREND_ARTIFACTS` artifacts.
+- **Period medians**: Kaplan-Meier median lag of artifacts whose day 0 is in the last 12 months
+  against the 12 months before, each with its count of artifacts and of open ones.
+- **Rates** (CI job pass rate, friction share): the last 4 ISO weeks against the 8 before, with
+  counts, and Newcombe's score interval for the difference of two proportions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from tracker.measure.lag import LagSample
+from tracker.measure.survival import median_lag
+
+MIN_TREND_ARTIFACTS = 6  # fewer artifacts in a group: "too few artifacts", never a verdict
+LEVEL = 0.90  # every interval here is a 90% interval
+BOOTSTRAP_SAMPLES = 2000
+BOOTSTRAP_SEED = 13  # fixed: the same facts and as_of give the same report
+PERIOD_DAYS = 365  # "last 12 months" and "the 12 months before", by day 0
+RECENT_WEEKS = 4  # rates: the last 4 ISO weeks ...
+PRIOR_WEEKS = 8  # ... against the 8 before
+MIN_CI_JOBS = 30  # jobs counted in each window, else "too few jobs"
+MIN_FRICTION_EVENTS = 20  # friction + optimization events in each window, else "too few events"
+POOLED = "all projects"  # the artifact group of a regime's rows pooled over projects
+POOLED_DEFINITION = "primary"  # pooled rows take each project's primary definition
+DAYS_PER_YEAR = 365.25
+
+CLOSING, WIDENING, NO_CLEAR_CHANGE, TOO_FEW = (
+    "closing",
+    "widening",
+    "no clear change",
+    "too few artifacts",
+)
+IMPROVING, WORSENING = "improving", "worsening"
+
+
+# -- the lag slope ---------------------------------------------------------------------------
+def pair_bounds(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """For every pair i < j with x_i != x_j (same-x pairs have no slope), the lowest and highest
+    slope the pair can have. A covered lag is exact; an open one is a lower bound. Ordering
+    each pair so that x_a < x_b: an open later lag raises the slope without limit (upper end
+    +inf), an open earlier lag lowers it (lower end -inf), both open bound nothing."""
+    xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
+    i, j = np.triu_indices(len(xs), k=1)
+    keep = xs[i] != xs[j]
+    i, j = i[keep], j[keep]
+    swap = xs[i] > xs[j]
+    a, b = np.where(swap, j, i), np.where(swap, i, j)  # x[a] < x[b]
+    slope = (ys[b] - ys[a]) / (xs[b] - xs[a])
+    low = np.where(obs[a], slope, -np.inf)  # an open earlier lag may be longer: slope lower
+    high = np.where(obs[b], slope, np.inf)  # an open later lag may be longer: slope higher
+    return low, high
+
+
+def _median(values: np.ndarray) -> float:
+    """The median, with infinities allowed (one infinite middle value makes it infinite)."""
+    if values.size == 0:
+        return math.nan
+    ordered = np.sort(values)
+    mid = values.size // 2
+    if values.size % 2:
+        return float(ordered[mid])
+    lo, hi = float(ordered[mid - 1]), float(ordered[mid])
+    if lo == hi:
+        return lo
+    return lo / 2 + hi / 2  # inf / 2 is inf; -inf and +inf never meet (see pair_bounds)
+
+
+def slope_bracket(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[float, float]:
+    """(low, high): the Theil-Sen slope of the complete data lies in [low, high] for any final
+    lags of the open artifacts (each pair's true slope is within its bounds, and the median is
+    monotone). Without open artifacts low == high == the Theil-Sen slope. NaN when no pair has
+    two different x."""
+    low, high = pair_bounds(x, y, observed)
+    return _median(low), _median(high)
+
+
+def bootstrap_interval(
+    x: ArrayLike,
+    y: ArrayLike,
+    observed: ArrayLike,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = LEVEL,
+) -> tuple[float, float]:
+    """Percentile bootstrap over artifacts (resampled with replacement, open ones with their
+    flag): the (1-level)/2 quantile of the bracket's low end and the (1+level)/2 quantile of its
+    high end. Resamples with a single distinct x give no slope and are left out."""
+    xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
+    rng = np.random.default_rng(seed)
+    lows, highs = [], []
+    for _ in range(samples):
+        pick = rng.integers(0, len(xs), len(xs))
+        low, high = slope_bracket(xs[pick], ys[pick], obs[pick])
+        if not math.isnan(low):
+            lows.append(low)
+            highs.append(high)
+    if not lows:
+        return math.nan, math.nan
+    tail = (1 - level) / 2
+    # "inverted_cdf" picks an observed value, so an infinite upper end stays infinite
+    return (
+        float(np.quantile(lows, tail, method="inverted_cdf")),
+        float(np.quantile(highs, 1 - tail, method="inverted_cdf")),
+    )
+
+
+def slope_verdict(n: int, ci_low: float, ci_high: float, minimum: int = MIN_TREND_ARTIFACTS) -> str:
+    """Words only when the data support them: the whole interval below 0 is closing, above 0
+    widening; anything else (including an interval open at one end that spans 0) no clear
+    change; fewer than `minimum` artifacts never get a verdict."""
+    if n < minimum or math.isnan(ci_low) or math.isnan(ci_high):
+        return TOO_FEW
+    if ci_high < 0:
+        return CLOSING
+    if ci_low > 0:
+        return WIDENING
+    return NO_CLEAR_CHANGE
+
+
+# -- per group --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LagTrend:
+    """The trend of one artifact group on one regime under one definition."""
+
+    group: str  # a project id, or POOLED
+    regime: str
+    definition: str
+    artifacts: int
+    open: int
+    slope_low: float | None  # days of lag per year of day 0: bracket (None: no slope)
+    slope_high: float | None  # may be +inf: open artifacts leave it unbounded
+    ci_low: float | None  # 90% interval (may be -inf / +inf)
+    ci_high: float | None
+    verdict: str
+    recent_median: float | None  # KM median lag, day 0 in the last 12 months (None: not reached)
+    recent_artifacts: int
+    recent_open: int
+    prior_median: float | None  # ... in the 12 months before
+    prior_artifacts: int
+    prior_open: int
+    first_day0: date | None
+    last_day0: date | None
+
+    def row(self) -> dict:
+        """Plain values for CSV, JSON and the store (infinities as +inf / -inf floats)."""
+        return {
+            "artifact_group": self.group,
+            "regime": self.regime,
+            "definition": self.definition,
+            "artifacts": self.artifacts,
+            "open": self.open,
+            "slope_low": self.slope_low,
+            "slope_high": self.slope_high,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "verdict": self.verdict,
+            "min_artifacts": MIN_TREND_ARTIFACTS,
+            "recent_median": self.recent_median,
+            "recent_artifacts": self.recent_artifacts,
+            "recent_open": self.recent_open,
+            "prior_median": self.prior_median,
+            "prior_artifacts": self.prior_artifacts,
+            "prior_open": self.prior_open,
+            "first_day0": self.first_day0,
+            "last_day0": self.last_day0,
+        }
+
+
+def _finite_or_none(value: float) -> float | None:
+    """NaN (no slope) as None; infinities stay (an open end is information)."""
+    return None if math.isnan(value) else value
+
+
+def lag_trend(
+    samples: Sequence[LagSample],
+    as_of: datetime,
+    group: str,
+    regime: str,
+    definition: str,
+    samples_n: int = BOOTSTRAP_SAMPLES,
+) -> LagTrend:
+    """The trend of one group's samples (all of them: covered and open)."""
+    x = [s.day0.timestamp() / 86400 / DAYS_PER_YEAR for s in samples]
+    y = [float(s.lag_days) for s in samples]
+    obs = [s.status == "covered" for s in samples]
+    n, n_open = len(samples), sum(not o for o in obs)
+    if n >= 2:
+        low, high = slope_bracket(x, y, obs)
+        ci_low, ci_high = bootstrap_interval(x, y, obs, samples_n)
+    else:
+        low = high = ci_low = ci_high = math.nan
+    recent_from = as_of - timedelta(days=PERIOD_DAYS)
+    prior_from = recent_from - timedelta(days=PERIOD_DAYS)
+    recent = [s for s in samples if recent_from < s.day0 <= as_of]
+    prior = [s for s in samples if prior_from < s.day0 <= recent_from]
+    return LagTrend(
+        group,
+        regime,
+        definition,
+        n,
+        n_open,
+        _finite_or_none(low),
+        _finite_or_none(high),
+        _finite_or_none(ci_low),
+        _finite_or_none(ci_high),
+        slope_verdict(n, ci_low, ci_high),
+        median_lag(recent),
+        len(recent),
+        sum(s.status == "open" for s in recent),
+        median_lag(prior),
+        len(prior),
+        sum(s.status == "open" for s in prior),
+        min((s.day0.date() for s in samples), default=None),
+        max((s.day0.date() for s in samples), default=None),
+    )
+
+
+def definition_label(sample: LagSample) -> str:
+    """The definition a trend row is keyed by: model families have two day-0 definitions, one
+    row each, and are never one trend of both ("nxd_inference, day 0 vllm_cuda")."""
+    if sample.artifact == "model":
+        return f"{sample.definition}, day 0 {sample.day0_definition}"
+    return sample.definition
+
+
+def lag_trends(
+    samples: Sequence[LagSample],
+    as_of: datetime,
+    reference_regime: str = "cuda",
+    group_of: Callable[[LagSample], str] | None = None,
+    samples_n: int = BOOTSTRAP_SAMPLES,
+) -> list[LagTrend]:
+    """Trends per (artifact group, regime, definition) for every definition, and per regime
+    pooled over framework projects under each project's primary definition (group POOLED,
+    definition POOLED_DEFINITION); model families get rows of their own per day-0 definition
+    and stay out of the pool. `group_of` names a sample's artifact group (default: its
+    project). The reference regime (lag 0 by definition) is left out."""
+    group_of = group_of or (lambda s: s.project)
+    groups: dict[tuple[str, str, str], list[LagSample]] = defaultdict(list)
+    pooled: dict[str, list[LagSample]] = defaultdict(list)
+    for s in samples:
+        if s.regime == reference_regime:
+            continue
+        groups[(group_of(s), s.regime, definition_label(s))].append(s)
+        if s.artifact == "model":
+            continue  # another kind of artifact, another lag: not pooled with framework series
+        if s.primary:
+            pooled[s.regime].append(s)
+    out = [
+        lag_trend(group, as_of, *key, samples_n=samples_n) for key, group in sorted(groups.items())
+    ]
+    out += [
+        lag_trend(group, as_of, POOLED, regime, POOLED_DEFINITION, samples_n=samples_n)
+        for regime, group in sorted(pooled.items())
+    ]
+    return out
+
+
+def trend_line(samples: Sequence[LagSample]) -> tuple[float | None, float, float, float] | None:
+    """What a chart may draw of the Theil-Sen bracket: (slope in days per day or None, intercept
+    in days at x = 0 days since the epoch, low and high ends of the bracket per year). The slope
+    is the bracket's end nearer zero, and only when both ends have one sign: with open
+    artifacts the low end alone, drawn through their current lags, would slope down as if the
+    gap were closing while their final lags may undo it. None without a slope at all."""
+    if len(samples) < 2:
+        return None
+    x = np.array([s.day0.timestamp() / 86400 for s in samples])
+    y = np.array([float(s.lag_days) for s in samples])
+    obs = [s.status == "covered" for s in samples]
+    low, high = slope_bracket(x / DAYS_PER_YEAR, y, obs)
+    if not math.isfinite(low):
+        return None
+    if low == high or (low > 0 and high > 0):
+        drawn: float | None = low
+    elif low < 0 and high < 0:
+        drawn = high
+    else:
+        drawn = None
+    per_day = (drawn or 0.0) / DAYS_PER_YEAR
+    return (per_day if drawn is not None else None), float(np.median(y - per_day * x)), low, high

@@ -1,0 +1,262 @@
+"""Trend figures for people and files: the "Is the gap closing?" table, `tracker lag --trend`,
+the lag_trend table, summary.json and the digest's one line per regime.
+
+The numbers come from tracker.trend (pure); this module only gathers its inputs from the store
+and words and formats its outputs. Every slope is labelled as a bracket when open artifacts
+leave it one, and every verdict sits beside the counts it rests on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from tracker.measure.lag import LagSample
+from tracker.measure.rate_trend import RateTrend, ci_trends, friction_trends
+from tracker.measure.trend import (
+    LEVEL,
+    MIN_CI_JOBS,
+    MIN_FRICTION_EVENTS,
+    MIN_TREND_ARTIFACTS,
+    POOLED,
+    PRIOR_WEEKS,
+    RECENT_WEEKS,
+    LagTrend,
+    lag_trends,
+)
+
+TREND_COLUMNS = [
+    "artifact_group",
+    "regime",
+    "definition",
+    "artifacts",
+    "open",
+    "slope_low",
+    "slope_high",
+    "ci_low",
+    "ci_high",
+    "verdict",
+    "min_artifacts",
+    "recent_median",
+    "recent_artifacts",
+    "recent_open",
+    "prior_median",
+    "prior_artifacts",
+    "prior_open",
+    "first_day0",
+    "last_day0",
+]
+THRESHOLDS = (
+    f"verdicts need at least {MIN_TREND_ARTIFACTS} artifacts (lag), {MIN_CI_JOBS} CI jobs and "
+    f"{MIN_FRICTION_EVENTS} friction + optimization events in each window; intervals are "
+    f"{LEVEL:.0%}; rates compare the last {RECENT_WEEKS} ISO weeks with the {PRIOR_WEEKS} before"
+)
+
+
+@dataclass
+class Trends:
+    """Everything the report shows about trends."""
+
+    lag: list[LagTrend]
+    ci: list[RateTrend] = field(default_factory=list)
+    friction: list[RateTrend] = field(default_factory=list)
+    reference: str = "cuda"
+
+    def regimes(self) -> list[str]:
+        found = {t.regime for t in self.lag} | {t.regime for t in self.ci + self.friction}
+        return sorted(r for r in found if r != "none")
+
+
+def compute_trends(
+    samples: Sequence[LagSample],
+    as_of: datetime,
+    pass_rates: Sequence[dict] = (),
+    friction: Sequence[dict] = (),
+    reference_regime: str = "cuda",
+) -> Trends:
+    return Trends(
+        lag_trends(samples, as_of, reference_regime),
+        ci_trends(pass_rates, as_of),
+        friction_trends(friction, as_of),
+        reference_regime,
+    )
+
+
+# -- words and numbers -------------------------------------------------------------------------
+def days(value: float | None, signed: bool = True) -> str:
+    """A number of days for people: unbounded ends in words, never "inf"."""
+    if value is None:
+        return "-"
+    if math.isinf(value):
+        return "unbounded" if value > 0 else "-unbounded"
+    # small non-zero values keep a decimal: "+0" would read as "exactly no change"
+    digits = 1 if 0 < abs(value) < 10 else 0
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def slope_text(t: LagTrend) -> str:
+    """ "-34 d/yr", or "-42 to +19 d/yr" when open artifacts leave a bracket."""
+    if t.slope_low is None:
+        return "-"
+    if t.slope_low == t.slope_high:
+        return f"{days(t.slope_low)} d/yr"
+    return f"{days(t.slope_low)} to {days(t.slope_high)} d/yr"
+
+
+def interval_text(low: float | None, high: float | None, unit: str = "") -> str:
+    if low is None or high is None:
+        return "-"
+    return f"{days(low)} to {days(high)}{unit}"
+
+
+def median_text(median: float | None, n: int, n_open: int) -> str:
+    if n == 0:
+        return "no artifacts"
+    value = "not reached" if median is None else f"{median:.0f} d"
+    return f"{value} ({n} artifacts, {n_open} open)"
+
+
+def rate_text(t: RateTrend | None, what: str = "data") -> str:
+    """The rate comparison in words; without a trend, says that the window holds no `what`
+    (a stale CI stream reads as "no jobs in the last 12 weeks", not as a bare dash)."""
+    if t is None:
+        return f"no {what} in the last {RECENT_WEEKS + PRIOR_WEEKS} weeks"
+
+    def pct(hits: int, total: int) -> str:
+        return f"{hits / total:.0%} of {total}" if total else "none"
+
+    change = ""
+    if t.ci_low is not None and t.ci_high is not None:
+        change = f", change {t.ci_low * 100:+.0f} to {t.ci_high * 100:+.0f} pts"
+    return (
+        f"{t.verdict}: {pct(t.recent_hits, t.recent_total)} (last {RECENT_WEEKS} wk) vs "
+        f"{pct(t.prior_hits, t.prior_total)} ({PRIOR_WEEKS} wk before){change}"
+    )
+
+
+# -- tables ---------------------------------------------------------------------------------
+def headline(trends: Trends) -> list[dict]:
+    """One row per regime for the "Is the gap closing?" table: the lag trend pooled over
+    projects under each project's primary definition, CI job pass rate and friction share."""
+    rows = []
+    pooled = {t.regime: t for t in trends.lag if t.group == POOLED}
+    ci = {t.regime: t for t in trends.ci}
+    friction = {t.regime: t for t in trends.friction}
+    for regime in trends.regimes():
+        lag = pooled.get(regime)
+        missing = "reference: lag 0" if regime == trends.reference else "no lag data"
+        rows.append(
+            {
+                "regime": regime,
+                "verdict": lag.verdict if lag else missing,
+                "slope": slope_text(lag) if lag else "-",
+                "interval": interval_text(lag.ci_low, lag.ci_high, " d/yr") if lag else "-",
+                "artifacts": f"{lag.artifacts} ({lag.open} open)" if lag else "-",
+                "recent": median_text(lag.recent_median, lag.recent_artifacts, lag.recent_open)
+                if lag
+                else "-",
+                "prior": median_text(lag.prior_median, lag.prior_artifacts, lag.prior_open)
+                if lag
+                else "-",
+                "ci": rate_text(ci.get(regime), "CI jobs"),
+                "friction": rate_text(friction.get(regime), "tagged events"),
+            }
+        )
+    return rows
+
+
+def csv_value(value) -> str:
+    """Infinite ends as "inf" / "-inf" (what Python and PostgreSQL read back), None as ""."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return "inf" if value == math.inf else "-inf" if value == -math.inf else f"{value:.1f}"
+    return str(value)
+
+
+def table_rows(trends: Sequence[LagTrend]) -> list[dict]:
+    """Rows of `tracker lag --trend` (columns TREND_COLUMNS), pooled rows last."""
+    return [{k: csv_value(v) for k, v in t.row().items()} for t in trends]
+
+
+def store_rows(trends: Sequence[LagTrend], as_of: datetime) -> list[dict]:
+    """Rows for the lag_trend table (first/last day 0 are not stored: lag_samples has them)."""
+    return [
+        {k: v for k, v in t.row().items() if k not in ("first_day0", "last_day0")}
+        | {"as_of": as_of}
+        for t in trends
+    ]
+
+
+def json_ready(trends: Trends) -> dict:
+    """For summary.json: strict JSON (no Infinity): unbounded ends as the strings "inf" /
+    "-inf", numbers rounded to 0.1 day."""
+
+    def clean(row: dict) -> dict:
+        out = {}
+        for k, v in row.items():
+            if isinstance(v, float):
+                v = csv_value(v) if math.isinf(v) else round(v, 3 if "rate" in k else 1)
+            out[k] = v.isoformat() if hasattr(v, "isoformat") else v
+        return out
+
+    return {
+        "method": "docs/methodology.md#is-the-gap-closing-the-trend-figures",
+        "thresholds": THRESHOLDS,
+        "by_regime": headline(trends),
+        "lag": [clean(t.row()) for t in trends.lag],
+        "ci_job_pass_rate": [clean(t.row()) for t in trends.ci],
+        "friction_share": [clean(t.row()) for t in trends.friction],
+    }
+
+
+def digest_lines(trends: Trends) -> list[str]:
+    """One line per regime for the digest: the verdict, the figure and its counts, e.g.
+    "rocm: lag gap no clear change (-42 to +19 d/yr, 90%: -80 to unbounded; 10 artifacts,
+    2 open; KM median 65 d last 12 months vs 133 d before); CI job pass rate ...; friction ..."."""
+    return [f"{regime}: {text}" for regime, text in digest_line_by_regime(trends).items()]
+
+
+def digest_line_by_regime(trends: Trends) -> dict[str, str]:
+    """The digest's trend text per regime (what `digest_lines` prefixes with the regime)."""
+    ci = {t.regime: t for t in trends.ci}
+    friction = {t.regime: t for t in trends.friction}
+    lines = {}
+    for row in headline(trends):
+        regime = row["regime"]
+        lag = next((t for t in trends.lag if t.group == POOLED and t.regime == regime), None)
+        if lag is None:
+            text = f"lag gap: {row['verdict']}"
+        else:
+            text = (
+                f"lag gap {lag.verdict} ({slope_text(lag)}, {LEVEL:.0%}: "
+                f"{interval_text(lag.ci_low, lag.ci_high)}; {lag.artifacts} artifacts, "
+                f"{lag.open} open; KM median "
+                f"{median_text(lag.recent_median, lag.recent_artifacts, lag.recent_open)} "
+                f"last 12 months vs "
+                f"{median_text(lag.prior_median, lag.prior_artifacts, lag.prior_open)} before)"
+            )
+        if regime in ci:
+            text += f"; CI job pass rate {rate_text(ci[regime])}"
+        if regime in friction:
+            text += f"; friction share {rate_text(friction[regime])}"
+        lines[regime] = text
+    return lines
+
+
+def trend_digest_lines(config, store, as_of: datetime) -> list[str]:
+    """The digest's lines computed from the store (what tracker/digest.py calls)."""
+    from tracker.measure.facts import compute_lag
+
+    reference = next((r.id for r in config.regimes if r.reference), "cuda")
+    samples = compute_lag(config, store, as_of)
+    trends = compute_trends(
+        samples,
+        as_of,
+        store.view_rows("v_ci_pass_rate_weekly"),
+        store.view_rows("v_friction_weekly"),
+        reference,
+    )
+    return digest_lines(trends)

@@ -1,0 +1,251 @@
+"""The report: lag, CI pass-rate and friction series as CSV / JSON, PNG charts and one HTML page.
+
+Everything collected is untrusted: the HTML is rendered by Jinja2 with autoescape on. Every lag
+row carries the URL of its evidence, and every rate sits beside its counts.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from tracker.config import Config
+from tracker.measure import trend_figures
+from tracker.measure.facts import compute_lag
+from tracker.measure.formats import http_only, percent
+from tracker.measure.lag import LAG_CSV_COLUMNS, LagSample
+from tracker.measure.model_summary import REGIMES as MODEL_REGIMES
+from tracker.measure.model_summary import model_matrix
+from tracker.measure.survival import LagSummary, summarize
+from tracker.store import Store
+
+log = logging.getLogger("tracker.report")
+TABLE_WEEKS = 12  # weeks of CI and friction rows in the HTML tables (the CSVs hold them all)
+
+
+def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[dict]:
+    return [
+        {
+            "project": s.project,
+            "series": s.series,
+            "regime": s.regime,
+            "definition": s.definition,
+            "is_primary": s.primary,
+            "day0": s.day0,
+            "day0_url": s.day0_url,
+            "available": s.available,
+            "lag_days": s.lag_days,
+            "status": s.status,
+            "negative": s.negative,
+            "evidence_url": s.evidence_url,
+            "as_of": as_of,
+            "artifact": s.artifact,
+            "day0_definition": s.day0_definition,
+        }
+        for s in samples
+    ]
+
+
+def write_lag_csv(samples: Sequence[LagSample], stream) -> None:
+    """The `tracker lag` CSV (docs/methodology.md, coverage lag)."""
+    writer = csv.DictWriter(stream, fieldnames=LAG_CSV_COLUMNS)
+    writer.writeheader()
+    for sample in samples:
+        writer.writerow(sample.csv_row())
+
+
+def _write_csv(path: Path, rows: Sequence[dict], columns: Sequence[str]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _summary_row(s: LagSummary, spans: dict | None = None) -> dict[str, Any]:
+    span = (spans or {}).get((s.project, s.regime, s.definition))
+    row = {
+        "project": s.project,
+        "regime": s.regime,
+        "definition": s.definition,
+        "primary": str(s.primary).lower(),
+        "period": s.period,
+        "artifacts": s.artifacts,
+        "covered": s.covered,
+        "open": s.open,
+        "km_median_days": "" if s.km_median_days is None else s.km_median_days,
+    }
+    for days, (hits, base) in s.within.items():
+        row[f"within_{days}d"] = f"{hits}/{base}"
+    row["evidence_from"] = span[0].date().isoformat() if span else ""
+    row["evidence_through"] = span[1].date().isoformat() if span else ""
+    row["artifact"] = s.artifact
+    row["day0_definition"] = s.day0_definition
+    return row
+
+
+def write_report(
+    config: Config,
+    store: Store,
+    out_dir: Path,
+    as_of: datetime | None = None,
+    banner: str | None = None,
+) -> list[str]:
+    """Write lag / pass-rate / friction CSVs, summary.json, PNG charts and index.html into
+    `out_dir`; refresh the lag_samples and lag_trend tables. `banner` (e.g. "built from a
+    replay") is shown at the top of the page and kept in summary.json. Without `as_of`, a
+    replayed store reports as of its snapshot date and a live one as of now
+    (tracker/store/asof.py). Returns console lines."""
+    from tracker.measure.staleness import stale_definitions, stale_sources
+    from tracker.store.asof import AsOf, default_as_of
+
+    point = AsOf(as_of, explicit=True) if as_of else default_as_of(store) or AsOf(datetime.now(UTC))
+    as_of = point.when
+    out_dir.mkdir(parents=True, exist_ok=True)
+    unknown: list = []
+    spans: dict = {}
+    samples = compute_lag(config, store, as_of, unknown, spans)
+    store.replace_lag_samples(lag_rows_for_store(samples, as_of))
+    summaries = summarize(samples, as_of)
+    # Views have no inherent order (PostgreSQL returns any): sort, so files and tables are stable.
+    pass_rates = sorted(
+        store.view_rows("v_ci_pass_rate_weekly"),
+        key=lambda r: (r["project"] or "", r["regime"] or "", r["week"]),
+    )
+    friction = sorted(
+        store.view_rows("v_friction_weekly"), key=lambda r: (r["regime"] or "", r["week"])
+    )
+    overrides = store.overrides()
+    reference = next((r.id for r in config.regimes if r.reference), "cuda")
+    trends = trend_figures.compute_trends(samples, as_of, pass_rates, friction, reference)
+    store.replace_lag_trend(trend_figures.store_rows(trends.lag, as_of))
+    # Data quality: streams that ended long before as-of (their open rows age with the silence).
+    stale = stale_sources(store, config, as_of)
+    stale_keys = stale_definitions(spans, as_of, config.report)
+
+    with (out_dir / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
+        write_lag_csv(samples, handle)
+    summary_rows = [_summary_row(s, spans) for s in summaries]
+    for row in summary_rows:
+        row["evidence_stale"] = str(
+            (row["project"], row["regime"], row["definition"]) in stale_keys
+        ).lower()
+    _write_csv(
+        out_dir / "lag_summary.csv",
+        summary_rows,
+        list(summary_rows[0]) if summary_rows else ["project"],
+    )
+    _write_csv(
+        out_dir / "ci_pass_rate_weekly.csv",
+        pass_rates,
+        [
+            "project",
+            "regime",
+            "week",
+            "runs_passed",
+            "runs_failed",
+            "jobs_passed",
+            "jobs_failed",
+            "run_pass_rate",
+            "job_pass_rate",
+        ],
+    )
+    _write_csv(
+        out_dir / "friction_weekly.csv",
+        friction,
+        ["regime", "week", "friction", "optimization", "neutral", "friction_ratio"],
+    )
+    (out_dir / "summary.json").write_text(
+        json.dumps(
+            {
+                "as_of": as_of.isoformat(),
+                "as_of_label": point.label,
+                "stale_sources": stale,
+                "data": banner or "collected upstream data",
+                "gap_trend": trend_figures.json_ready(trends),
+                "lag_primary": [
+                    r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"
+                ],
+                "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
+                "lag_unknown": [
+                    dict(
+                        zip(("project", "series", "regime", "definition", "reason"), u, strict=True)
+                    )
+                    for u in unknown
+                ],
+                "ci_pass_rate_weekly": pass_rates,
+                "friction_weekly": friction,
+                "analyst_overrides": overrides,
+            },
+            indent=1,
+            default=str,
+        ),
+        encoding="utf-8",
+    )
+
+    from tracker.report import charts, model_charts
+
+    images = charts.draw_all(out_dir, samples, as_of, pass_rates, friction)
+    model_image = (
+        "model_lag_matrix.png"
+        if model_charts.model_matrix_chart(out_dir / "model_lag_matrix.png", samples, as_of)
+        else None
+    )
+    env = Environment(
+        loader=PackageLoader("tracker.report", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+    )
+    env.filters["http_only"] = http_only
+    env.filters["percent"] = percent
+    html = env.get_template("report.html.j2").render(
+        as_of=as_of,
+        banner=banner,
+        trend=trend_figures.headline(trends),
+        trend_thresholds=trend_figures.THRESHOLDS,
+        as_of_label=point.label,
+        stale=stale,
+        headline=[r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"],
+        summaries=[s for s in summaries if s.period == "all"],
+        samples=samples,
+        pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
+        friction=latest_weeks(friction, TABLE_WEEKS),
+        images=images,
+        negative=[s for s in samples if s.negative],
+        # model families whose day 0 itself is unknown (regime "all") are listed apart
+        unknown=[u for u in unknown if u[2] != "all"],
+        day0_unknown=[u for u in unknown if u[2] == "all"],
+        overrides=overrides,
+        model_image=model_image,
+        model_rows=model_matrix(samples),
+        model_regimes=MODEL_REGIMES,
+    )
+    (out_dir / "index.html").write_text(html, encoding="utf-8")
+    covered = sum(s.status == "covered" for s in samples)
+    return [
+        f"report: {out_dir / 'index.html'} ({len(samples)} lag samples: {covered} covered, "
+        f"{len(samples) - covered} open, {len(unknown)} before the evidence reaches; "
+        f"{len({r['week'] for r in pass_rates})} CI weeks; "
+        f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)"
+    ] + _as_of_lines(point, stale)
+
+
+def _as_of_lines(point, stale: Sequence[dict]) -> list[str]:
+    """The console's note on a replayed snapshot's as-of date and on stale streams (a live run
+    without stale streams prints what it printed before)."""
+    if point.snapshot is None and not stale:
+        return []
+    names = ", ".join(r["source_id"] for r in stale[:5]) + (", ..." if len(stale) > 5 else "")
+    return [f"report {point.label}" + (f"; {len(stale)} stale source(s): {names}" if stale else "")]
+
+
+def latest_weeks(rows: Sequence[dict], weeks: int) -> list[dict]:
+    """The rows of the newest `weeks` ISO weeks present, newest week first (every project and
+    regime of those weeks: cutting by row count dropped whole projects)."""
+    keep = set(sorted({r["week"] for r in rows})[-weeks:])
+    return sorted((r for r in rows if r["week"] in keep), key=lambda r: r["week"], reverse=True)

@@ -1,0 +1,323 @@
+"""The store: engine, migrations, bulk upserts (SQLite and PostgreSQL), source state, locks,
+read-only queries.
+
+Writes go through Core executemany upserts on the stable event id: no per-row ORM objects and no
+RETURNING on the bulk path, so the store is never the slow side of a backfill.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, func, select, update
+from sqlalchemy import event as sa_event
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
+
+from tracker.errors import StoreError, first_line
+from tracker.records import Event, now_utc
+from tracker.store.reads import StoreQueries
+from tracker.store.state import SourceStates
+from tracker.store.tables import events
+
+MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+EVENT_COLUMNS = [c.name for c in events.columns]
+# Re-collecting an event refreshes everything but these: first-seen survives, as does provenance
+# of manual imports.
+_KEEP_ON_UPSERT = {"id", "first_seen_at", "imported"}
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, (set, tuple)):
+        return list(value)
+    return str(value)
+
+
+_ENCODE = json.JSONEncoder(default=_json_default, ensure_ascii=False).encode
+
+
+def _dumps(value: Any) -> str:
+    return _ENCODE(value)
+
+
+class Store(StoreQueries, SourceStates):
+    """One database (SQLite file or PostgreSQL), addressed by SQLAlchemy URL."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        try:
+            self.engine: Engine = create_engine(url, json_serializer=_dumps, future=True)
+        except (SQLAlchemyError, ImportError, ValueError) as exc:
+            raise StoreError(f"cannot open database {self.safe_url}: {exc}") from None
+        self.dialect = self.engine.dialect.name
+        if self.dialect == "sqlite":
+            sa_event.listen(self.engine, "connect", _sqlite_pragmas)
+
+    @property
+    def safe_url(self) -> str:
+        """The URL with any password hidden, for messages."""
+        return (
+            self.engine.url.render_as_string(hide_password=True)
+            if hasattr(self, "engine")
+            else re.sub(r":[^:@/]+@", ":***@", self.url)
+        )
+
+    # -- schema ----------------------------------------------------------------------------
+    def _alembic_config(self, connection: Connection | None = None):
+        from alembic.config import Config as AlembicConfig
+
+        cfg = AlembicConfig(str(MIGRATIONS.parent / "alembic.ini"))
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        cfg.attributes["url"] = self.url
+        if connection is not None:
+            cfg.attributes["connection"] = connection
+        return cfg
+
+    def init_db(self) -> str:
+        """Upgrade the schema to the newest migration; return the revision."""
+        from alembic import command
+        from alembic.util.exc import CommandError
+
+        with self._connect() as conn:
+            try:
+                command.upgrade(self._alembic_config(conn), "head")
+            except CommandError as exc:  # a revision this code does not know: a newer tracker's
+                raise StoreError(
+                    f"{self.safe_url}: {exc}: the database was migrated by a newer "
+                    "tracker; upgrade tracker instead"
+                ) from None
+            conn.commit()
+        return self.current_revision() or "?"
+
+    def head_revision(self) -> str:
+        from alembic.script import ScriptDirectory
+
+        return ScriptDirectory.from_config(self._alembic_config()).get_current_head() or ""
+
+    def current_revision(self) -> str | None:
+        from alembic.runtime.migration import MigrationContext
+
+        with self._connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+
+    def ensure_current(self) -> None:
+        """Raise StoreError unless the schema is at the newest migration."""
+        current, head = self.current_revision(), self.head_revision()
+        if current != head:
+            where = "an empty database" if current is None else f"revision {current}"
+            known = current is None or current.isdigit() and int(current) < int(head or 0)
+            advice = (
+                "run `tracker init-db` first"
+                if known
+                else "it was migrated by a newer tracker: upgrade tracker"
+            )
+            raise StoreError(f"{self.safe_url} is {where}, the code expects {head}: {advice}")
+
+    @contextmanager
+    def _connect(self) -> Iterator[Connection]:
+        try:
+            with self.engine.connect() as conn:
+                yield conn
+        except (OperationalError, DatabaseError) as exc:  # unreachable, or not a database file
+            raise StoreError(f"database {self.safe_url}: {first_line(exc)}") from None
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """One transaction: committed on success, rolled back on any exception."""
+        driver_error = self.engine.dialect.loaded_dbapi.OperationalError
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except (OperationalError, driver_error) as exc:
+            raise StoreError(
+                f"database {self.safe_url}: {first_line(exc)} (nothing was written)"
+            ) from None
+
+    # -- events ----------------------------------------------------------------------------
+    def _insert(self):
+        if self.dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        return insert
+
+    def upsert_events(
+        self,
+        conn: Connection,
+        items: Iterable[Event],
+        *,
+        imported: bool = False,
+        seen_at: datetime | None = None,
+    ) -> tuple[int, int]:
+        """Insert or refresh events by id; return (rows written, rows that were new).
+
+        A re-collected event keeps its first_seen_at; a vanished one that reappears is unmarked.
+        """
+        seen_at = seen_at or now_utc()
+        rows: dict[str, dict] = {}
+        for item in items:  # duplicates within one batch: the last one wins
+            rows[item.id] = event_row(item, seen_at, imported)
+        if not rows:
+            return 0, 0
+        sources = sorted({row["source_id"] for row in rows.values()})
+        before = self._count_for(conn, sources)
+        values = list(rows.values())
+        if self.dialect == "postgresql":
+            self._copy_upsert(conn, values)
+        else:
+            self._executemany_upsert(conn, values)
+        return len(values), self._count_for(conn, sources) - before
+
+    def _upsert_statement(self):
+        stmt = self._insert()(events)
+        return stmt.on_conflict_do_update(
+            index_elements=[events.c.id],
+            set_={
+                name: stmt.excluded[name] for name in EVENT_COLUMNS if name not in _KEEP_ON_UPSERT
+            },
+        )
+
+    def _bind_processors(self) -> list:
+        dialect = self.engine.dialect
+        return [c.type.dialect_impl(dialect).bind_processor(dialect) for c in events.columns]
+
+    def _executemany_upsert(self, conn: Connection, values: list[dict]) -> None:
+        """SQLite: the compiled upsert through the driver's executemany (Core's per-row
+        parameter handling costs more than the insert itself), bind processors applied."""
+        compiled = self._upsert_statement().compile(dialect=self.engine.dialect)
+        order = (
+            [compiled.positiontup.index(name) for name in EVENT_COLUMNS]
+            if compiled.positiontup
+            else None
+        )
+        if order is None or len(compiled.positiontup) != len(EVENT_COLUMNS):
+            conn.execute(self._upsert_statement(), values)  # other dialects: plain Core
+            return
+        processors = self._bind_processors()
+        positions = sorted(range(len(EVENT_COLUMNS)), key=lambda i: order[i])
+        params = []
+        for row in values:
+            bound = [
+                row[name] if proc is None else proc(row[name])
+                for name, proc in zip(EVENT_COLUMNS, processors, strict=True)
+            ]
+            params.append(tuple(bound[i] for i in positions))
+        raw = conn.connection.driver_connection
+        assert raw is not None  # a connection in use has its driver connection
+        raw.executemany(str(compiled), params)
+
+    def _copy_upsert(self, conn: Connection, values: list[dict]) -> None:
+        """PostgreSQL: COPY into a temporary staging table, then one INSERT ... SELECT ...
+        ON CONFLICT. Several times faster than executemany; same transaction as the caller."""
+        columns = ", ".join(EVENT_COLUMNS)
+        updates = ", ".join(
+            f"{name} = EXCLUDED.{name}" for name in EVENT_COLUMNS if name not in _KEEP_ON_UPSERT
+        )
+        raw = conn.connection.driver_connection
+        assert raw is not None  # a connection in use has its driver connection
+        with raw.cursor() as cursor:
+            cursor.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS events_stage "
+                "(LIKE events INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
+            )
+            cursor.execute("TRUNCATE events_stage")
+            with cursor.copy(f"COPY events_stage ({columns}) FROM STDIN") as copy:
+                for row in values:
+                    copy.write_row(
+                        [
+                            _dumps(row[name]) if name in ("labels", "attrs") else row[name]
+                            for name in EVENT_COLUMNS
+                        ]
+                    )
+            cursor.execute(
+                f"INSERT INTO events ({columns}) SELECT {columns} FROM events_stage "
+                f"ON CONFLICT (id) DO UPDATE SET {updates}"
+            )
+            cursor.execute("TRUNCATE events_stage")
+
+    @staticmethod
+    def _count_for(conn: Connection, sources: Sequence[str]) -> int:
+        return conn.execute(
+            select(func.count()).select_from(events).where(events.c.source_id.in_(sources))
+        ).scalar_one()
+
+    def mark_vanished(
+        self, conn: Connection, source_id: str, external_ids: Iterable[str], when: datetime
+    ) -> int:
+        """Mark events that disappeared upstream; they are kept, never deleted."""
+        ids = list(external_ids)
+        if not ids:
+            return 0
+        result = conn.execute(
+            update(events)
+            .where(
+                events.c.source_id == source_id,
+                events.c.external_id.in_(ids),
+                events.c.vanished_at.is_(None),
+            )
+            .values(vanished_at=when)
+        )
+        return result.rowcount or 0
+
+    def iter_events(
+        self, source_id: str | None = None, kind: str | None = None, batch: int = 2000
+    ) -> Iterator[dict]:
+        """All events as dicts, oldest first (for export and tests)."""
+        query = select(events).order_by(events.c.occurred_at, events.c.id)
+        if source_id:
+            query = query.where(events.c.source_id == source_id)
+        if kind:
+            query = query.where(events.c.kind == kind)
+        with self._connect() as conn:
+            result = conn.execution_options(yield_per=batch).execute(query)
+            for row in result.mappings():
+                yield dict(row)
+
+
+def open_store(url: str) -> Store:
+    """A Store for `url` (see tracker.config.database_url for the defaults)."""
+    return Store(url)
+
+
+def event_row(item: Event, seen_at: datetime, imported: bool = False) -> dict[str, Any]:
+    """The `events` row of one Event."""
+    return {
+        "id": item.id,
+        "source_id": item.source_id,
+        "project": item.project,
+        "kind": item.kind,
+        "external_id": item.external_id,
+        "occurred_at": item.occurred_at,
+        "title": item.title or "",
+        "body": item.body or "",
+        "url": item.url or "",
+        "version": item.version,
+        "regime": item.regime,
+        "labels": list(item.labels),
+        "state": item.state,
+        "outcome": item.outcome,
+        "ended_at": item.ended_at,
+        "updated_at": item.updated_at,
+        "attrs": dict(item.attrs),
+        "first_seen_at": seen_at,
+        "last_seen_at": seen_at,
+        "vanished_at": None,
+        "imported": imported,
+    }
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL lets analysts read while the nightly writes; busy_timeout waits out a short lock.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()

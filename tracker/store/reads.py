@@ -1,0 +1,249 @@
+"""The store's read side and tag rows: what the tagger, the metrics and analysts ask of it.
+
+A mixin of `tracker.store.Store` (which owns the engine, the write path, state and locks), kept
+apart so each module stays readable. Everything here is either a read or a small write that
+is not on the collection path (tags, analyst overrides, lag samples).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy.exc import SQLAlchemyError
+
+from tracker.errors import StoreError, first_line
+from tracker.records import now_utc
+from tracker.store.tables import events, lag_samples, lag_trend, tag_overrides, tags
+
+_READ_ONLY_START = re.compile(
+    r"^\s*(select|with|explain|values|show|table|pragma\s+table_info)\b", re.IGNORECASE
+)
+DOCUMENTED_VIEWS = (
+    "v_ci_pass_rate_weekly",
+    "v_friction_weekly",
+    "v_lag_series",
+    "v_event_tags",
+    "v_lag_trend",
+)
+# What the tagger reads: CI runs and jobs are measured by their outcome (the pass-rate view),
+# not by what their names say.
+TAGGED_KINDS = ("release", "note", "issue")
+
+
+class StoreQueries:
+    """Tags, metrics inputs and outputs, analyst queries (mixed into Store)."""
+
+    if TYPE_CHECKING:  # what Store provides to this mixin
+        engine: Engine
+        dialect: str
+
+        def _connect(self) -> AbstractContextManager[Connection]: ...
+        def transaction(self) -> AbstractContextManager[Connection]: ...
+        def _insert(self) -> Any: ...
+
+    # -- tags ------------------------------------------------------------------------------
+    def events_to_tag(self, retag: bool = False, batch: int = 5000) -> Iterator[dict]:
+        """Events needing a tag (all of them with `retag`): id, title, body, labels, section,
+        source_regime. TAGGED_KINDS only."""
+        query = select(
+            events.c.id,
+            events.c.title,
+            events.c.body,
+            events.c.labels,
+            events.c.attrs,
+            events.c.regime,
+        ).where(events.c.kind.in_(TAGGED_KINDS))
+        if not retag:
+            query = query.where(~events.c.id.in_(select(tags.c.event_id)))
+        with self._connect() as conn:
+            for row in conn.execution_options(yield_per=batch).execute(query):
+                attrs = row.attrs or {}
+                yield {
+                    "id": row.id,
+                    "title": row.title,
+                    "body": row.body,
+                    "labels": list(row.labels or []),
+                    "section": attrs.get("section"),
+                    "source_regime": row.regime,
+                }
+
+    def save_tags(self, rows: list[dict]) -> None:
+        """Upsert tag rows (event_id, tag, score, regime, mentions, tagger_version)."""
+        if not rows:
+            return
+        now = now_utc()
+        values = [{**row, "tagged_at": now} for row in rows]
+        insert = self._insert()
+        stmt = insert(tags)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[tags.c.event_id],
+            set_={c.name: stmt.excluded[c.name] for c in tags.columns if c.name != "event_id"},
+        )
+        with self.transaction() as conn:
+            for start in range(0, len(values), 5000):
+                conn.execute(stmt, values[start : start + 5000])
+
+    def set_override(self, event_id: str, tag: str, regime: str | None = None) -> None:
+        """An analyst's class (and regime) for one event, kept across re-tagging."""
+        with self.transaction() as conn:
+            found = conn.execute(select(events.c.kind).where(events.c.id == event_id)).first()
+            if found is None:
+                raise StoreError(f"no event with id {event_id!r} (see `tracker export events`)")
+            if found.kind not in TAGGED_KINDS:
+                raise StoreError(
+                    f"event {event_id!r} is a {found.kind}: CI runs and jobs are not "
+                    "tagged (they make the CI pass-rate series), so an override "
+                    "would show nowhere"
+                )
+            insert = self._insert()
+            stmt = insert(tag_overrides).values(
+                event_id=event_id, tag=tag, regime=regime, set_at=now_utc()
+            )
+            conn.execute(
+                stmt.on_conflict_do_update(
+                    index_elements=[tag_overrides.c.event_id],
+                    set_={"tag": tag, "regime": regime, "set_at": now_utc()},
+                )
+            )
+
+    def overrides(self) -> list[dict]:
+        """Every analyst override with its event and what the tagger said, oldest first (the
+        report lists them: a number an analyst changed is shown as such)."""
+        query = (
+            select(
+                events.c.id,
+                events.c.source_id,
+                events.c.kind,
+                events.c.title,
+                events.c.url,
+                events.c.occurred_at,
+                tag_overrides.c.tag,
+                tag_overrides.c.regime,
+                tag_overrides.c.set_at,
+                tags.c.tag.label("tagger_tag"),
+                tags.c.regime.label("tagger_regime"),
+            )
+            .select_from(
+                tag_overrides.join(events, events.c.id == tag_overrides.c.event_id).outerjoin(
+                    tags, tags.c.event_id == events.c.id
+                )
+            )
+            .order_by(tag_overrides.c.set_at, events.c.id)
+        )
+        with self._connect() as conn:
+            return [dict(row) for row in conn.execute(query).mappings()]
+
+    # -- metrics inputs and outputs --------------------------------------------------------
+    def coverage_events(self, projects: Iterable[str]) -> Iterator[dict]:
+        """Releases and notes of `projects` with the tagger's mentions (if tagged): the facts
+        the lag metric reads.
+
+        Keys: id, project, kind, version, occurred_at, url, attrs, mentions, regime (the
+        tagger's, else the source's)."""
+        query = (
+            select(
+                events.c.id,
+                events.c.project,
+                events.c.kind,
+                events.c.version,
+                events.c.occurred_at,
+                events.c.url,
+                events.c.attrs,
+                tags.c.mentions,
+                func.coalesce(tags.c.regime, events.c.regime).label("regime"),
+            )
+            .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
+            .where(
+                events.c.project.in_(sorted(set(projects))), events.c.kind.in_(("release", "note"))
+            )
+            # A fixed order: of two pieces of evidence with the same time the first read
+            # wins, and it must be the same one on SQLite and PostgreSQL.
+            .order_by(events.c.occurred_at, events.c.id)
+        )
+        with self._connect() as conn:
+            for row in conn.execution_options(yield_per=5000).execute(query).mappings():
+                yield dict(row)
+
+    def replace_lag_samples(self, rows: list[dict]) -> None:
+        """Swap in the lag samples of one report run (one transaction: readers see old or new)."""
+        with self.transaction() as conn:
+            conn.execute(lag_samples.delete())
+            if rows:
+                conn.execute(lag_samples.insert(), rows)
+
+    def replace_lag_trend(self, rows: list[dict]) -> None:
+        """Swap in the lag trends of one report run (one transaction, like the samples)."""
+        with self.transaction() as conn:
+            conn.execute(lag_trend.delete())
+            if rows:
+                conn.execute(lag_trend.insert(), rows)
+
+    def view_rows(self, view: str) -> list[dict]:
+        """All rows of one of the documented SQL views."""
+        if view not in DOCUMENTED_VIEWS:
+            raise ValueError(f"not a documented view: {view}")
+        with self._connect() as conn:
+            return [dict(r) for r in conn.exec_driver_sql(f"SELECT * FROM {view}").mappings()]
+
+    # -- analysts --------------------------------------------------------------------------
+    def read_only_query(self, sql: str) -> tuple[list[str], list[tuple]]:
+        """Run one read-only statement; a write is refused, never executed."""
+        statement = sql.strip().rstrip(";").strip()
+        if ";" in _strip_sql_strings(statement):
+            raise StoreError("one statement at a time, please (found ';' inside the query)")
+        if not _READ_ONLY_START.match(_strip_sql_comments(statement)):
+            raise StoreError(
+                "refused: `tracker query` runs read-only statements "
+                "(SELECT / WITH / EXPLAIN); nothing was executed"
+            )
+        try:
+            with self.engine.connect() as conn:
+                driver_errors = conn.dialect.loaded_dbapi.Error
+                if self.dialect == "sqlite":
+                    conn.exec_driver_sql("PRAGMA query_only = ON")
+                elif self.dialect == "postgresql":
+                    conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+                try:
+                    if self.dialect == "postgresql":
+                        columns, rows = _one_statement_postgres(conn, statement)
+                    else:  # sqlite3 itself refuses a second statement
+                        result = conn.exec_driver_sql(statement)
+                        columns = list(result.keys()) if result.returns_rows else []
+                        rows = [tuple(r) for r in result] if result.returns_rows else []
+                finally:
+                    conn.rollback()
+                    if self.dialect == "sqlite":
+                        conn.exec_driver_sql("PRAGMA query_only = OFF")
+        except (SQLAlchemyError, driver_errors) as exc:
+            raise StoreError(f"query failed: {first_line(exc)}") from None
+        return columns, rows
+
+
+def _one_statement_postgres(conn, statement: str) -> tuple[list[str], list[tuple]]:
+    """Run `statement` through PostgreSQL's extended protocol, which takes exactly one
+    statement: text the lexical check misreads (a '--' inside a string, $$-quoting) cannot
+    smuggle a COMMIT, and a write after it, out of the read-only transaction."""
+    cursor = conn.connection.driver_connection.cursor()
+    try:
+        cursor.execute(statement, prepare=True)
+        if cursor.description is None:
+            return [], []
+        return [column.name for column in cursor.description], [tuple(r) for r in cursor.fetchall()]
+    finally:
+        cursor.close()
+
+
+# Strings, quoted names and comments, read left to right (a '--' inside a string is a string).
+_SQL_LEXEMES = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def _strip_sql_comments(sql: str) -> str:
+    return _SQL_LEXEMES.sub(lambda m: m.group() if m.group()[0] in "'\"" else " ", sql)
+
+
+def _strip_sql_strings(sql: str) -> str:
+    return _SQL_LEXEMES.sub(lambda m: "''" if m.group()[0] in "'\"" else " ", sql)

@@ -1,0 +1,233 @@
+"""SQLAlchemy tables (Core), on a naming convention so Alembic migrations stay stable.
+
+The store writes through Core statements (bulk upserts, no per-row ORM objects): it must never be
+the slow side of a backfill.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+
+from tracker.records import EVENT_TEXT_LIMITS as _LIMIT
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+Json = JSON().with_variant(JSONB(), "postgresql")
+
+
+class UTCDateTime(TypeDecorator):
+    """Timestamps are UTC everywhere: stored as UTC, read back timezone-aware (SQLite keeps
+    no offset, so naive values read from it are UTC by construction)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+Timestamp = UTCDateTime()
+
+events = Table(
+    "events",
+    metadata,
+    Column("id", String(32), primary_key=True, comment="hash of (source_id, external_id)"),
+    Column("source_id", String(_LIMIT["source_id"]), nullable=False),
+    Column("project", String(_LIMIT["project"]), nullable=False),
+    Column("kind", String(16), nullable=False, comment="release | note | issue | ci_run | ci_job"),
+    Column("external_id", String(_LIMIT["external_id"]), nullable=False),
+    Column("occurred_at", Timestamp, nullable=False, comment="UTC time of the fact"),
+    Column("title", Text, nullable=False),
+    Column("body", Text, nullable=False, default=""),
+    Column("url", Text, nullable=False, default="", comment="provenance"),
+    Column("version", String(_LIMIT["version"])),
+    Column(
+        "regime", String(_LIMIT["regime"]), comment="from the source; NULL = the tagger decides"
+    ),
+    Column("labels", Json, nullable=False, default=list),
+    Column("state", String(_LIMIT["state"]), comment="issue state or raw CI state / conclusion"),
+    Column(
+        "outcome", String(_LIMIT["outcome"]), comment="CI: passed | failed | NULL (not counted)"
+    ),
+    Column("ended_at", Timestamp, comment="issue closed / CI run finished"),
+    Column("updated_at", Timestamp),
+    Column("attrs", Json, nullable=False, default=dict),
+    Column("first_seen_at", Timestamp, nullable=False, comment="kept across re-collection"),
+    Column("last_seen_at", Timestamp, nullable=False),
+    Column("vanished_at", Timestamp, comment="set when the item disappeared upstream"),
+    Column(
+        "imported",
+        Boolean,
+        nullable=False,
+        default=False,
+        comment="manual evidence from import-events",
+    ),
+)
+Index("ix_events_source_occurred", events.c.source_id, events.c.occurred_at)
+Index("ix_events_project_kind_occurred", events.c.project, events.c.kind, events.c.occurred_at)
+Index("ix_events_kind_occurred", events.c.kind, events.c.occurred_at)
+
+tags = Table(
+    "tags",
+    metadata,
+    Column("event_id", String(32), ForeignKey("events.id", ondelete="CASCADE"), primary_key=True),
+    Column("tag", String(16), nullable=False, comment="friction | optimization | neutral"),
+    Column("score", Float, nullable=False),
+    Column("regime", String(32), nullable=False),
+    Column("mentions", Json, nullable=False, default=list),
+    Column("tagger_version", String(50), nullable=False),
+    Column("tagged_at", Timestamp, nullable=False),
+)
+
+tag_overrides = Table(
+    "tag_overrides",
+    metadata,
+    Column("event_id", String(32), ForeignKey("events.id", ondelete="CASCADE"), primary_key=True),
+    Column("tag", String(16), nullable=False),
+    Column("regime", String(32)),
+    Column("set_at", Timestamp, nullable=False),
+)
+
+source_state = Table(
+    "source_state",
+    metadata,
+    Column("source_id", String(200), primary_key=True),
+    Column("cursor", Timestamp, comment="max event time saved, never past a run's start"),
+    Column("state", Json, nullable=False, default=dict, comment="the collector's own state"),
+    Column("last_run_at", Timestamp),
+    Column("last_success_at", Timestamp),
+    Column("last_status", String(16)),
+    Column("last_error", Text),
+    Column("requests", Integer, nullable=False, default=0),
+    Column("not_modified", Integer, nullable=False, default=0),
+    Column("rate_remaining", Integer),
+)
+
+http_cache = Table(
+    "http_cache",
+    metadata,
+    Column("source_id", String(200), primary_key=True),
+    Column("url", Text, primary_key=True),
+    Column("etag", Text),
+    Column("last_modified", Text),
+    Column("updated_at", Timestamp, nullable=False),
+)
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("batch", String(40), nullable=False, comment="one collect / nightly invocation"),
+    Column("source_id", String(200), nullable=False),
+    Column("started_at", Timestamp, nullable=False),
+    Column("finished_at", Timestamp),
+    Column("status", String(16), nullable=False, comment="ok | failed | partial | skipped"),
+    Column("events_seen", Integer, nullable=False, default=0),
+    Column("events_new", Integer, nullable=False, default=0),
+    Column("items_skipped", Integer, nullable=False, default=0),
+    Column("requests", Integer, nullable=False, default=0),
+    Column("not_modified", Integer, nullable=False, default=0),
+    Column("rate_remaining", Integer),
+    Column("error", Text),
+    Column("snapshot_date", Date, comment="replay: the cassette's snapshot date; live: NULL"),
+    Column("replay", Text, comment="replay: the cassette directory; live: NULL"),
+)
+Index("ix_runs_source_started", runs.c.source_id, runs.c.started_at)
+
+locks = Table(
+    "locks",
+    metadata,
+    Column("name", String(200), primary_key=True),
+    Column("holder", String(200), nullable=False),
+    Column("acquired_at", Timestamp, nullable=False),
+    Column("expires_at", Timestamp, nullable=False),
+)
+
+lag_samples = Table(
+    "lag_samples",
+    metadata,
+    Column("project", String(100), primary_key=True),
+    Column("series", String(50), primary_key=True),
+    Column("regime", String(32), primary_key=True),
+    Column("definition", String(100), primary_key=True),
+    Column("is_primary", Boolean, nullable=False),
+    Column("day0", Timestamp, nullable=False),
+    Column("day0_url", Text, nullable=False),
+    Column("available", Timestamp),
+    Column("lag_days", Integer, nullable=False, comment="open rows: as_of - day0 (censored)"),
+    Column("status", String(16), nullable=False, comment="covered | open"),
+    Column("negative", Boolean, nullable=False, comment="available before day 0: check it"),
+    Column("evidence_url", Text, nullable=False),
+    Column("as_of", Timestamp, nullable=False),
+    Column("artifact", String(16), nullable=False, comment="framework | model"),
+    Column(
+        "day0_definition",
+        String(32),
+        primary_key=True,
+        comment="upstream_release (frameworks); vllm_cuda | public_weights (models)",
+    ),
+    comment="day-0 coverage lag per artifact, regime and definition; rewritten by each report",
+)
+
+lag_trend = Table(
+    "lag_trend",
+    metadata,
+    Column("artifact_group", String(100), primary_key=True, comment="a project, or 'all projects'"),
+    Column("regime", String(32), primary_key=True),
+    Column("definition", String(100), primary_key=True, comment="'primary' on pooled rows"),
+    Column("artifacts", Integer, nullable=False),
+    Column("open", Integer, nullable=False, comment="open (censored) artifacts, counted"),
+    Column("slope_low", Float, comment="days of lag per year of day 0: bracket low end"),
+    Column("slope_high", Float, comment="bracket high end; +Infinity: unbounded (open artifacts)"),
+    Column("ci_low", Float, comment="90% interval of the slope, low end"),
+    Column("ci_high", Float, comment="90% interval of the slope, high end"),
+    Column("verdict", String(32), nullable=False),
+    Column("min_artifacts", Integer, nullable=False, comment="fewer: 'too few artifacts'"),
+    Column("recent_median", Float, comment="KM median lag, day 0 in the last 12 months"),
+    Column("recent_artifacts", Integer, nullable=False),
+    Column("recent_open", Integer, nullable=False),
+    Column("prior_median", Float, comment="KM median lag, day 0 in the 12 months before"),
+    Column("prior_artifacts", Integer, nullable=False),
+    Column("prior_open", Integer, nullable=False),
+    Column("as_of", Timestamp, nullable=False),
+    comment=(
+        "is the lag gap closing? per artifact group, regime, definition; rewritten by each report"
+    ),
+)
