@@ -539,7 +539,7 @@ def test_batch_tokenizing_gives_each_texts_own_tokens(tagger):
     # NORMs and character offsets it gets tokenized alone, also next to special cases, markup,
     # stray separators and edge whitespace (those take the tokenized-alone path).
     from tracker.tagger.features import prepare
-    from tracker.tagger.rules import doc_rows, text_rows
+    from tracker.tagger.rows import doc_rows, text_rows
 
     texts = [
         "don't crash on MI300X :) e.g. vs. H100",
@@ -806,7 +806,8 @@ def test_batched_ngrams_equal_per_document_definition(title):
 def test_batch_decision_equals_one_text_at_a_time(tagger):
     # decide_batch reads a whole batch at once; each text must get the decision it gets alone
     # (no cue, weight or comparison window leaks across texts), with title cues weighing triple.
-    from tracker.tagger.rules import decide_batch, doc_rows, title_lengths
+    from tracker.tagger.rows import doc_rows, title_lengths
+    from tracker.tagger.rules import decide_batch
 
     texts = [
         "crash on MI300X\nworks on H100",

@@ -49,7 +49,7 @@ from tracker.tagger.compat import version_note_class
 from tracker.tagger.features import CLASSES, prepare
 from tracker.tagger.lexicon import install_norms
 from tracker.tagger.ngrams import NormColumns, extract_ngrams_batched
-from tracker.tagger.rules import text_rows
+from tracker.tagger.rows import text_rows
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 TAGGER_VERSION = "1.3.0"
@@ -134,7 +134,7 @@ def drop_special_cases(nlp: Language) -> None:
     word of the same string (the flag is per Doc, not per word): in real issue texts, where
     "don't", "e.g.", ":)" or a line break come early, most words were re-split by the prefix,
     suffix and infix regexes every time. Without special cases every word is cached: real texts
-    tokenize about 1.4x faster, and a batch can be tokenized as one string (``rules.text_rows``).
+    tokenize about 1.4x faster, and a batch can be tokenized as one string (``rows.text_rows``).
     What changes is small and the classifier is trained on it: "don't" stays one token (its
     NORM "don't"), "e.g." splits as "e.g" + "." and ":)" as ":" + ")".
     """
