@@ -523,6 +523,15 @@ class Harness:
             f"Whole-process figures, median of {self.repeat} runs, baselines from the same run "
             f"(`python -m benchmarks{' --quick' if mode == 'quick' else ''}`, {elapsed / 60:.1f} "
             f"min; peak memory: {MEMORY_METHOD}).",
+        ]
+        if mode == "quick":
+            lines += [
+                "",
+                "--quick: the sizes are stand-ins and each carries the target of the full size "
+                "it stands for (import 20k for 1M; report 20k / 50k / 100k for 200k / 1M / 5M; "
+                "nightly 20k for 1M).",
+            ]
+        lines += [
             "",
             "| benchmark | measure | value | baseline (same run) | target | |",
             "|---|---|---|---|---|---|",
