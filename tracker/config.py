@@ -6,10 +6,10 @@ Every error names the file, the source and the key, so that a cron mail says wha
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
@@ -92,9 +92,19 @@ def database_url(explicit: str | None = None) -> str:
     return url
 
 
-def read_config(path: str | os.PathLike | None, kinds: Mapping[str, Any]) -> Config:
+class KindKeys(Protocol):
+    """What config checking needs of a source kind: its kind-specific keys."""
+
+    @property
+    def required(self) -> Collection[str]: ...
+
+    @property
+    def optional(self) -> Collection[str]: ...
+
+
+def read_config(path: str | os.PathLike | None, kinds: Mapping[str, KindKeys]) -> Config:
     """Read sources.yaml: the top level, the regimes, and each source entry checked against the
-    source kinds in `kinds` (kind -> module declaring REQUIRED_KEYS / OPTIONAL_KEYS). The other
+    source kinds in `kinds` (kind -> its required / optional keys). The other
     sections are kept as data for the stage that owns them (tracker.jobs.config.load_config
     checks them too). Raises ConfigError naming file, source and key."""
     file = sources_path(path)
@@ -161,7 +171,11 @@ def _regime(file: Path, index: int, entry: Any) -> Regime:
 
 
 def _source(
-    file: Path, index: int, entry: Any, registry: Mapping[str, Any], regime_ids: set[str] | None
+    file: Path,
+    index: int,
+    entry: Any,
+    registry: Mapping[str, KindKeys],
+    regime_ids: set[str] | None,
 ) -> SourceSpec:
     if not isinstance(entry, dict):
         raise ConfigError(
@@ -178,8 +192,8 @@ def _source(
             f"(known: {', '.join(sorted(registry))})"
         )
     module = registry[kind]
-    required = set(getattr(module, "REQUIRED_KEYS", set()))
-    allowed = COMMON_KEYS | required | set(getattr(module, "OPTIONAL_KEYS", set()))
+    required = set(module.required)
+    allowed = COMMON_KEYS | required | set(module.optional)
     for key in sorted(entry):
         if key not in allowed:
             raise ConfigError(

@@ -1,16 +1,19 @@
 """Collector interface and registry.
 
-A collector kind is one module in this package that defines:
+A collector kind is one module in this package plus one line in ``KINDS`` below. The line names
+the module and the kind-specific keys of a source entry (required, optional), so sources.yaml is
+checked without importing any collector; the module is imported when the kind is first used
+(``collector_for``). The module defines:
 
-- ``KIND``: the ``kind:`` value in sources.yaml that selects it;
-- ``REQUIRED_KEYS`` / ``OPTIONAL_KEYS``: kind-specific keys of a source entry (sets of str);
+- ``KIND``: the ``kind:`` value in sources.yaml that selects it (the same as its ``KINDS`` key);
 - ``collect(ctx: CollectContext) -> Iterable[Event]``: fetch through ``ctx.http`` and yield events;
 - optionally ``parse(content: bytes, ctx: CollectContext) -> Iterable[Event]``: turn one fetched
   document into events with no network (used by ``collect`` and by ``tracker parse``);
 - optionally ``ASCENDING = True`` when ``collect`` yields in ascending cursor order, which lets
   the runner keep what was collected before a rate limit stopped the source.
 
-Modules are discovered automatically: adding a kind means adding one module, nothing else.
+Adding a kind means writing its module and registering it in ``KINDS``, nothing else (a test
+checks that every public module here is registered under its own ``KIND``).
 Collectors hold no state of their own; they never sleep, retry or set headers (that is
 ``tracker.http``), and they report a bad item with ``ctx.skip`` instead of failing the source.
 """
@@ -20,7 +23,6 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-import pkgutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import ModuleType
@@ -98,21 +100,67 @@ def load_json(
     return document
 
 
-def _discover() -> dict[str, ModuleType]:
-    registry: dict[str, ModuleType] = {}
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        kind = getattr(module, "KIND", None)
-        if kind:
-            registry[kind] = module
-    return registry
+@dataclass(frozen=True)
+class Kind:
+    """One registered collector kind: its module in this package (imported on first use) and the
+    kind-specific keys a source entry must have (`required`) or may have (`optional`)."""
+
+    module: str
+    required: frozenset[str] = frozenset()
+    optional: frozenset[str] = frozenset()
 
 
-REGISTRY: dict[str, ModuleType] = _discover()
+def _kind(module: str, required: set[str], optional: set[str] | None = None) -> Kind:
+    return Kind(module, frozenset(required), frozenset(optional or ()))
+
+
+# kind -> its module and keys. Config checking reads only this table: commands that never
+# collect (query, report, ...) import no collector and none of their parsers.
+KINDS: dict[str, Kind] = {
+    "atom_feed": _kind("atom_feed", {"url"}),
+    "buildkite": _kind(
+        "buildkite",
+        {"org", "pipeline"},
+        {"api_url", "branch", "job_regimes", "per_page", "backfill_days", "pending_max_days"},
+    ),
+    "changelog_markdown": _kind("changelog_markdown", {"url"}, {"package", "heading_level"}),
+    "compat_matrix": _kind("compat_matrix", {"url"}, {"format", "history_url", "frameworks"}),
+    "docker_tags": _kind("docker_tags", {"repository"}, {"url", "name_pattern"}),
+    "github_actions": _kind(
+        "github_actions",
+        {"repo"},
+        {
+            "api_url",
+            "workflows",
+            "workflow",
+            "branch",
+            "job_regimes",
+            "backfill_days",
+            "pending_max_days",
+        },
+    ),
+    "github_issues": _kind(
+        "github_issues",
+        {"repo"},
+        {"api_url", "labels", "exclude_labels", "include_pulls", "body_chars", "per_page"},
+    ),
+    "github_releases": _kind(
+        "github_releases", {"repo"}, {"api_url", "include_prereleases", "freshness_days"}
+    ),
+    "github_tags": _kind(
+        "github_tags", {"repo"}, {"api_url", "tag_pattern", "include_prereleases", "max_lookups"}
+    ),
+    "model_list": _kind("model_list", {"pages"}),
+    "pypi": _kind("pypi", {"package"}, {"url"}),
+    "release_notes": _kind(
+        "release_notes",
+        {"url"},
+        {"format", "version", "release_date", "history_url", "product", "releases"},
+    ),
+}
 
 
 def collector_for(kind: str) -> ModuleType:
-    """The module registered for `kind` (KeyError when there is none)."""
-    return REGISTRY[kind]
+    """The module registered for `kind`, imported now if it was not yet (KeyError when `kind` is
+    not registered)."""
+    return importlib.import_module(f"{__name__}.{KINDS[kind].module}")

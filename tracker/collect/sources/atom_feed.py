@@ -32,8 +32,6 @@ from tracker.records import Event
 from tracker.versions import parse_version, version_in_text
 
 KIND = "atom_feed"
-REQUIRED_KEYS = {"url"}
-OPTIONAL_KEYS: set[str] = set()
 TITLE_LIMIT = 300
 
 log = logging.getLogger("tracker.collect")

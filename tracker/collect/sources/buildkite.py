@@ -57,15 +57,6 @@ from tracker.records import Event
 
 KIND = "buildkite"
 AUTH = "buildkite"
-REQUIRED_KEYS = {"org", "pipeline"}
-OPTIONAL_KEYS = {
-    "api_url",
-    "branch",
-    "job_regimes",
-    "per_page",
-    "backfill_days",
-    "pending_max_days",
-}
 
 DEFAULT_API = "https://api.buildkite.com"
 DEFAULT_BACKFILL_DAYS = 30

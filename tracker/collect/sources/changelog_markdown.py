@@ -43,8 +43,6 @@ from tracker.records import Event
 from tracker.versions import parse_version
 
 KIND = "changelog_markdown"
-REQUIRED_KEYS = {"url"}
-OPTIONAL_KEYS = {"package", "heading_level"}
 
 # "<package> <version> (<date>)"; the version may be parenthesised in old JAX entries.
 _HEADING = re.compile(

@@ -42,8 +42,6 @@ from tracker.records import Event
 from tracker.versions import parse_version
 
 KIND = "compat_matrix"
-REQUIRED_KEYS = {"url"}
-OPTIONAL_KEYS = {"format", "history_url", "frameworks"}
 
 DEFAULT_FRAMEWORKS = ("pytorch", "tensorflow", "jax")
 NAMES = {

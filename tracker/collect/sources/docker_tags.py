@@ -33,8 +33,6 @@ from tracker.records import Event
 from tracker.versions import parse_version
 
 KIND = "docker_tags"
-REQUIRED_KEYS = {"repository"}
-OPTIONAL_KEYS = {"url", "name_pattern"}
 DEFAULT_URL = "https://hub.docker.com/v2/repositories/{repository}/tags?page_size=100"
 DEFAULT_PATTERN = (
     r"^rocm(?P<rocm>\d+(?:\.\d+)*)_vllm_(?P<version>\d+(?:\.\d+)+(?:\.post\d+)?)"

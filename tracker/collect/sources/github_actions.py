@@ -58,16 +58,6 @@ from tracker.records import Event
 
 KIND = "github_actions"
 AUTH = "github"
-REQUIRED_KEYS = {"repo"}
-OPTIONAL_KEYS = {
-    "api_url",
-    "workflows",
-    "workflow",
-    "branch",
-    "job_regimes",
-    "backfill_days",
-    "pending_max_days",
-}
 
 DEFAULT_API = "https://api.github.com"
 LISTING_CAP = 1000  # filtered run listings return at most this many results

@@ -41,8 +41,6 @@ from tracker.records import Event
 KIND = "github_issues"
 AUTH = "github"
 ASCENDING = True
-REQUIRED_KEYS = {"repo"}
-OPTIONAL_KEYS = {"api_url", "labels", "exclude_labels", "include_pulls", "body_chars", "per_page"}
 
 DEFAULT_API = "https://api.github.com"
 DEFAULT_BODY_CHARS = 2000

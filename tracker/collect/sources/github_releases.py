@@ -36,8 +36,6 @@ from tracker.versions import parse_version
 
 KIND = "github_releases"
 AUTH = "github"
-REQUIRED_KEYS = {"repo"}
-OPTIONAL_KEYS = {"api_url", "include_prereleases", "freshness_days"}
 
 DEFAULT_API = "https://api.github.com"
 DEFAULT_FRESHNESS_DAYS = 30

@@ -35,8 +35,6 @@ from tracker.versions import parse_version
 
 KIND = "github_tags"
 AUTH = "github"
-REQUIRED_KEYS = {"repo"}
-OPTIONAL_KEYS = {"api_url", "tag_pattern", "include_prereleases", "max_lookups"}
 DEFAULT_MAX_LOOKUPS = 200
 
 log = logging.getLogger("tracker.collect")

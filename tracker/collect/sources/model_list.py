@@ -39,8 +39,6 @@ from tracker.tagger.mentions import status_of
 from tracker.tagger.model_mentions import extract_model_mentions
 
 KIND = "model_list"
-REQUIRED_KEYS = {"pages"}
-OPTIONAL_KEYS: set[str] = set()
 
 _PASS = re.compile(r"\u2705|\bpassing\b|\bpass\b|\bsupported\b|\byes\b", re.I)
 _FAIL = re.compile(r"\u274c|\bfail", re.I)

@@ -28,8 +28,6 @@ from tracker.records import Event, parse_time
 from tracker.versions import parse_version
 
 KIND = "pypi"
-REQUIRED_KEYS = {"package"}
-OPTIONAL_KEYS = {"url"}
 DEFAULT_URL = "https://pypi.org/pypi/{package}/json"
 
 

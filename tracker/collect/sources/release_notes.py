@@ -58,8 +58,6 @@ from tracker.records import Event
 from tracker.versions import parse_version
 
 KIND = "release_notes"
-REQUIRED_KEYS = {"url"}
-OPTIONAL_KEYS = {"format", "version", "release_date", "history_url", "product", "releases"}
 
 DEFAULT_PRODUCTS = ("Neuron", "ROCm")
 
