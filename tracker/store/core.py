@@ -202,6 +202,7 @@ class Store(StoreQueries, SourceStates):
         seen_at = seen_at or now_utc()
         if self.dialect == "sqlite":
             seen, flag = sqlite_time(seen_at), int(imported)
+            assert seen is not None  # seen_at is a datetime
             params = {item.id: sqlite_row(item, seen, flag, _dumps) for item in items}
             if params:
                 raw = conn.connection.driver_connection
