@@ -15,7 +15,8 @@ checked without importing any collector; the module is imported when the kind is
 Adding a kind means writing its module and registering it in ``KINDS``, nothing else (a test
 checks that every public module here is registered under its own ``KIND``).
 Collectors hold no state of their own; they never sleep, retry or set headers (that is
-``tracker.http``), and they report a bad item with ``ctx.skip`` instead of failing the source.
+``tracker.collect.http``), and they report a bad item with ``ctx.skip`` instead of failing the
+source.
 """
 
 from __future__ import annotations
