@@ -111,9 +111,6 @@ class HttpClient:
         # A replay answers from cassettes recorded with a token (filtered out of them), so the
         # source behaves as authenticated without one.
         self.authenticated = token is not None or replaying
-        # get_pages: the rel="next" URL of the page it yielded last (None: that page was the
-        # last), for a caller that pages by its own cursor and stops where the server does.
-        self.next_link: str | None = None
         if token and auth:  # token_for gives a token only for a named scheme
             self.session.headers["Authorization"] = AUTH_SCHEMES[auth][1].format(token=token)
         retry = _Retry(
@@ -257,7 +254,7 @@ class HttpClient:
         if response is None:
             return
         page = parse_json(response)
-        next_url = self.next_link = response.links.get("next", {}).get("url")
+        next_url = response.links.get("next", {}).get("url")
         if conditional and not next_url and not _may_continue(page, params):
             self._remember(full_url, response)
         while True:
@@ -268,7 +265,7 @@ class HttpClient:
             if response is None:  # an unasked-for 304: nothing to read
                 return
             page = parse_json(response)
-            next_url = self.next_link = response.links.get("next", {}).get("url")
+            next_url = response.links.get("next", {}).get("url")
 
     def _remember(self, full_url: str, response: requests.Response) -> None:
         """Keep the response's validators for the next run's conditional request."""

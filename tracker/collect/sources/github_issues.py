@@ -97,11 +97,9 @@ def _listing(ctx: CollectContext, url: str, params: dict) -> Iterator[tuple[date
     per_page = int(params["per_page"])
     yielded: set[tuple[Any, datetime]] = set()
     requests = 0
-    linked = False  # whether a page of this listing linked a next page
     while True:
         # One page per request; get_pages keeps the validators of a short last page only.
-        client = ctx.client()
-        page = next(iter(client.get_pages(url, params)), None)
+        page = next(iter(ctx.client().get_pages(url, params)), None)
         requests += 1
         if page is None:
             return  # 304: as it was
@@ -125,12 +123,8 @@ def _listing(ctx: CollectContext, url: str, params: dict) -> Iterator[tuple[date
                 continue  # the page boundary item, read again from ``since``
             yielded.add((item.get("number"), updated))
             yield updated, item
-        # A full page is the last when a server that links its pages (GitHub sends rel="next"
-        # while pages remain; earlier pages here did) links no next one: asking again would
-        # bring back only its boundary item. A server that never links is asked again.
-        if len(page) < per_page or (linked and client.next_link is None):
+        if len(page) < per_page:
             return
-        linked = linked or client.next_link is not None
         since = parse_time(params.get("since"))
         if last is None or (since is not None and last <= since):
             params["page"] = int(params.get("page", 1)) + 1  # one timestamp fills the page
