@@ -179,7 +179,6 @@ class HttpClient:
         while True:
             self._wait_for_rate_limit(full_url)
             response = self._request(full_url, headers)
-            self.stats.requests += 1
             self._note_rate_limit(response)
             if not (
                 response.status_code in (403, 429)
@@ -240,15 +239,22 @@ class HttpClient:
                 "stops before this request and the next run goes on from its cursor"
             )
         seconds = min(self.limits.request_deadline, left)
+        self.stats.requests += 1
+        response = None
         with Deadline(seconds) as deadline:
             try:
                 response = self.session.get(url, headers=headers, timeout=self.timeout, stream=True)
                 read_body(response, self.limits.max_body_bytes)
-                return response
             except (DeadlineExceeded, requests.RequestException) as exc:
                 if not deadline.fired:
                     assert isinstance(exc, requests.RequestException)
                     raise network_error(url, exc, self.timeout) from None
+        # A fired deadline shut the socket: whatever was read (even a "complete" response whose
+        # headers were cut short) is not the answer.
+        if response is not None and not deadline.fired:
+            return response
+        if response is not None:
+            response.close()
         if seconds < self.limits.request_deadline:
             raise OutOfTime(
                 f"{url}: out of time: the source's budget of {self.limits.time_budget:g}s "

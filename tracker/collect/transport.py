@@ -157,7 +157,7 @@ def read_body(response: requests.Response, cap: int) -> bytes:
 
 def _too_big(url: str, what: str, cap: int) -> str:
     return (
-        f"{url}: response body too large ({what}; the cap is {cap / 1024 / 1024:g} MB, "
+        f"{url}: response body too large ({what}; the cap is {cap:,} bytes, "
         "max_body_mb in sources.yaml): this page is not read"
     )
 
