@@ -162,6 +162,16 @@ def _too_big(url: str, what: str, cap: int) -> str:
     )
 
 
+def loads(text: str) -> Any:
+    """json.loads, except that an integer too long for Python to read (over 4,300 digits) stays
+    the text it was: one odd value in one item, not a page that fails to parse."""
+    return json.loads(text, parse_int=_int)
+
+
+def _int(digits: str) -> int | str:
+    return int(digits) if len(digits) <= 4300 else digits
+
+
 def json_text(content: bytes, where: str) -> str:
     """`content` (a JSON document in UTF-8, -16 or -32) as text. Invalid bytes inside it are an
     encoding problem, not truncation: they become U+FFFD and a warning names `where` and the
@@ -187,7 +197,7 @@ def parse_json(response: requests.Response) -> Any:
     inside it is replaced and logged (``json_text``), never reported as truncation."""
     content = response.content
     try:
-        return json.loads(json_text(content, response.url))
+        return loads(json_text(content, response.url))
     except ValueError:
         content_type = response.headers.get("Content-Type", "no content type")
         text = content[:80].decode("utf-8", "replace")

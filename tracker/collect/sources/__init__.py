@@ -18,7 +18,6 @@ Collectors hold no state of their own; they never sleep, retry or set headers (t
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 import pkgutil
 from collections.abc import Iterator
@@ -28,7 +27,7 @@ from datetime import UTC, datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from tracker.collect.transport import json_text
+from tracker.collect.transport import json_text, loads
 from tracker.errors import FatalHTTPError, TrackerError
 
 if TYPE_CHECKING:
@@ -102,7 +101,7 @@ def load_json(
     """Parse a local JSON document for ``parse``; FatalHTTPError naming the source when it is not
     JSON or not of the `expect`-ed top-level type."""
     try:
-        document = json.loads(json_text(content, f"{ctx.spec.id}: {what}"))
+        document = loads(json_text(content, f"{ctx.spec.id}: {what}"))
     except ValueError as exc:
         raise FatalHTTPError(f"{ctx.spec.id}: {what} is not JSON: {exc}") from None
     if not isinstance(document, expect):
