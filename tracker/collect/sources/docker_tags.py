@@ -12,6 +12,10 @@ other named group goes to attrs). The default pattern is the rocm/vllm conventio
 Contract:
 - Docker Hub pages by a ``next`` URL inside the JSON body (not a Link header), so pages are
   fetched with ``get_json``; only the first request is conditional (a 304 yields nothing).
+  The walk is bounded by the client's page guard: at most ``max_pages`` pages (default
+  ``MAX_PAGES``), and a ``next`` URL read before ends it (``ListingStopped``, the source is
+  partial with the pages before it saved).
+- A listed tag that is not a JSON object is a skip naming its position.
 - Tags whose name does not match the pattern (``latest``, nightlies) are not evidence and are
   passed over silently; a matching name whose version is not PEP 440 is skipped with ``ctx.skip``.
 - The event date is the build date in the name (UTC midnight): stable even when the tag is
