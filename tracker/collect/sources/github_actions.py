@@ -31,11 +31,12 @@ Contract:
   than anything listed); the others after the listing, when it did not show them (a 304 window).
   Either way they stay in the state until they conclude, so the cursor never has to cover them.
   Runs pending for longer than ``pending_max_days`` are dropped before the re-checks; a re-check
-  that fails (other than a rate limit) is a skip and the run stays pending (tracker.ci.recheck).
+  that fails (other than a rate limit) is a skip and the run stays pending
+  (tracker.collect.ci.recheck).
   ``ctx.state["done"]`` remembers concluded runs (attempt, updated_at) inside the look-back window
   so an unchanged run is not fetched again.
 - Regimes: the run takes its workflow's regime; a job takes the first ``job_regimes`` glob that
-  matches its name or a runner label (tracker.ci.job_regime), else the workflow's regime.
+  matches its name or a runner label (tracker.collect.ci.job_regime), else the workflow's regime.
 - A workflow file that no longer exists (404) is logged and counted as a skipped item naming
   source and workflow; the other workflows of the source go on. So is a listed run or job that
   is not a JSON object, or a listing page that is not one.
