@@ -102,6 +102,7 @@ def write_report(
     replay") is shown at the top of the page and kept in summary.json. Without `as_of`, a
     replayed store reports as of its snapshot date and a live one as of now
     (tracker/store/asof.py). Returns console lines."""
+    from tracker.measure.quality import unread_tags
     from tracker.measure.staleness import stale_definitions, stale_sources
     from tracker.store.asof import AsOf, default_as_of
 
@@ -127,6 +128,7 @@ def write_report(
     store.replace_lag_trend(trend_figures.store_rows(trends.lag, as_of))
     # Data quality: streams that ended long before as-of (their open rows age with the silence).
     stale = stale_sources(store, config, as_of)
+    tags_unread = unread_tags(store, config)
     stale_keys = stale_definitions(spans, as_of, config.report)
 
     with (out_dir / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
@@ -167,6 +169,7 @@ def write_report(
                 "as_of": as_of.isoformat(),
                 "as_of_label": point.label,
                 "stale_sources": stale,
+                "unread_tags": tags_unread,
                 "data": banner or "collected upstream data",
                 "gap_trend": trend_figures.json_ready(trends),
                 "lag_primary": [
@@ -210,6 +213,7 @@ def write_report(
         trend_thresholds=trend_figures.THRESHOLDS,
         as_of_label=point.label,
         stale=stale,
+        unread_tags=tags_unread,
         headline=[r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"],
         summaries=[s for s in summaries if s.period == "all"],
         samples=samples,
