@@ -769,7 +769,7 @@ def test_buildkite_pages_retries_soft_fails_queues_empty_and_running_builds(
     stored = rows(store, "bk")
     assert {k: (v["regime"], v["outcome"]) for k, v in stored.items()} == {
         "build:1": ("cuda", "failed"),
-        "build:2": ("cuda", "passed"),
+        "build:2": ("none", "passed"),  # no command job: a run of no regime
         "build:3": ("cuda", None),
         "job:1:a": ("cuda", None),  # superseded by its retry
         "job:1:b": ("cuda", "passed"),  # the retry counts
@@ -779,6 +779,8 @@ def test_buildkite_pages_retries_soft_fails_queues_empty_and_running_builds(
     }  # still running; the waiter is not a job
     assert stored["job:1:a"]["attrs"]["superseded"] and stored["job:1:c"]["attrs"]["soft_failed"]
     assert stored["build:2"]["attrs"]["jobs"] == 0
+    # the trigger in Buildkite's word, on the build and each of its jobs
+    assert {v["attrs"]["trigger"] for v in stored.values()} == {"schedule"}
     assert any("build #2 (passed) has no command jobs" in r.getMessage() for r in caplog.records)
     assert store.load_source("bk").state["pending"] == {"3": {"created_at": "2026-05-08T07:00:00Z"}}
 

@@ -18,6 +18,8 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from tracker.config import Config
 from tracker.measure import trend_figures
+from tracker.measure.ci_rates import COUNTS as CI_COUNTS
+from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.facts import compute_lag
 from tracker.measure.formats import http_only, percent
 from tracker.measure.lag import LAG_CSV_COLUMNS, LagSample
@@ -115,10 +117,8 @@ def write_report(
     store.replace_lag_samples(lag_rows_for_store(samples, as_of))
     summaries = summarize(samples, as_of)
     # Views have no inherent order (PostgreSQL returns any): sort, so files and tables are stable.
-    pass_rates = sorted(
-        store.view_rows("v_ci_pass_rate_weekly"),
-        key=lambda r: (r["project"] or "", r["regime"] or "", r["week"]),
-    )
+    # Headline: the triggers each source's selector names (nightly builds); the rest apart.
+    pass_rates, other_rates = ci_rate_rows(config, store)
     friction = sorted(
         store.view_rows("v_friction_weekly"), key=lambda r: (r["regime"] or "", r["week"])
     )
@@ -156,7 +156,13 @@ def write_report(
             "jobs_failed",
             "run_pass_rate",
             "job_pass_rate",
+            "triggers",
         ],
+    )
+    _write_csv(
+        out_dir / "ci_pass_rate_other_triggers.csv",
+        other_rates,
+        ["project", "regime", "trigger", "week", *CI_COUNTS, "run_pass_rate", "job_pass_rate"],
     )
     _write_csv(
         out_dir / "friction_weekly.csv",
@@ -183,6 +189,7 @@ def write_report(
                     for u in unknown
                 ],
                 "ci_pass_rate_weekly": pass_rates,
+                "ci_pass_rate_other_triggers": other_rates,
                 "friction_weekly": friction,
                 "analyst_overrides": overrides,
             },
@@ -218,6 +225,7 @@ def write_report(
         summaries=[s for s in summaries if s.period == "all"],
         samples=samples,
         pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
+        other_rates=latest_weeks(other_rates, TABLE_WEEKS),
         friction=latest_weeks(friction, TABLE_WEEKS),
         images=images,
         negative=[s for s in samples if s.negative],
