@@ -41,7 +41,7 @@ class SourceResult:
     not_modified: int = 0
     rate_remaining: int | None = None
     error: str | None = None
-    snapshot: date | None = None  # replay: the cassette's snapshot date (tracker/snapshot.py)
+    snapshot: date | None = None  # replay: the cassette's snapshot date (collect/cassettes.py)
     replay: str | None = None
 
 
@@ -299,7 +299,7 @@ def cassette(
     """Replay (`--replay DIR`) or record (`--record DIR`) this source's HTTP with vcrpy.
 
     Cassettes are `DIR/<source id>.yaml`. A recording is stamped `# snapshot: <today>` and a
-    replay's run row keeps the snapshot date (tracker/snapshot.py). Recording filters
+    replay's run row keeps the snapshot date (tracker/collect/cassettes.py). Recording filters
     Authorization and cookies, so no token ever reaches a cassette.
     """
     if not replay and not record:

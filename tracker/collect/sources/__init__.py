@@ -12,7 +12,8 @@ A collector kind is one module in this package that defines:
 
 Modules are discovered automatically: adding a kind means adding one module, nothing else.
 Collectors hold no state of their own; they never sleep, retry or set headers (that is
-``tracker.http``), and they report a bad item with ``ctx.skip`` instead of failing the source.
+``tracker.collect.http``), and they report a bad item with ``ctx.skip`` instead of failing the
+source.
 """
 
 from __future__ import annotations

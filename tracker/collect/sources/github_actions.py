@@ -31,13 +31,14 @@ Contract:
   than anything listed); the others after the listing, when it did not show them (a 304 window).
   Either way they stay in the state until they conclude, so the cursor never has to cover them.
   Runs pending for longer than ``pending_max_days`` are dropped before the re-checks; a re-check
-  that fails (other than a rate limit) is a skip and the run stays pending (tracker.ci.recheck).
+  that fails (other than a rate limit) is a skip and the run stays pending
+  (tracker.collect.ci.recheck).
   ``ctx.state["done"]`` remembers concluded runs (attempt, updated_at) inside the look-back window
   so an unchanged run is not fetched again.
 - Regimes: the run takes its workflow's regime; a job takes the first ``job_regimes`` glob that
-  matches its name or a runner label (tracker.ci.job_regime), else the workflow's regime. A
-  concluded run none of whose jobs ran on a regime (all ``none``, or no job) is a run of regime
-  ``none`` (tracker.ci.run_regime).
+  matches its name or a runner label (tracker.collect.ci.job_regime), else the workflow's
+  regime. A concluded run none of whose jobs ran on a regime (all ``none``, or no job) is a run
+  of regime ``none`` (tracker.collect.ci.run_regime).
 - Trigger: ``attrs.trigger`` of the run and of its jobs is the run's ``event`` (schedule, push,
   pull_request, workflow_dispatch, ...); the source key ``trigger`` (e.g. ``[schedule]``) selects
   which make the headline pass rate (tracker.measure.ci_rates), it changes nothing collected.
