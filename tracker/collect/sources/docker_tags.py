@@ -21,6 +21,10 @@ optionally ``date`` (YYYYMMDD); every other named group goes to attrs). Without 
 Contract:
 - Docker Hub pages by a ``next`` URL inside the JSON body (not a Link header), so pages are
   fetched with ``get_json``; only the first request is conditional (a 304 yields nothing).
+  The walk is bounded by the client's page guard: at most ``max_pages`` pages (default
+  ``MAX_PAGES``), and a ``next`` URL read before ends it (``ListingStopped``, the source is
+  partial with the pages before it saved).
+- A listed tag that is not a JSON object is a skip naming its position.
 - A tag that matches no pattern (``latest``, ``instinct_main``, a tag naming a vLLM commit
   instead of a version) is not evidence, but never dropped silently: each one is counted as a
   skipped item of the run (one warning lists them), and the last full read of the listing keeps
@@ -34,11 +38,13 @@ Contract:
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urljoin
 
 from tracker.collect.sources import CollectContext
 from tracker.collect.sources.github_releases import load_json, parse_time
@@ -67,7 +73,7 @@ DEFAULT_PATTERNS: dict[str, str] = {
 }
 UNMATCHED_KEPT = 100  # names kept in the state for the report; the count is always whole
 log = logging.getLogger("tracker.collect.docker_tags")
-MAX_PAGES = 50  # a runaway "next" chain must not spend a night of requests
+MAX_PAGES = 50  # default max_pages: a runaway "next" chain must not spend a night of requests
 
 
 def tag_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
@@ -79,7 +85,10 @@ def tag_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
     unmatched = ctx.state.setdefault("unmatched_tags", {"count": 0, "tags": []})
     spec = ctx.spec
     missed: list[str] = []
-    for item in document["results"]:
+    for position, item in enumerate(document["results"]):
+        if not isinstance(item, dict):
+            ctx.skip(f"tag at position {position}", f"not a JSON object: {item!r:.60}")
+            continue
         name = str(item.get("name") or "")
         scheme, match = _match(patterns, name)
         if match is None:
@@ -163,7 +172,9 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     """Walk the tag listing through its ``next`` links and yield matching tags."""
     repository = ctx.option("repository")
     url = str(ctx.option("url") or DEFAULT_URL).format(repository=repository)
-    for page in range(MAX_PAGES):
+    guard = ctx.client().listing(url)  # max_pages (default MAX_PAGES), no page URL twice
+    for page in itertools.count():
+        guard.visit(url)
         document = ctx.client().get_json(url, conditional=page == 0)
         if document is None:
             return  # 304: the state (and its unmatched tags) stays as the last read left it
@@ -171,7 +182,6 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
             ctx.state["unmatched_tags"] = {"count": 0, "tags": []}  # counted afresh per read
         yield from tag_events(document, ctx)
         next_url = document.get("next")
-        if not next_url:
+        if not next_url or not isinstance(next_url, str):
             return
-        url = str(next_url)
-    ctx.warnings.append(f"{ctx.spec.id}: stopped after {MAX_PAGES} pages of tags")
+        url = urljoin(url, next_url)

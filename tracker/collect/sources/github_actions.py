@@ -136,7 +136,10 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
                 continue  # window boundaries are inclusive on both ends
             seen.add(key)
             progress.update()
-            yield from _run_events(ctx, api, repo, wf, run)
+            events: list[Event] = []
+            with ctx.item(f"run {key}"):  # a malformed run is a skip; HTTP errors still stop
+                events = list(_run_events(ctx, api, repo, wf, run))
+            yield from events
         # Pending runs the listing did not show (their window answered 304): still tracked by
         # id in the state, so re-checking them last cannot hide a run from the cursor.
         for key in sorted(set(pending) - seen, key=lambda k: ci.creation_order(pending[k], "id")):
@@ -284,7 +287,8 @@ def _run_events(
         ctx.skip(f"run {key}", "missing id or created_at")
         return
     pending, done = ctx.state["pending"], ctx.state["done"]
-    attempt = int(run.get("run_attempt") or 1)
+    listed = run.get("run_attempt")
+    attempt = listed if isinstance(listed, int) else 1
     updated = run.get("updated_at")
     completed = run.get("status") == "completed"
     if completed and done.get(key, [None, None])[:2] == [attempt, updated]:
