@@ -23,6 +23,7 @@ from tracker.digest.blocks import (
     PREVIOUS_WEEKS,
     ci_block,
     ci_crossings,
+    ci_other_block,
     display_name,
     friction_block,
     lag_lines,
@@ -57,6 +58,7 @@ class DigestError(TrackerError):
 
 def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any]:
     """Everything the digest shows for `week`, as plain data (also what tests check)."""
+    from tracker.measure.ci_rates import ci_rate_rows
     from tracker.measure.facts import compute_lag, load_facts
     from tracker.measure.formats import http_only
     from tracker.measure.trend_figures import compute_trends, digest_line_by_regime
@@ -73,7 +75,9 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
 
     now = samples_at(week.as_of)
     before = samples_at(week.as_of - timedelta(days=7))
-    ci_rows = store.view_rows("v_ci_pass_rate_weekly")
+    # The headline CI rate counts the triggers sources.yaml selects (nightly builds); the
+    # per-merge and other triggers are listed apart, labelled, never added in.
+    ci_rows, ci_other_rows = ci_rate_rows(config, store)
     friction_rows = store.view_rows("v_friction_weekly")
     # Model families and the trend verdicts come from the report's machinery (framework
     # series and model families, as of the week's end); the headline numbers above stay
@@ -97,6 +101,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
             "lag_lines": lag_lines(now, regime, reference, week, limits, http_only)
             + extra_lines(everything, trend_text, regime, reference, week),
             "ci": ci_block(ci_rows, regime, week, previous),
+            "ci_other": ci_other_block(ci_other_rows, regime, week, previous),
             "friction": friction_block(friction_rows, events, regime, week, previous, limits),
         }
         if not block["reference"]:

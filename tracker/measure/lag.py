@@ -30,6 +30,7 @@ class ReleaseFact:
     occurred_at: datetime
     url: str
     prerelease: bool = False
+    draft: bool = False  # a GitHub draft: not published, dated by its tag commit
 
 
 @dataclass(frozen=True)
@@ -99,9 +100,9 @@ LAG_CSV_COLUMNS = [
 
 
 def is_final(fact: ReleaseFact) -> bool:
-    """A final release: not marked pre-release by its source, and no pre/dev version either
-    (PyPI lists rc versions without a flag)."""
-    if fact.prerelease:
+    """A final release: not a draft (unpublished, so it sets no day 0), not marked pre-release
+    by its source, and no pre/dev version either (PyPI lists rc versions without a flag)."""
+    if fact.prerelease or fact.draft:
         return False
     parsed = parse_version(fact.version)
     return parsed is not None and not parsed.prerelease

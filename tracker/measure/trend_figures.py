@@ -248,6 +248,7 @@ def digest_line_by_regime(trends: Trends) -> dict[str, str]:
 
 def trend_digest_lines(config, store, as_of: datetime) -> list[str]:
     """The digest's lines computed from the store (what tracker/digest/data.py calls)."""
+    from tracker.measure.ci_rates import ci_rate_rows
     from tracker.measure.facts import compute_lag
 
     reference = next((r.id for r in config.regimes if r.reference), "cuda")
@@ -255,7 +256,7 @@ def trend_digest_lines(config, store, as_of: datetime) -> list[str]:
     trends = compute_trends(
         samples,
         as_of,
-        store.view_rows("v_ci_pass_rate_weekly"),
+        ci_rate_rows(config, store)[0],  # the headline (scheduled) rate, as in the report
         store.view_rows("v_friction_weekly"),
         reference,
     )

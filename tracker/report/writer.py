@@ -18,6 +18,8 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from tracker.config import Config
 from tracker.measure import trend_figures
+from tracker.measure.ci_rates import COUNTS as CI_COUNTS
+from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.facts import compute_lag
 from tracker.measure.formats import http_only, percent
 from tracker.measure.lag import LAG_CSV_COLUMNS, LagSample
@@ -102,6 +104,7 @@ def write_report(
     replay") is shown at the top of the page and kept in summary.json. Without `as_of`, a
     replayed store reports as of its snapshot date and a live one as of now
     (tracker/store/asof.py). Returns console lines."""
+    from tracker.measure.quality import unread_tags
     from tracker.measure.staleness import stale_definitions, stale_sources
     from tracker.store.asof import AsOf, default_as_of
 
@@ -114,10 +117,8 @@ def write_report(
     store.replace_lag_samples(lag_rows_for_store(samples, as_of))
     summaries = summarize(samples, as_of)
     # Views have no inherent order (PostgreSQL returns any): sort, so files and tables are stable.
-    pass_rates = sorted(
-        store.view_rows("v_ci_pass_rate_weekly"),
-        key=lambda r: (r["project"] or "", r["regime"] or "", r["week"]),
-    )
+    # Headline: the triggers each source's selector names (nightly builds); the rest apart.
+    pass_rates, other_rates = ci_rate_rows(config, store)
     friction = sorted(
         store.view_rows("v_friction_weekly"), key=lambda r: (r["regime"] or "", r["week"])
     )
@@ -127,6 +128,7 @@ def write_report(
     store.replace_lag_trend(trend_figures.store_rows(trends.lag, as_of))
     # Data quality: streams that ended long before as-of (their open rows age with the silence).
     stale = stale_sources(store, config, as_of)
+    tags_unread = unread_tags(store, config)
     stale_keys = stale_definitions(spans, as_of, config.report)
 
     with (out_dir / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
@@ -154,7 +156,13 @@ def write_report(
             "jobs_failed",
             "run_pass_rate",
             "job_pass_rate",
+            "triggers",
         ],
+    )
+    _write_csv(
+        out_dir / "ci_pass_rate_other_triggers.csv",
+        other_rates,
+        ["project", "regime", "trigger", "week", *CI_COUNTS, "run_pass_rate", "job_pass_rate"],
     )
     _write_csv(
         out_dir / "friction_weekly.csv",
@@ -167,6 +175,7 @@ def write_report(
                 "as_of": as_of.isoformat(),
                 "as_of_label": point.label,
                 "stale_sources": stale,
+                "unread_tags": tags_unread,
                 "data": banner or "collected upstream data",
                 "gap_trend": trend_figures.json_ready(trends),
                 "lag_primary": [
@@ -180,6 +189,7 @@ def write_report(
                     for u in unknown
                 ],
                 "ci_pass_rate_weekly": pass_rates,
+                "ci_pass_rate_other_triggers": other_rates,
                 "friction_weekly": friction,
                 "analyst_overrides": overrides,
             },
@@ -210,10 +220,12 @@ def write_report(
         trend_thresholds=trend_figures.THRESHOLDS,
         as_of_label=point.label,
         stale=stale,
+        unread_tags=tags_unread,
         headline=[r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"],
         summaries=[s for s in summaries if s.period == "all"],
         samples=samples,
         pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
+        other_rates=latest_weeks(other_rates, TABLE_WEEKS),
         friction=latest_weeks(friction, TABLE_WEEKS),
         images=images,
         negative=[s for s in samples if s.negative],
