@@ -38,6 +38,13 @@ KIND = "github_releases"
 AUTH = "github"
 REQUIRED_KEYS = {"repo"}
 OPTIONAL_KEYS = {"api_url", "include_prereleases", "freshness_days"}
+# Value types, checked with the file when sources.yaml is read (tracker/config.py).
+OPTION_TYPES = {
+    "repo": "text",
+    "api_url": "text",
+    "include_prereleases": "bool",
+    "freshness_days": "non_negative_number",
+}
 
 DEFAULT_API = "https://api.github.com"
 DEFAULT_FRESHNESS_DAYS = 30
