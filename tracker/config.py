@@ -161,6 +161,19 @@ def database_url(explicit: str | None = None, where: str = "--db") -> str:
     return checked_database_url(url, "TRACKER_DATABASE_URL")
 
 
+def query_database_url(default: str) -> str:
+    """The URL `tracker query` uses: TRACKER_QUERY_DATABASE_URL (a read-only login, see
+    docs/operations.md) when set, else `default` (the store's URL)."""
+    url = os.environ.get("TRACKER_QUERY_DATABASE_URL")
+    return checked_database_url(url, "TRACKER_QUERY_DATABASE_URL") if url else default
+
+
+def query_role() -> str:
+    """The read-only PostgreSQL role `tracker query` switches to from a privileged session:
+    TRACKER_QUERY_ROLE, else tracker_reader."""
+    return os.environ.get("TRACKER_QUERY_ROLE") or "tracker_reader"
+
+
 def checked_database_url(url: str, where: str) -> str:
     """`url` with postgresql:// (and postgres://) mapped to psycopg; ConfigError naming `where`
     (the option or variable it came from) unless it is an SQLite or PostgreSQL URL."""
