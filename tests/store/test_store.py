@@ -111,15 +111,16 @@ def test_source_state_and_validators_round_trip(store: Store):
 
 def test_lock_excludes_a_second_holder_and_expired_locks_are_taken_over(store: Store):
     with store.lock("nightly") as first:
-        assert first is True
+        assert bool(first) is True
         with store.lock("nightly") as second:
-            assert second is False
+            assert bool(second) is False and not second.elsewhere  # alive, on this host
+            assert second.holder == first.holder and second.until > second.since
     with store.lock("nightly") as again:
-        assert again is True
+        assert bool(again) is True
     with store.lock("stale", ttl=timedelta(seconds=-1)) as dead:  # holder "died": already expired
-        assert dead is True
+        assert bool(dead) is True
         with store.lock("stale") as taker:
-            assert taker is True
+            assert bool(taker) is True
 
 
 def test_a_lock_whose_holder_died_on_this_host_is_taken_over_at_once(store: Store):
@@ -144,12 +145,23 @@ def test_a_lock_whose_holder_died_on_this_host_is_taken_over_at_once(store: Stor
                     name=name, holder=holder, acquired_at=now, expires_at=now + timedelta(hours=6)
                 )
             )
+    assert [(r["name"], r["state"]) for r in store.locks_held()] == [
+        ("here", "dead here"),
+        ("there", "another host"),
+    ]
     with store.lock("here") as taken:
-        assert taken is True
+        assert bool(taken) is True
     with store.lock("there") as taken:
-        assert taken is False
+        # alive or dead over there, nobody here can tell: held, named, with since and until
+        assert bool(taken) is False and taken.elsewhere
+        assert taken.describe().startswith(f"held by other-host.example:{gone.pid}:far since ")
+        assert "`tracker unlock there`" in taken.advice()
     assert store.lock_holder("there")[0] == f"other-host.example:{gone.pid}:far"
     assert store.lock_holder("here") is None  # released on the way out
+    assert store.unlock("there") == f"other-host.example:{gone.pid}:far"
+    assert store.unlock("there") is None and store.locks_held() == []
+    with store.lock("there") as taken:
+        assert bool(taken) is True
 
 
 def test_read_only_query_refuses_writes(store: Store):
