@@ -189,6 +189,16 @@ def validate_job_regimes(value: Any, source: str) -> list[Mapping[str, Any]]:
     return value
 
 
+def job_regimes_problem(value: Any) -> str | None:
+    """What is wrong with a ``job_regimes`` option (None when nothing): checked when
+    sources.yaml is read, so `tracker sources check` finds it."""
+    try:
+        validate_job_regimes(value, "job_regimes")
+    except ValueError:
+        return "must be a list of {match: glob, regime: id}"
+    return None
+
+
 def queue_of(agent_query_rules: Iterable[str] | None) -> str | None:
     """The agent queue named in Buildkite ``agent_query_rules`` (["queue=amd_mi300_1", ...])."""
     for rule in agent_query_rules or ():

@@ -26,6 +26,7 @@ from tracker.measure.lag import LAG_CSV_COLUMNS, LagSample
 from tracker.measure.model_summary import REGIMES as MODEL_REGIMES
 from tracker.measure.model_summary import model_matrix
 from tracker.measure.survival import LagSummary, summarize
+from tracker.report.publish import staged
 from tracker.store import Store
 
 log = logging.getLogger("tracker.report")
@@ -131,113 +132,118 @@ def write_report(
     tags_unread = unread_tags(store, config)
     stale_keys = stale_definitions(spans, as_of, config.report)
 
-    with (out_dir / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
-        write_lag_csv(samples, handle)
-    summary_rows = [_summary_row(s, spans) for s in summaries]
-    for row in summary_rows:
-        row["evidence_stale"] = str(
-            (row["project"], row["regime"], row["definition"]) in stale_keys
-        ).lower()
-    _write_csv(
-        out_dir / "lag_summary.csv",
-        summary_rows,
-        list(summary_rows[0]) if summary_rows else ["project"],
-    )
-    _write_csv(
-        out_dir / "ci_pass_rate_weekly.csv",
-        pass_rates,
-        [
-            "project",
-            "regime",
-            "week",
-            "runs_passed",
-            "runs_failed",
-            "jobs_passed",
-            "jobs_failed",
-            "run_pass_rate",
-            "job_pass_rate",
-            "triggers",
-        ],
-    )
-    _write_csv(
-        out_dir / "ci_pass_rate_other_triggers.csv",
-        other_rates,
-        ["project", "regime", "trigger", "week", *CI_COUNTS, "run_pass_rate", "job_pass_rate"],
-    )
-    _write_csv(
-        out_dir / "friction_weekly.csv",
-        friction,
-        ["regime", "week", "friction", "optimization", "neutral", "friction_ratio"],
-    )
-    (out_dir / "summary.json").write_text(
-        json.dumps(
-            {
-                "as_of": as_of.isoformat(),
-                "as_of_label": point.label,
-                "stale_sources": stale,
-                "unread_tags": tags_unread,
-                "data": banner or "collected upstream data",
-                "gap_trend": trend_figures.json_ready(trends),
-                "lag_primary": [
-                    r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"
-                ],
-                "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
-                "lag_unknown": [
-                    dict(
-                        zip(("project", "series", "regime", "definition", "reason"), u, strict=True)
-                    )
-                    for u in unknown
-                ],
-                "ci_pass_rate_weekly": pass_rates,
-                "ci_pass_rate_other_triggers": other_rates,
-                "friction_weekly": friction,
-                "analyst_overrides": overrides,
-            },
-            indent=1,
-            default=str,
-        ),
-        encoding="utf-8",
-    )
+    with staged(out_dir) as stage:  # the old report stays whole until all is written
+        with (stage / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
+            write_lag_csv(samples, handle)
+        summary_rows = [_summary_row(s, spans) for s in summaries]
+        for row in summary_rows:
+            row["evidence_stale"] = str(
+                (row["project"], row["regime"], row["definition"]) in stale_keys
+            ).lower()
+        _write_csv(
+            stage / "lag_summary.csv",
+            summary_rows,
+            list(summary_rows[0]) if summary_rows else ["project"],
+        )
+        _write_csv(
+            stage / "ci_pass_rate_weekly.csv",
+            pass_rates,
+            [
+                "project",
+                "regime",
+                "week",
+                "runs_passed",
+                "runs_failed",
+                "jobs_passed",
+                "jobs_failed",
+                "run_pass_rate",
+                "job_pass_rate",
+                "triggers",
+            ],
+        )
+        _write_csv(
+            stage / "ci_pass_rate_other_triggers.csv",
+            other_rates,
+            ["project", "regime", "trigger", "week", *CI_COUNTS, "run_pass_rate", "job_pass_rate"],
+        )
+        _write_csv(
+            stage / "friction_weekly.csv",
+            friction,
+            ["regime", "week", "friction", "optimization", "neutral", "friction_ratio"],
+        )
+        (stage / "summary.json").write_text(
+            json.dumps(
+                {
+                    "as_of": as_of.isoformat(),
+                    "as_of_label": point.label,
+                    "stale_sources": stale,
+                    "unread_tags": tags_unread,
+                    "data": banner or "collected upstream data",
+                    "gap_trend": trend_figures.json_ready(trends),
+                    "lag_primary": [
+                        r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"
+                    ],
+                    "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
+                    "lag_unknown": [
+                        dict(
+                            zip(
+                                ("project", "series", "regime", "definition", "reason"),
+                                u,
+                                strict=True,
+                            )
+                        )
+                        for u in unknown
+                    ],
+                    "ci_pass_rate_weekly": pass_rates,
+                    "ci_pass_rate_other_triggers": other_rates,
+                    "friction_weekly": friction,
+                    "analyst_overrides": overrides,
+                },
+                indent=1,
+                default=str,
+            ),
+            encoding="utf-8",
+        )
 
-    from tracker.report import charts, model_charts
+        from tracker.report import charts, model_charts
 
-    images = charts.draw_all(out_dir, samples, as_of, pass_rates, friction)
-    model_image = (
-        "model_lag_matrix.png"
-        if model_charts.model_matrix_chart(out_dir / "model_lag_matrix.png", samples, as_of)
-        else None
-    )
-    env = Environment(
-        loader=PackageLoader("tracker.report", "templates"),
-        autoescape=select_autoescape(default=True, default_for_string=True),
-    )
-    env.filters["http_only"] = http_only
-    env.filters["percent"] = percent
-    html = env.get_template("report.html.j2").render(
-        as_of=as_of,
-        banner=banner,
-        trend=trend_figures.headline(trends),
-        trend_thresholds=trend_figures.THRESHOLDS,
-        as_of_label=point.label,
-        stale=stale,
-        unread_tags=tags_unread,
-        headline=[r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"],
-        summaries=[s for s in summaries if s.period == "all"],
-        samples=samples,
-        pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
-        other_rates=latest_weeks(other_rates, TABLE_WEEKS),
-        friction=latest_weeks(friction, TABLE_WEEKS),
-        images=images,
-        negative=[s for s in samples if s.negative],
-        # model families whose day 0 itself is unknown (regime "all") are listed apart
-        unknown=[u for u in unknown if u[2] != "all"],
-        day0_unknown=[u for u in unknown if u[2] == "all"],
-        overrides=overrides,
-        model_image=model_image,
-        model_rows=model_matrix(samples),
-        model_regimes=MODEL_REGIMES,
-    )
-    (out_dir / "index.html").write_text(html, encoding="utf-8")
+        images = charts.draw_all(stage, samples, as_of, pass_rates, friction)
+        model_image = (
+            "model_lag_matrix.png"
+            if model_charts.model_matrix_chart(stage / "model_lag_matrix.png", samples, as_of)
+            else None
+        )
+        env = Environment(
+            loader=PackageLoader("tracker.report", "templates"),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+        )
+        env.filters["http_only"] = http_only
+        env.filters["percent"] = percent
+        html = env.get_template("report.html.j2").render(
+            as_of=as_of,
+            banner=banner,
+            trend=trend_figures.headline(trends),
+            trend_thresholds=trend_figures.THRESHOLDS,
+            as_of_label=point.label,
+            stale=stale,
+            unread_tags=tags_unread,
+            headline=[r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"],
+            summaries=[s for s in summaries if s.period == "all"],
+            samples=samples,
+            pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
+            other_rates=latest_weeks(other_rates, TABLE_WEEKS),
+            friction=latest_weeks(friction, TABLE_WEEKS),
+            images=images,
+            negative=[s for s in samples if s.negative],
+            # model families whose day 0 itself is unknown (regime "all") are listed apart
+            unknown=[u for u in unknown if u[2] != "all"],
+            day0_unknown=[u for u in unknown if u[2] == "all"],
+            overrides=overrides,
+            model_image=model_image,
+            model_rows=model_matrix(samples),
+            model_regimes=MODEL_REGIMES,
+        )
+        (stage / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)
     return [
         f"report: {out_dir / 'index.html'} ({len(samples)} lag samples: {covered} covered, "

@@ -4,6 +4,9 @@ A collector kind is one module in this package that defines:
 
 - ``KIND``: the ``kind:`` value in sources.yaml that selects it;
 - ``REQUIRED_KEYS`` / ``OPTIONAL_KEYS``: kind-specific keys of a source entry (sets of str);
+- ``OPTION_TYPES``: each of those keys' value type (a ``tracker.config.VALUE_TYPES`` name, a tuple
+  of allowed strings, or a function returning what is wrong), checked when sources.yaml is
+  read, so ``tracker sources check`` and a run report a bad value the same way;
 - ``collect(ctx: CollectContext) -> Iterable[Event]``: fetch through ``ctx.http`` and yield events;
 - optionally ``parse(content: bytes, ctx: CollectContext) -> Iterable[Event]``: turn one fetched
   document into events with no network (used by ``collect`` and by ``tracker parse``);

@@ -74,6 +74,17 @@ OPTIONAL_KEYS = {
     "pending_max_days",
     "trigger",
 }
+# Value types, checked with the file when sources.yaml is read (tracker/config.py).
+OPTION_TYPES = {
+    "org": "text",
+    "pipeline": "text",
+    "api_url": "text",
+    "branch": "text",
+    "job_regimes": ci.job_regimes_problem,
+    "per_page": "positive_int",
+    "backfill_days": "non_negative_number",
+    "pending_max_days": "non_negative_number",
+}
 
 DEFAULT_API = "https://api.buildkite.com"
 DEFAULT_BACKFILL_DAYS = 30

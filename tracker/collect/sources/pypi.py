@@ -30,6 +30,8 @@ from tracker.versions import parse_version
 KIND = "pypi"
 REQUIRED_KEYS = {"package"}
 OPTIONAL_KEYS = {"url"}
+# Value types, checked with the file when sources.yaml is read (tracker/config.py).
+OPTION_TYPES = {"package": "text", "url": "text"}
 DEFAULT_URL = "https://pypi.org/pypi/{package}/json"
 
 
