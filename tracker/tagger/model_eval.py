@@ -138,10 +138,14 @@ def evaluate(labels: dict[tuple[str, int], list[Label]], corpus: Path) -> Result
             else:
                 result.fn[status] += 1
                 got = ",".join(s for m, s in sorted(pred) if m == model) or "-"
-                result.errors.append(("FN", file, line, model, status, f"got {got}; {notes[model]}"))
+                result.errors.append(
+                    ("FN", file, line, model, status, f"got {got}; {notes[model]}")
+                )
         for model, status in sorted(pred - gold):
             result.fp[status] += 1
-            result.errors.append(("FP", file, line, model, status, notes.get(model, "not labelled")))
+            result.errors.append(
+                ("FP", file, line, model, status, notes.get(model, "not labelled"))
+            )
     return result
 
 

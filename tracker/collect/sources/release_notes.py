@@ -20,16 +20,17 @@ How a document is read (see `_docs` for the parsers):
   list) or a bold-only paragraph ("**Library Upgrades**") labels the items that follow it; a
   heading with only prose under it (a ROCm "known issue" heading) is one note titled by that
   heading; a bullet that is only a link is navigation and skipped, unless a paragraph ending in
-  ":" introduces its list; prose directly under a heading that has sub-headings is an introduction and dropped.
+  ":" introduces its list; prose directly under a heading that has sub-headings is an
+  introduction and dropped.
   Tables are package lists in these documents and are skipped, except tables with a framework
   version column ("PyTorch version"), whose rows become notes with structured mentions.
 - ``attrs``: section (canonical: Known issues, Resolved issues, Bug fixes, New features,
   Improvements, Changes, Optimizations, Deprecations, Removals, Breaking changes, Upcoming
   changes), heading, path, line, topic, intro (the paragraph ending in ":" that introduces the
-  list an item is in, "Compatible models include:"), release (the release heading) and, where the document
-  states support in a structured place ("Supported vLLM Versions: Neuron currently supports
-  vLLM version 0.16.0"), mentions = [{framework, version, status: supported}]. Free-text
-  support statements are left to the tagger.
+  list an item is in, "Compatible models include:"), release (the release heading) and, where
+  the document states support in a structured place ("Supported vLLM Versions: Neuron
+  currently supports vLLM version 0.16.0"), mentions = [{framework, version, status:
+  supported}]. Free-text support statements are left to the tagger.
 """
 
 from __future__ import annotations
@@ -141,12 +142,8 @@ def option_date(ctx: CollectContext) -> datetime | None:
 # ------------------------------------------------------------------------------------- items
 
 
-INTRO_CHARS = 500  # of a list's introduction kept beside each of its items
-
-
 class _Note:
-    __slots__ = ("text", "title", "line", "section", "heading", "path", "topic", "intro")
-    __slots__ += ("mentions",)
+    __slots__ = tuple("text title line section heading path topic intro mentions".split())
 
     def __init__(self, text, line, path, topic=None, title=None, found_mentions=None, intro=None):
         self.text, self.line, self.path, self.topic = text, line, list(path), topic
@@ -233,14 +230,11 @@ def section_notes(section: Section, path: list[str], scope_root: bool) -> Iterat
                     lead = None if block.only_link else block.first.rstrip(" :")
                     for child in block.nested:
                         yield note(child.text, child.line, lead or topic, intro=intro)
-                elif (intro or not block.only_link) and block.text:
-                    # a link alone is a navigation bullet, unless a list introduction says what
-                    # the links are ("Compatible models include:" + links to checkpoints)
+                elif (intro or not block.only_link) and block.text:  # a link alone: navigation
                     yield note(block.text, block.line, block.strong or topic, intro=intro)
             elif block.kind in ("para", "admonition"):
-                # "Compatible models include:" + a list: each item keeps the introduction (the
-                # tagger reads its status for the models the items name)
-                intro = block.text[:INTRO_CHARS] if block.text.rstrip().endswith(":") else None
+                # "Compatible models include:" + a list: its items keep it (the tagger reads it)
+                intro = block.text[:500] if block.text.rstrip().endswith(":") else None
                 if block.kind == "para" and _is_label(block):
                     topic = (block.strong or "").strip(" :")  # set: _is_label checked it
                     continue
