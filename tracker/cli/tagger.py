@@ -88,9 +88,11 @@ def tag(ctx, input_path, output_path, retag, override, regime):
       tracker tag --set 3f2a9c friction --regime rocm
 
     Input lines need "text", or "title" and "body" (joined by a blank line); optional "labels"
-    (list of GitHub labels) and "section" (release-note heading) are used as signals. Output
-    lines keep every input key and add tag, tag_score, regime and mentions. Texts longer than
-    2,000 characters are judged on their first 2,000 (see tracker.tagger.features).
+    (list of GitHub labels) and "section" (release-note heading) are used as signals;
+    optional "heading", "topic" and "intro" (the heading, lead-in and list introduction above
+    a release-note item) give model mentions their status only. Output lines keep every input
+    key and add tag, tag_score, regime and mentions. Texts longer than 2,000 characters are
+    judged on their first 2,000 (see tracker.tagger.features).
     """
     if override:
         if input_path:

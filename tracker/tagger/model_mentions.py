@@ -5,11 +5,16 @@
 mention per family and status, in order of appearance. Family ids come from the alias table
 (:mod:`tracker.tagger.families`): "Qwen3-235B-A22B" -> ``qwen3-moe``, "GPT-OSS 120B" -> ``gpt-oss``,
 "Llama 4 Scout and Maverick" -> ``llama4``; vLLM architecture classes ("Qwen3MoeForCausalLM") too.
+A slash abbreviation names each family: "Llama 2/3.1/3.3", "Qwen2/Qwen3 VL".
 
-Status: the clause rules of framework mentions (:func:`tracker.tagger.mentions.status_of`:
-dropped, planned, other, supported, in that order), then one model rule: a statement that would
-read as support but calls it beta, preview, early access, experimental, unverified, untested,
-"not yet passing" or limited ("only supports") is ``other``, not support.
+Status (:mod:`tracker.tagger.model_status`): the clause rules of framework mentions (dropped,
+planned, other, supported, in that order), then the model rules: support said without the word
+("now runs", "passes the ... tests", "Day 0", "New models"); beta, preview, a limit or "not
+tested" is ``other``; a feature supported for a model is not support of the model. A name with
+no status of its own takes the status of the introduction or heading above its list (in the
+text, or the ``context`` the caller gives: a stored note's heading, topic and intro); a family
+the text calls beta is not supported anywhere in it; a bare repeat of a family takes the status
+the text gives it. Line breaks inside a sentence are read as spaces (a wrapped paragraph).
 
 Speed: most texts name no model. The tagger's rule pass looks up every token's NORM in a
 :class:`HeadTable` of the tokens a model name can start with (one vectorised lookup per batch,
