@@ -241,10 +241,11 @@ def mentions_at(
         for piece in (context.split("\n") if context else ())
         if piece.strip() and (intro := intro_status(piece, heading=True)) is not None
     ]
-    lines = Lines(reading) if "\n" in reading else None
+    multiline = "\n" in reading
+    lines: Lines | None = None  # built when a name needs what is above it (most do not)
     found: list[tuple[int, str, str, tuple[str, ...]]] = []
     beta: set[str] = set()  # families the text itself calls beta, preview, ...
-    bare: set[int] = set()  # mentions with no status of their own or carried
+    bare: list[int] = []  # mentions with no status of their own or carried
     for pos, fid in hits:
         lo, hi = _part_bounds(reading, *_clause_bounds(reading, pos, REACH), pos, commas=True)
         clause = _CLAUSES[reading[lo:hi]]
@@ -255,32 +256,36 @@ def mentions_at(
             or any(start > rel for start in clause.feature_starts)
         ):
             status = "other"  # a feature supported (planned, removed) for the model
-        if lines is not None or outer:
-            i = lines.index(pos) if lines is not None else 0
-            carried, maturity = lines.carried(i, outer) if lines is not None else _outer(outer)
+        if status in (None, "supported") and (multiline or outer or status is None):
+            if multiline:
+                lines = lines or Lines(reading)
+                i = lines.index(pos)
+                carried, maturity = lines.carried(i, outer)
+                line = lines.line(i)
+            else:
+                (carried, maturity), line = _outer(outer) if outer else (None, False), reading
             if status is None:
-                line = lines.line(i) if lines is not None else reading
-                status = row_status(line) or carried
+                status = row_status(line, carried)
             if maturity and status == "supported":
                 status = "other"
         if clause.maturity and status == "other":
             beta.add(fid)
         if status is None:
-            bare.add(len(found))
+            bare.append(len(found))
         found.append((pos, fid, status or "other", clause.hardware))
-    if beta or bare:
-        # A family the text calls beta is not supported anywhere in it; a bare repeat of a
-        # family the text gives a status ("See the sample for Llama-3.1-405B") has that status.
+    if bare and len(bare) < len(found):
+        # a bare repeat of a family the text gives a status ("See the sample for
+        # Llama-3.1-405B") has that status
         framed: dict[str, str] = {}
-        for i, (_, f, s, _) in enumerate(found):
+        for i, (_, f, st, _) in enumerate(found):
             if i not in bare:
-                framed.setdefault(f, s)
+                framed.setdefault(f, st)
+        for i in bare:
+            p, f, st, h = found[i]
+            found[i] = (p, f, framed.get(f, st), h)
+    if beta:  # a family the text calls beta is not supported anywhere in it
         found = [
-            (p, f, "other" if f in beta and s == "supported" else s, h)
-            for p, f, s, h in (
-                (p, f, framed.get(f, s) if i in bare else s, h)
-                for i, (p, f, s, h) in enumerate(found)
-            )
+            (p, f, "other" if f in beta and st == "supported" else st, h) for p, f, st, h in found
         ]
     return found
 

@@ -129,13 +129,17 @@ def model_status(clause: str) -> str:
     return clause_status(clause)[0] or "other"
 
 
-def row_status(line: str) -> str | None:
-    """A matrix row's status from its cells: ``supported`` when it shows passing marks and none
-    that deny ("untested", a cross, "not ..."), ``other`` when it denies, else None."""
+def row_status(line: str, carried: str | None) -> str | None:
+    """The status of a name with none of its own, on ``line``: a matrix row that shows passing
+    marks and none that deny ("untested", a cross, "not ...") is ``supported``; a line that
+    denies is ``other``; else the ``carried`` status of the list's introduction (or None)."""
     low = line.lower()
+    passed = "\u2705" in low or ("passing" in low and _PASS_MARK.search(low) is not None)
+    if not passed and carried is None:
+        return None  # most names: nothing on the line or above it says anything
     if _DENY_MARK.search(low) or MATURITY.search(low):
         return "other"
-    return "supported" if _PASS_MARK.search(low) else None
+    return "supported" if passed else carried
 
 
 class Intro(NamedTuple):
@@ -151,9 +155,12 @@ def intro_status(line: str, heading: bool = False) -> Intro | None:
     else None."""
     text = _TRAIL.sub("", line).strip()
     low = text.lower()
+    short = len(low) <= 120 and len(low.split()) <= 10
+    if not (heading or short or text.endswith(":") or "following" in low):
+        return None  # most lines: long prose that introduces nothing
     if not _MODELISH.search(low):
         return None
-    listing = _LIST_HEADING.search(low) and len(low.split()) <= 10
+    listing = short and _LIST_HEADING.search(low)
     if not (heading or text.endswith(":") or listing or _FOLLOWING.search(low)):
         return None
     status, maturity = clause_status(text)
@@ -167,22 +174,31 @@ def intro_status(line: str, heading: bool = False) -> Intro | None:
 def unwrap(text: str) -> str:
     """``text`` with the line breaks inside a sentence made spaces (same length, so offsets
     hold): a wrapped paragraph reads as one line, a list or a new sentence does not."""
-    if "\n" not in text:
+    nl = text.find("\n")
+    if nl < 0:
         return text
-    chars = list(text)
+    joins = []
     lo = 0
-    for line in text.split("\n")[:-1]:
-        nl = lo + len(line)
+    while nl >= 0:
+        line = text[lo:nl].rstrip()
+        nxt = nl + 1
         if (
-            line.strip()
-            and not line.rstrip().endswith((".", ":", "!", "?", ";"))
-            and not _ITEM.match(text, nl + 1)
-            and text[nl + 1 : nl + 2].strip()
-            and (_RUNS_ON.search(line) or _NEXT_LOWER.match(text, nl + 1))
+            line
+            and line[-1] not in ".:!?;"
+            and text[nxt : nxt + 1].strip()
+            and (_NEXT_LOWER.match(text, nxt) or _RUNS_ON.search(line))
+            and not _ITEM.match(text, nxt)
         ):
-            chars[nl] = " "
-        lo = nl + 1
-    return "".join(chars)
+            joins.append(nl)
+        lo, nl = nxt, text.find("\n", nxt)
+    if not joins:
+        return text
+    parts, lo = [], 0
+    for j in joins:
+        parts.append(text[lo:j])
+        lo = j + 1
+    parts.append(text[lo:])
+    return " ".join(parts)
 
 
 class Lines:
