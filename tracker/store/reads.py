@@ -45,7 +45,8 @@ class StoreQueries:
     # -- tags ------------------------------------------------------------------------------
     def events_to_tag(self, retag: bool = False, batch: int = 5000) -> Iterator[dict]:
         """Events needing a tag (all of them with `retag`): id, title, body, labels, section,
-        source_regime. TAGGED_KINDS only."""
+        heading, topic, intro (where a release-note item sat: the tagger reads them for the
+        status of model mentions), source_regime. TAGGED_KINDS only."""
         query = select(
             events.c.id,
             events.c.title,
@@ -65,6 +66,9 @@ class StoreQueries:
                     "body": row.body,
                     "labels": list(row.labels or []),
                     "section": attrs.get("section"),
+                    "heading": attrs.get("heading"),
+                    "topic": attrs.get("topic"),
+                    "intro": attrs.get("intro"),
                     "source_regime": row.regime,
                 }
 
