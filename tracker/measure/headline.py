@@ -23,7 +23,9 @@ from datetime import date, datetime, timedelta
 from tracker.measure.lag import LagSample
 from tracker.measure.survival import median_lag, quarter
 
-MIN_POINT_ARTIFACTS = 3  # a quarter with fewer artifacts is drawn but never starts or ends a verdict
+MIN_POINT_ARTIFACTS = (
+    3  # a quarter with fewer artifacts is drawn but never starts or ends a verdict
+)
 VERDICT_QUARTERS = 4  # the verdict compares the first and last of the last 4 complete quarters
 SHORTER, LONGER, CANNOT_TELL, TOO_FEW, UNCHANGED = (
     "shorter",
@@ -56,7 +58,9 @@ class MedianPoint:
         """ "65 d (7 artifacts, 3 open)", "at least 96 d (10 artifacts, 10 open)"."""
         if not self.artifacts:
             return "no artifacts"
-        value = f"{self.median:.0f} d" if self.median is not None else f"at least {self.bound:.0f} d"
+        value = (
+            f"{self.median:.0f} d" if self.median is not None else f"at least {self.bound:.0f} d"
+        )
         return f"{value} ({plural(self.artifacts, 'artifact')}, {self.open} open)"
 
     def row(self) -> dict:
@@ -150,8 +154,8 @@ def _value(p: MedianPoint) -> str:
 
 
 def verdict(points: Sequence[MedianPoint], as_of: datetime) -> tuple[str, str]:
-    """(direction, sentence) over the last VERDICT_QUARTERS complete quarters before the
-    quarter of `as_of` (whose artifacts are weeks old): the first and the last of them with at
+    """(direction, the sentence it rests on) over the last VERDICT_QUARTERS complete quarters
+    before the quarter of `as_of` (whose artifacts are weeks old): the first and last with at
     least MIN_POINT_ARTIFACTS artifacts. "shorter" / "longer" only when the numbers say so
     whatever the open artifacts' final lags: an unreached median is only a lower bound, so it
     can show "longer" but never "shorter". The sentence says what it rests on."""
@@ -194,7 +198,7 @@ def verdict(points: Sequence[MedianPoint], as_of: datetime) -> tuple[str, str]:
             f"; {last.open_stale} of its {last.open} open artifacts wait on a stale evidence "
             "stream (their lag grows with the stream's silence)"
         )
-    return direction, f"{lead}: {direction}{note}"
+    return direction, lead + note
 
 
 def latest_reached(points: Sequence[MedianPoint]) -> MedianPoint | None:

@@ -35,12 +35,14 @@ def align(periods: Sequence[str], points: Sequence[MedianPoint]) -> list[MedianP
     return [by.get(period) for period in periods]
 
 
-def _size(n: int) -> float:
+def _size(n: int, scale: float) -> float:
     """Marker size grows with the artifacts a point stands on; small points stay visible."""
-    return 4 + 1.6 * math.sqrt(min(n, 40))
+    return scale * (4 + 1.6 * math.sqrt(min(n, 40)))
 
 
-def _draw_regime(ax, xs: Sequence[float], points: Aligned, regime: str, faded: bool) -> None:
+def _draw_regime(
+    ax, xs: Sequence[float], points: Aligned, regime: str, faded: bool, scale: float
+) -> None:
     colour, style = palette.colour(regime), palette.line_style(regime)
     alpha = 0.45 if faded else 1.0
     run_x: list[float] = []
@@ -56,19 +58,19 @@ def _draw_regime(ax, xs: Sequence[float], points: Aligned, regime: str, faded: b
         if p is None or not p.artifacts:
             flush()
             continue
-        size = _size(p.artifacts)
+        size = _size(p.artifacts, scale)
         if p.median is not None:
             run_x.append(x)
             run_y.append(p.median)
-            small = p.artifacts < MIN_POINT_ARTIFACTS
+            small = p.artifacts < MIN_POINT_ARTIFACTS  # pale: too few to judge by
             ax.plot(
                 [x],
                 [p.median],
                 marker=palette.marker(regime),
                 markersize=size,
                 color=colour,
-                markerfacecolor="white" if faded or small else colour,
-                alpha=alpha,
+                markerfacecolor="white" if faded else colour,
+                alpha=alpha * (0.4 if small else 1.0),
                 linestyle="none",
             )
             continue
@@ -103,6 +105,7 @@ def draw(
     compare_label: str = "",
     reference: str | None = None,
     font: float = 9,
+    marker_scale: float = 1.0,
 ) -> Figure:
     """The figure: medians on top, artifact counts below, legend under both. `series` maps a
     regime to its points aligned on `periods`; `compare` (same shape) is drawn faded (the
@@ -115,9 +118,9 @@ def draw(
     width = 0.8 / max(1, len(regimes))
     for k, regime in enumerate(regimes):
         nudge = (k - (len(regimes) - 1) / 2) * min(width, 0.12)
-        _draw_regime(ax, [x + nudge for x in xs], series[regime], regime, faded=False)
+        _draw_regime(ax, [x + nudge for x in xs], series[regime], regime, False, marker_scale)
         if compare and regime in compare:
-            _draw_regime(ax, [x + nudge for x in xs], compare[regime], regime, faded=True)
+            _draw_regime(ax, [x + nudge for x in xs], compare[regime], regime, True, marker_scale)
         bar_x = [x + (k - (len(regimes) - 1) / 2) * width for x in xs]
         points = series[regime]
         covered = [(p.artifacts - p.open) if p else 0 for p in points]
@@ -161,14 +164,22 @@ def draw(
             linestyle="none",
             label="not reached: at least",
         ),
+        plt.Line2D(
+            [],
+            [],
+            color=grey,
+            alpha=0.4,
+            marker="o",
+            linestyle="none",
+            label=f"pale: under {MIN_POINT_ARTIFACTS} artifacts",
+        ),
     ]
     if compare:
-        handles.append(
-            plt.Line2D([], [], color=grey, alpha=0.45, linewidth=1, label=compare_label)
-        )
+        handles.append(plt.Line2D([], [], color=grey, alpha=0.45, linewidth=1, label=compare_label))
     ax.set_title(title, fontsize=font + 1)
     ax.set_ylabel("median lag (days)", fontsize=font)
-    ax.set_ylim(bottom=min(-5, ax.get_ylim()[0]))
+    low, high = ax.get_ylim()
+    ax.set_ylim(min(-5, low), high + 0.1 * (high - low))  # room for the arrows of the top bounds
     ax.grid(axis="y", color="#e4e4e4", linewidth=0.6)
     ax.tick_params(labelsize=font)
     counts.set_ylabel("artifacts\n(light: open)", fontsize=font - 1)

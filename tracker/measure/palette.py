@@ -10,7 +10,7 @@ REGIME_COLOURS = {
     "neuron": "#ff9900",
     "none": "#888888",
 }
-REGIME_MARKERS = {"cuda": "o", "rocm": "s", "xla": "^", "neuron": "D", "none": "x"}
+REGIME_MARKERS = {"cuda": "o", "rocm": "s", "xla": "^", "neuron": "D", "none": "P"}
 REGIME_ORDER = ("cuda", "rocm", "xla", "neuron", "none")
 
 

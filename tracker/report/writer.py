@@ -17,16 +17,28 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from tracker.config import Config
-from tracker.measure import trend_figures
+from tracker.measure import headline, palette, trend_figures
 from tracker.measure.facts import compute_lag
 from tracker.measure.formats import http_only, percent
 from tracker.measure.lag import LAG_CSV_COLUMNS, LagSample
 from tracker.measure.model_summary import REGIMES as MODEL_REGIMES
 from tracker.measure.model_summary import model_matrix
 from tracker.measure.survival import LagSummary, summarize
+from tracker.report.quality import QUALITY_COLUMNS, quality_sections
 from tracker.store import Store
 
 log = logging.getLogger("tracker.report")
+HEADLINE_COLUMNS = [
+    "regime",
+    "period",
+    "period_start",
+    "artifacts",
+    "open",
+    "open_on_stale_stream",
+    "km_median_days",
+    "at_least_days",
+    "projects",
+]
 TABLE_WEEKS = 12  # weeks of CI and friction rows in the HTML tables (the CSVs hold them all)
 
 
@@ -129,6 +141,12 @@ def write_report(
     stale = stale_sources(store, config, as_of)
     stale_keys = stale_definitions(spans, as_of, config.report)
 
+    series = headline.quarterly_series(samples, as_of, stale_keys)
+    answer = answer_rows(series, as_of, reference)
+    quality = quality_sections(
+        stale, len(config.sources), unknown, [s for s in samples if s.negative]
+    )
+
     with (out_dir / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
         write_lag_csv(samples, handle)
     summary_rows = [_summary_row(s, spans) for s in summaries]
@@ -161,6 +179,9 @@ def write_report(
         friction,
         ["regime", "week", "friction", "optimization", "neutral", "friction_ratio"],
     )
+    series_rows = [p.row() for r in palette.ordered(series) for p in series[r]]
+    _write_csv(out_dir / "headline_lag_quarterly.csv", series_rows, HEADLINE_COLUMNS)
+    _write_csv(out_dir / "data_quality.csv", quality["rows"], QUALITY_COLUMNS)
     (out_dir / "summary.json").write_text(
         json.dumps(
             {
@@ -169,6 +190,13 @@ def write_report(
                 "stale_sources": stale,
                 "data": banner or "collected upstream data",
                 "gap_trend": trend_figures.json_ready(trends),
+                "headline_series": {
+                    "method": "docs/methodology.md#the-headline-series-lag-per-quarter",
+                    "verdicts": [
+                        {k: a[k] for k in ("regime", "direction", "sentence")} for a in answer
+                    ],
+                    "quarters": series_rows,
+                },
                 "lag_primary": [
                     r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"
                 ],
@@ -192,6 +220,12 @@ def write_report(
     from tracker.report import charts, model_charts
 
     images = charts.draw_all(out_dir, samples, as_of, pass_rates, friction)
+    images["headline"] = (
+        "headline_lag.png"
+        if charts.headline_chart(out_dir / "headline_lag.png", series, reference)
+        else None
+    )
+    ci_sparse = charts.split_sparse_ci(pass_rates)[1]
     model_image = (
         "model_lag_matrix.png"
         if model_charts.model_matrix_chart(out_dir / "model_lag_matrix.png", samples, as_of)
@@ -214,8 +248,13 @@ def write_report(
         summaries=[s for s in summaries if s.period == "all"],
         samples=samples,
         pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
+        table_weeks=TABLE_WEEKS,
         friction=latest_weeks(friction, TABLE_WEEKS),
         images=images,
+        answer=answer,
+        ci_sparse=ci_sparse,
+        quality=quality["lines"],
+        regime_colour=palette.colour,
         negative=[s for s in samples if s.negative],
         # model families whose day 0 itself is unknown (regime "all") are listed apart
         unknown=[u for u in unknown if u[2] != "all"],
@@ -233,6 +272,32 @@ def write_report(
         f"{len({r['week'] for r in pass_rates})} CI weeks; "
         f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)"
     ] + _as_of_lines(point, stale)
+
+
+def answer_rows(series: dict, as_of: datetime, reference: str) -> list[dict[str, Any]]:
+    """Per regime (charts' order), the verdict beside the headline chart: direction, the
+    sentence, the latest quarter with a median and the newest quarter's point."""
+    rows = []
+    for regime in palette.ordered(series):
+        points = series[regime]
+        if regime == reference:
+            direction, sentence = "reference", "0 d by definition (builds ship with the release)"
+        else:
+            direction, sentence = headline.verdict(points, as_of)
+        latest = headline.latest_reached(points)
+        rows.append(
+            {
+                "regime": regime,
+                "name": palette.name(regime),
+                "direction": direction,
+                "sentence": sentence,
+                "latest": f"{latest.period}: {latest.text()}" if latest else "none yet",
+                "newest": f"{points[-1].period}: {points[-1].text()}",
+                "artifacts": sum(p.artifacts for p in points),
+                "open": sum(p.open for p in points),
+            }
+        )
+    return rows
 
 
 def _as_of_lines(point, stale: Sequence[dict]) -> list[str]:
