@@ -102,9 +102,7 @@ def test_the_verdict_uses_the_last_four_complete_quarters_and_says_what_it_rests
     points = quarterly_series(samples, AS_OF)["rocm"]
     direction, text = verdict(points, AS_OF)
     assert direction == SHORTER
-    assert text == (
-        "median lag from 70 d (2025-Q3, 3 artifacts) to 25 d (2026-Q2, 4 artifacts)"
-    )
+    assert text == ("median lag from 70 d (2025-Q3, 3 artifacts) to 25 d (2026-Q2, 4 artifacts)")
     assert latest_reached(points).period == "2026-Q3"
 
 

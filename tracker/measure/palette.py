@@ -3,6 +3,8 @@ one marker shape per regime, and one order (the reference first)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 REGIME_COLOURS = {
     "cuda": "#76b900",
     "rocm": "#ed1c24",
@@ -34,7 +36,7 @@ LINE_STYLES = {"cuda": "-", "rocm": "--", "xla": ":", "neuron": "-."}
 NAMES = {"cuda": "CUDA", "rocm": "ROCm", "xla": "XLA (Google TPU)", "neuron": "Neuron (AWS)"}
 
 
-def line_style(regime: str) -> str:
+def line_style(regime: str) -> Any:  # matplotlib types it as a Literal of its styles
     """The regime's line style (solid for a regime without one)."""
     return LINE_STYLES.get(regime, "-")
 

@@ -259,14 +259,14 @@ def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
         ):
             if len(run) > 1:
                 ax.plot(
-                    [m + nudge for m, _ in run],
+                    mdates.date2num([m + nudge for m, _ in run]),
                     [v for _, v in run],
                     color=colour,
                     linestyle=palette.line_style(regime),
                     linewidth=1.2,
                 )
         ax.scatter(
-            [m + nudge for m, _, _ in points],
+            mdates.date2num([m + nudge for m, _, _ in points]),
             [v for _, v, _ in points],
             s=[12 + 10 * n for _, _, n in points],
             marker=palette.marker(regime),
@@ -277,7 +277,7 @@ def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
         for m, v, n in points:
             ax.annotate(
                 str(n),
-                (m + nudge, v),
+                (float(mdates.date2num(m + nudge)), v),
                 xytext=(5, 4),
                 textcoords="offset points",
                 fontsize=7,
