@@ -12,6 +12,10 @@ other named group goes to attrs). The default pattern is the rocm/vllm conventio
 Contract:
 - Docker Hub pages by a ``next`` URL inside the JSON body (not a Link header), so pages are
   fetched with ``get_json``; only the first request is conditional (a 304 yields nothing).
+  The walk is bounded by the client's page guard: at most ``max_pages`` pages (default
+  ``MAX_PAGES``), and a ``next`` URL read before ends it (``ListingStopped``, the source is
+  partial with the pages before it saved).
+- A listed tag that is not a JSON object is a skip naming its position.
 - Tags whose name does not match the pattern (``latest``, nightlies) are not evidence and are
   passed over silently; a matching name whose version is not PEP 440 is skipped with ``ctx.skip``.
 - The event date is the build date in the name (UTC midnight): stable even when the tag is
@@ -21,10 +25,12 @@ Contract:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urljoin
 
 from tracker.collect.sources import CollectContext
 from tracker.collect.sources.github_releases import load_json, parse_time
@@ -40,7 +46,7 @@ DEFAULT_PATTERN = (
     r"^rocm(?P<rocm>\d+(?:\.\d+)*)_vllm_(?P<version>\d+(?:\.\d+)+(?:\.post\d+)?)"
     r"_(?P<date>\d{8})$"
 )
-MAX_PAGES = 50  # a runaway "next" chain must not spend a night of requests
+MAX_PAGES = 50  # default max_pages: a runaway "next" chain must not spend a night of requests
 
 
 def tag_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
@@ -50,7 +56,10 @@ def tag_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
     repository = ctx.option("repository", "")
     pattern = re.compile(ctx.option("name_pattern") or DEFAULT_PATTERN)
     spec = ctx.spec
-    for item in document["results"]:
+    for position, item in enumerate(document["results"]):
+        if not isinstance(item, dict):
+            ctx.skip(f"tag at position {position}", f"not a JSON object: {item!r:.60}")
+            continue
         name = str(item.get("name") or "")
         match = pattern.search(name)
         if match is None:
@@ -101,13 +110,14 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     """Walk the tag listing through its ``next`` links and yield matching tags."""
     repository = ctx.option("repository")
     url = str(ctx.option("url") or DEFAULT_URL).format(repository=repository)
-    for page in range(MAX_PAGES):
+    guard = ctx.client().listing(url)  # max_pages (default MAX_PAGES), no page URL twice
+    for page in itertools.count():
+        guard.visit(url)
         document = ctx.client().get_json(url, conditional=page == 0)
         if document is None:
             return
         yield from tag_events(document, ctx)
         next_url = document.get("next")
-        if not next_url:
+        if not next_url or not isinstance(next_url, str):
             return
-        url = str(next_url)
-    ctx.warnings.append(f"{ctx.spec.id}: stopped after {MAX_PAGES} pages of tags")
+        url = urljoin(url, next_url)
