@@ -154,6 +154,8 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         ),
     }
     data["history"]["lag"].pop(reference, None)  # 0 by definition: a flat line says nothing
+    data["history"]["lag_points"].pop(reference, None)
+    data["history"]["lag_year_ago"].pop(reference, None)
     data["subject"] = subject(data)
     return data
 
@@ -189,16 +191,31 @@ def history(
 ) -> dict[str, Any]:
     """Per regime and week (oldest first, the digest's week last): the pooled median lag at the
     week's end, the CI job pass rate and the friction share of the week (None = nothing)."""
+    from tracker.measure.headline import YEAR_AGO, week_points
+
     names = [w.name for w in weeks]
     lag: dict[str, list[float | None]] = {}
     at_ends = [samples_at(w.as_of) for w in weeks]
     for regime in regimes:
         lag[regime] = [pooled_median(samples, regime) for samples in at_ends]
+    # The headline chart's points (counts and "at least" bounds beside each median), and the
+    # same weeks a year before: the comparison the chart draws faded.
+    ends = [(w.name, w.start.date(), at_end) for w, at_end in zip(weeks, at_ends, strict=True)]
+    year_ends = [(w.name, w.start.date(), samples_at(w.as_of - YEAR_AGO)) for w in weeks]
+    lag_points = {r: week_points(ends, r) for r in regimes}
+    year_ago = {r: week_points(year_ends, r) for r in regimes}
     ci = {r: _weekly_share(ci_rows, r, names, "jobs_passed", "jobs_failed") for r in regimes}
     friction = {
         r: _weekly_share(friction_rows, r, names, "friction", "optimization") for r in regimes
     }
-    return {"weeks": names, "lag": lag, "ci": ci, "friction": friction}
+    return {
+        "weeks": names,
+        "lag": lag,
+        "lag_points": lag_points,
+        "lag_year_ago": year_ago,
+        "ci": ci,
+        "friction": friction,
+    }
 
 
 def _weekly_share(

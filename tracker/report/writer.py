@@ -17,7 +17,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from tracker.config import Config
-from tracker.measure import trend_figures
+from tracker.measure import headline, palette, trend_figures
 from tracker.measure.ci_rates import COUNTS as CI_COUNTS
 from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.facts import compute_lag
@@ -27,9 +27,21 @@ from tracker.measure.model_summary import REGIMES as MODEL_REGIMES
 from tracker.measure.model_summary import model_matrix
 from tracker.measure.survival import LagSummary, summarize
 from tracker.report.publish import staged
+from tracker.report.quality import QUALITY_COLUMNS, quality_sections
 from tracker.store import Store
 
 log = logging.getLogger("tracker.report")
+HEADLINE_COLUMNS = [
+    "regime",
+    "period",
+    "period_start",
+    "artifacts",
+    "open",
+    "open_on_stale_stream",
+    "km_median_days",
+    "at_least_days",
+    "projects",
+]
 TABLE_WEEKS = 12  # weeks of CI and friction rows in the HTML tables (the CSVs hold them all)
 
 
@@ -132,6 +144,12 @@ def write_report(
     tags_unread = unread_tags(store, config)
     stale_keys = stale_definitions(spans, as_of, config.report)
 
+    series = headline.quarterly_series(samples, as_of, stale_keys)
+    answer = answer_rows(series, as_of, reference)
+    quality = quality_sections(
+        stale, len(config.sources), unknown, [s for s in samples if s.negative], tags_unread
+    )
+
     with staged(out_dir) as stage:  # the old report stays whole until all is written
         with (stage / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
             write_lag_csv(samples, handle)
@@ -171,6 +189,9 @@ def write_report(
             friction,
             ["regime", "week", "friction", "optimization", "neutral", "friction_ratio"],
         )
+        series_rows = [p.row() for r in palette.ordered(series) for p in series[r]]
+        _write_csv(stage / "headline_lag_quarterly.csv", series_rows, HEADLINE_COLUMNS)
+        _write_csv(stage / "data_quality.csv", quality["rows"], QUALITY_COLUMNS)
         (stage / "summary.json").write_text(
             json.dumps(
                 {
@@ -180,6 +201,13 @@ def write_report(
                     "unread_tags": tags_unread,
                     "data": banner or "collected upstream data",
                     "gap_trend": trend_figures.json_ready(trends),
+                    "headline_series": {
+                        "method": "docs/methodology.md#the-headline-series-lag-per-quarter",
+                        "verdicts": [
+                            {k: a[k] for k in ("regime", "direction", "sentence")} for a in answer
+                        ],
+                        "quarters": series_rows,
+                    },
                     "lag_primary": [
                         r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"
                     ],
@@ -208,6 +236,12 @@ def write_report(
         from tracker.report import charts, model_charts
 
         images = charts.draw_all(stage, samples, as_of, pass_rates, friction)
+        images["headline"] = (
+            "headline_lag.png"
+            if charts.headline_chart(stage / "headline_lag.png", series, reference)
+            else None
+        )
+        ci_sparse = charts.split_sparse_ci(pass_rates)[1]
         model_image = (
             "model_lag_matrix.png"
             if model_charts.model_matrix_chart(stage / "model_lag_matrix.png", samples, as_of)
@@ -226,14 +260,19 @@ def write_report(
             trend_thresholds=trend_figures.THRESHOLDS,
             as_of_label=point.label,
             stale=stale,
-            unread_tags=tags_unread,
             headline=[r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"],
             summaries=[s for s in summaries if s.period == "all"],
             samples=samples,
             pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
             other_rates=latest_weeks(other_rates, TABLE_WEEKS),
+            unread_tags=tags_unread,
+            table_weeks=TABLE_WEEKS,
             friction=latest_weeks(friction, TABLE_WEEKS),
             images=images,
+            answer=answer,
+            ci_sparse=ci_sparse,
+            quality=quality["lines"],
+            regime_colour=palette.colour,
             negative=[s for s in samples if s.negative],
             # model families whose day 0 itself is unknown (regime "all") are listed apart
             unknown=[u for u in unknown if u[2] != "all"],
@@ -251,6 +290,32 @@ def write_report(
         f"{len({r['week'] for r in pass_rates})} CI weeks; "
         f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)"
     ] + _as_of_lines(point, stale)
+
+
+def answer_rows(series: dict, as_of: datetime, reference: str) -> list[dict[str, Any]]:
+    """Per regime (charts' order), the verdict beside the headline chart: direction, the
+    sentence, the latest quarter with a median and the newest quarter's point."""
+    rows = []
+    for regime in palette.ordered(series):
+        points = series[regime]
+        if regime == reference:
+            direction, sentence = "reference", "0 d by definition (builds ship with the release)"
+        else:
+            direction, sentence = headline.verdict(points, as_of)
+        latest = headline.latest_reached(points)
+        rows.append(
+            {
+                "regime": regime,
+                "name": palette.name(regime),
+                "direction": direction,
+                "sentence": sentence,
+                "latest": f"{latest.period}: {latest.text()}" if latest else "none yet",
+                "newest": f"{points[-1].period}: {points[-1].text()}",
+                "artifacts": sum(p.artifacts for p in points),
+                "open": sum(p.open for p in points),
+            }
+        )
+    return rows
 
 
 def _as_of_lines(point, stale: Sequence[dict]) -> list[str]:
