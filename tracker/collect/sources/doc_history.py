@@ -6,8 +6,9 @@ README) says what its main branch serves; the list's git history says since when
 like the vLLM model-registry history: the first version listing a family dates it.
 
 Source keys: ``repo`` ("sgl-project/sglang"), ``paths`` (the document's paths, oldest first: the
-page moved over the years; each path's history is read); optional ``section`` (a heading's text:
-only the part of the document under it is read, e.g. "Supported Models" of a README),
+page moved over the years; each path's history is read; an entry is a path or ``{path,
+section}``); optional ``section`` (a heading's text: only the part of the document under it is
+read, e.g. "Supported Models" of a README; a path's own ``section`` wins),
 ``api_url`` (default https://api.github.com), ``raw_url`` (default
 https://raw.githubusercontent.com).
 
@@ -60,6 +61,7 @@ _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _BULLET = re.compile(r"^[-*+]\s+(.*)$")
 _SEPARATOR = re.compile(r"^\|?[\s:|-]+\|?$")
 _VERSION_PART = re.compile(r"^[vV]?\d")
+_VARIANTS = re.compile(r"^\s*([A-Za-z][\w.\-]*(?: [A-Za-z][\w.\-]*)?)\s*\(([^)]*)\)")
 
 
 def section_text(text: str, section: str | None) -> str:
@@ -83,7 +85,8 @@ def section_text(text: str, section: str | None) -> str:
 
 
 def _plain(cell: str) -> str:
-    return " ".join(_TAG.sub(" ", _LINK.sub(r"\1", cell)).replace("`", " ").split())
+    text = _TAG.sub(" ", _LINK.sub(r"\1", cell)).replace("`", " ").replace("**", "")
+    return " ".join(text.split())
 
 
 def _expand_slashes(item: str) -> str:
@@ -99,20 +102,31 @@ def _expand_slashes(item: str) -> str:
     )
 
 
+def _expand_variants(item: str) -> str:
+    """ "DeepSeek (v1, v2, v3/R1)" -> the item plus "; DeepSeek v1; DeepSeek v2; DeepSeek v3;
+    DeepSeek R1": a family cell names its versions in brackets after the family name."""
+    match = _VARIANTS.match(item)
+    if not match:
+        return item
+    name, inside = match.group(1), match.group(2)
+    parts = [p.strip() for p in re.split(r"[,/]", inside) if p.strip()]
+    return "; ".join([item] + [f"{name} {p.removesuffix(' series')}" for p in parts])
+
+
 def list_items(text: str) -> Iterator[str]:
     """The items of a supported-models document (see the module doc), markup stripped."""
     for row in _ROW.findall(text):
         cells = _CELL.findall(row)
         if cells:
-            yield _plain(" ".join(cells[:2]))
+            yield _expand_variants(_plain(" ".join(cells[:2])))
     body = _ROW.sub(" ", text)
     for line in body.splitlines():
         stripped = line.strip()
         if stripped.startswith("|"):
             if _SEPARATOR.match(stripped):
                 continue
-            cells = [c for c in stripped.strip("|").split("|")]
-            yield _plain(" ".join(cells[:2]))
+            cells = stripped.strip("|").split("|")
+            yield _expand_variants(_plain(" ".join(cells[:2])))
             continue
         bullet = _BULLET.match(line)  # top level only: sub-items are launch commands and notes
         if bullet:
@@ -177,12 +191,21 @@ def note_event(
 def collect(ctx: CollectContext) -> Iterator[Event]:
     """Read the new commits of every path, oldest first, and yield first listings."""
     repo = ctx.option("repo")
-    paths = ctx.option("paths")
-    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
+    raw_paths = ctx.option("paths")
+    if not isinstance(raw_paths, list) or not raw_paths:
         raise ConfigError(f"{ctx.spec.id}: 'paths' must be a non-empty list of document paths")
+    sections: dict[str, str | None] = {}
+    for entry in raw_paths:
+        path = entry.get("path") if isinstance(entry, dict) else entry
+        if not isinstance(path, str) or not path:
+            raise ConfigError(
+                f"{ctx.spec.id}: 'paths': {entry!r} is not a path or {{path, section}}"
+            )
+        own = entry.get("section") if isinstance(entry, dict) else None
+        sections[path] = own or ctx.option("section")
+    paths = list(sections)
     api = str(ctx.option("api_url", DEFAULT_API)).rstrip("/")
     raw = str(ctx.option("raw_url", DEFAULT_RAW)).rstrip("/")
-    section = ctx.option("section")
     listed: dict[str, dict] = dict(ctx.state.get("listed") or {})
     read: list[str] = list(ctx.state.get("read") or [])
     done = set(read)
@@ -204,7 +227,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         if response is None:
             continue
         text = response.content.decode("utf-8", errors="replace")
-        for fid, item in listed_families(text, section).items():
+        for fid, item in listed_families(text, sections[path]).items():
             if fid in listed:
                 continue
             listed[fid] = {"sha": sha, "date": when.isoformat(), "path": path,
