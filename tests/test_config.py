@@ -77,6 +77,18 @@ def test_valid_entry_becomes_a_typed_spec(tmp_path):
             "  - {id: a, kind: github_releases, project: p, repo: x/y, regime: tpu}\n",
             ["source 'a'", "key 'regime'", "unknown regime 'tpu'"],
         ),
+        (
+            "  - {id: a, kind: github_releases, project: p, repo: x/y, max_pages: 2.5}\n",
+            ["source 'a'", "key 'max_pages'", "expected a positive whole number, got 2.5"],
+        ),
+        (
+            "  - {id: a, kind: pypi, project: p, package: x, max_body_mb: 0}\n",
+            ["source 'a'", "key 'max_body_mb'", "expected a positive number, got 0"],
+        ),
+        (
+            "  - {id: a, kind: pypi, project: p, package: x, time_budget_seconds: soon}\n",
+            ["source 'a'", "key 'time_budget_seconds'", "got 'soon'"],
+        ),
     ],
 )
 def test_config_errors_name_file_source_and_key(tmp_path, body, needles):
@@ -87,6 +99,19 @@ def test_config_errors_name_file_source_and_key(tmp_path, body, needles):
     assert str(path) in message
     for needle in needles:
         assert needle in message
+
+
+def test_limits_are_common_keys_of_every_kind(tmp_path):
+    body = (
+        "  - {id: a, kind: github_issues, project: p, repo: x/y, max_pages: 20,"
+        " max_body_mb: 8, time_budget_seconds: 600}\n"
+        "  - {id: b, kind: pypi, project: p, package: x}\n"
+    )
+    config = load_config(write(tmp_path, body))
+    a, b = config.source("a"), config.source("b")
+    assert (a.max_pages, a.max_body_mb, a.time_budget_seconds) == (20, 8.0, 600.0)
+    assert "max_pages" not in a.options
+    assert (b.max_pages, b.max_body_mb, b.time_budget_seconds) == (None, None, None)
 
 
 def test_unknown_top_level_key_and_bad_yaml(tmp_path):

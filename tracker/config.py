@@ -22,6 +22,9 @@ TOP_LEVEL_KEYS = {"regimes", "sources", "coverage", "settings", "report", "diges
 REGIME_KEYS = {"id", "vendor", "silicon", "reference", "description"}
 # Keys every source entry may carry, whatever its kind.
 COMMON_KEYS = {"id", "kind", "project", "regime", "enabled", "description", "lookback_days"}
+# Bounds of a source's HTTP (tracker/collect/limits.py has the defaults): positive numbers.
+LIMIT_KEYS = {"max_pages": int, "max_body_mb": float, "time_budget_seconds": float}
+COMMON_KEYS |= set(LIMIT_KEYS)
 REQUIRED_COMMON = {"id", "kind", "project"}
 
 
@@ -46,6 +49,10 @@ class SourceSpec:
     enabled: bool = True
     lookback_days: float = 0.0
     options: Mapping[str, Any] = field(default_factory=dict)
+    # None: the default of tracker/collect/limits.py (or the kind's own MAX_PAGES).
+    max_pages: int | None = None
+    max_body_mb: float | None = None
+    time_budget_seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -197,6 +204,7 @@ def _source(
             f"{file}: source {name!r}: key 'regime': unknown regime {regime!r} "
             f"(declared: {', '.join(sorted(regime_ids))})"
         )
+    limits = {key: _limit(file, name, key, entry.get(key)) for key in LIMIT_KEYS}
     options = {k: v for k, v in entry.items() if k not in COMMON_KEYS}
     return SourceSpec(
         id=str(entry["id"]),
@@ -206,4 +214,19 @@ def _source(
         enabled=bool(entry.get("enabled", True)),
         lookback_days=float(entry.get("lookback_days", 0) or 0),
         options=options,
+        **limits,
     )
+
+
+def _limit(file: Path, name: str, key: str, value: Any) -> Any:
+    """A LIMIT_KEYS value: None when unset, else a positive number of the key's type."""
+    if value is None:
+        return None
+    kind = LIMIT_KEYS[key]
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+    if ok and kind is int and not float(value).is_integer():
+        ok = False
+    if not ok or value != value or value == float("inf"):
+        what = "a positive whole number" if kind is int else "a positive number"
+        raise ConfigError(f"{file}: source {name!r}: key {key!r}: expected {what}, got {value!r}")
+    return kind(value)

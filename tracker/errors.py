@@ -45,3 +45,13 @@ class ReplayMissing(SourceError):
 
 class SourceSkipped(SourceError):
     """The source cannot run here and says why (e.g. no API token); not counted as a failure."""
+
+
+class ListingStopped(SourceError):
+    """A paged listing was ended before its end: its page cap, a page or cursor read twice, a
+    page that adds nothing new, or a next link to another origin. What was read is kept."""
+
+
+class OutOfTime(SourceError):
+    """The source spent its wall-clock budget (``time_budget_seconds``); what it read is kept
+    and the next run goes on from the saved cursor."""

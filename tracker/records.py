@@ -43,7 +43,7 @@ def parse_time(value: str | None) -> datetime | None:
         return None
     try:
         return utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
-    except ValueError:
+    except (ValueError, OverflowError):  # "0001-01-01T00:00:00+01:00" is before year 1 in UTC
         return None
 
 

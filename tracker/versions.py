@@ -48,7 +48,7 @@ class ParsedVersion:
 def _as_version(text: str) -> Version | None:
     try:
         return Version(text)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a number of over 4,300 digits
         return None
 
 

@@ -1,4 +1,4 @@
-"""Pure CI logic (tracker.ci) and the progress helper: no network, no database."""
+"""Pure CI logic (tracker.collect.ci) and the progress helper: no network, no database."""
 
 from __future__ import annotations
 

@@ -177,7 +177,7 @@ def test_token_is_sent_but_never_logged(httpserver, monkeypatch, caplog):
         "/r", headers={"Authorization": "Bearer ghp_secret_value_123"}
     ).respond_with_json([])
     caplog.set_level(logging.DEBUG)
-    http = client(auth="github")
+    http = client(auth="github", auth_origin=httpserver.url_for("/"))
     assert http.authenticated
     assert http.get_json(httpserver.url_for("/r")) == []
     assert "ghp_secret_value_123" not in caplog.text

@@ -182,7 +182,8 @@ def test_record_filters_the_token(store, httpserver, tmp_path, monkeypatch):
     monkeypatch.setenv("TRACKER_GITHUB_TOKEN", "ghp_never_in_a_cassette")
     monkeypatch.setattr(FAKE, "AUTH", "github", raising=False)
     httpserver.expect_request("/i").respond_with_json([{"n": 1, "t": "2025-01-02T00:00:00+00:00"}])
-    summary = run_sources(config(spec("rec", httpserver.url_for("/i"))), store, record=tmp_path)
+    rec = spec("rec", httpserver.url_for("/i"), api_url=httpserver.url_for("/"))
+    summary = run_sources(config(rec), store, record=tmp_path)
     assert summary.results[0].status == "ok"
     assert httpserver.log[0][0].headers["Authorization"] == "Bearer ghp_never_in_a_cassette"
     text = (tmp_path / "rec.yaml").read_text()

@@ -1,4 +1,4 @@
-"""Helpers shared by the CLI modules (tracker/cli.py and tracker/cli_data.py)."""
+"""Helpers shared by the CLI modules (tracker/cli/main.py and tracker/cli/data.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """CLI commands for analysts: import / export events, read-only queries, lag CSV, the report
-and the weekly digest. Mounted on the `tracker` group by tracker/cli.py."""
+and the weekly digest. Mounted on the `tracker` group by tracker/cli/main.py."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
 from typing import Any
 
-from tracker.errors import RateLimited, SourceError, first_line
+from tracker.errors import OutOfTime, RateLimited, SourceError, first_line
 from tracker.records import parse_time  # noqa: F401  (collectors call ci.parse_time)
 
 log = logging.getLogger("tracker.ci")
@@ -234,14 +234,15 @@ def prune_pending(ctx, pending: dict, what: str) -> None:
 def recheck(ctx, what: str, events: Iterator[Any]) -> Iterator[Any]:
     """The events of one re-check of a pending run / build (``what`` names it: "build #12").
 
-    A rate limit stops the source as usual (the runner keeps what came before). Any other
-    failure (an HTTP error, a malformed body) is a skip naming the item, which stays pending and
-    is re-checked on the next collection until ``prune_pending`` drops it: one re-check that
-    keeps failing never blocks its source. ``events`` must do its requests before it yields.
+    A rate limit or the time budget stops the source as usual (the runner keeps what came
+    before). Any other failure (an HTTP error, a malformed body) is a skip naming the item, which
+    stays pending and is re-checked on the next collection until ``prune_pending`` drops it: one
+    re-check that keeps failing never blocks its source. ``events`` must do its requests before
+    it yields.
     """
     try:
         yield from events
-    except RateLimited:
+    except (RateLimited, OutOfTime):  # the source stops; not this item's fault
         raise
     except SourceError as exc:
         ctx.skip(what, f"re-check failed, still pending: {first_line(exc)}")

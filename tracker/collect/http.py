@@ -8,26 +8,44 @@ stops the source with `RateLimited`; a request refused for it is retried once at
 requests use the ETag / Last-Modified stored per URL; a 304 returns None ("nothing new") and costs
 no rate limit.
 
-Tokens are read from the environment, sent only as a header and never logged.
+Bounds (tracker/collect/limits.py, tracker/collect/transport.py): every request has a total
+deadline (retries and body included) and a body cap, read streamed; the source has a wall-clock
+budget (``OutOfTime`` before the next request once it is spent); every listing has a page cap and
+stops on a page URL or body seen before (``ListingStopped``).
+
+Tokens are read from the environment, sent only as a header, never logged, and only to the
+origin (scheme, host, port) of the API they belong to (``auth_origin``, from the source's
+``api_url``). A redirect elsewhere is followed without the token; a ``Link: rel="next"`` to
+another origin is refused (``ListingStopped``): no API tracker reads pages across origins.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urljoin
 
 import requests
-from requests.adapters import HTTPAdapter
-from urllib3.exceptions import MaxRetryError, ResponseError
-from urllib3.util.retry import Retry
 
 from tracker import __version__
-from tracker.errors import FatalHTTPError, RateLimited, SourceError
+from tracker.collect.limits import Limits, PageGuard, origin, show_origin
+from tracker.collect.transport import (
+    MAX_RATE_WAIT,
+    Deadline,
+    DeadlineExceeded,
+    GiveUpRetry,
+    Session,
+    WatchedAdapter,
+    network_error,
+    parse_json,
+    read_body,
+    status_hint,
+)
+from tracker.errors import FatalHTTPError, OutOfTime, RateLimited, SourceError
 
 log = logging.getLogger("tracker.http")
 
@@ -35,7 +53,6 @@ USER_AGENT = (
     f"tracker/{__version__} (ecosystem-maturity tracker; +https://github.com/tracker-dev/tracker)"
 )
 TIMEOUT = (10.0, 60.0)  # (connect, read) seconds
-MAX_RATE_WAIT = 90.0  # seconds we are willing to sleep for a rate-limit reset
 MIN_RATE_WAIT = 5.0  # back-off when a refusal's reset time is already past (clock skew)
 
 # Which environment variables hold the token of each API, and how it is sent.
@@ -43,27 +60,10 @@ AUTH_SCHEMES: dict[str, tuple[tuple[str, ...], str]] = {
     "github": (("TRACKER_GITHUB_TOKEN", "GITHUB_TOKEN"), "Bearer {token}"),
     "buildkite": (("TRACKER_BUILDKITE_TOKEN",), "Bearer {token}"),
 }
+# Where each API's token may go when the source names no api_url of its own.
+AUTH_ORIGINS = {"github": "https://api.github.com", "buildkite": "https://api.buildkite.com"}
 
-
-class _Retry(Retry):
-    """urllib3 Retry that also retries GitHub's secondary rate limit (403 + Retry-After)
-    and gives up, instead of sleeping, when Retry-After asks for longer than MAX_RATE_WAIT."""
-
-    RETRY_AFTER_STATUS_CODES = frozenset({403, 413, 429, 503})
-
-    def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
-        if status_code == 403 and has_retry_after:
-            return self.total is None or self.total > 0
-        return super().is_retry(method, status_code, has_retry_after)
-
-    def increment(
-        self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None
-    ):
-        retry_after = self.get_retry_after(response) if response is not None else None
-        if retry_after is not None and retry_after > MAX_RATE_WAIT:
-            # Give up now: with raise_on_status=False urllib3 hands the 403/429 back to us.
-            raise MaxRetryError(_pool, url, ResponseError(f"Retry-After {retry_after:.0f}s"))
-        return super().increment(method, url, response, error, _pool, _stacktrace)
+__all__ = ["MAX_RATE_WAIT", "HttpClient", "RequestStats", "parse_json", "token_for"]
 
 
 @dataclass
@@ -104,16 +104,23 @@ class HttpClient:
         max_rate_wait: float = MAX_RATE_WAIT,
         sleep: Callable[[float], None] = time.sleep,
         replaying: bool = False,
+        auth_origin: str | None = None,
+        limits: Limits | None = None,
     ) -> None:
-        self.session = requests.Session()
+        self.session = Session()
         self.session.headers["User-Agent"] = USER_AGENT
         token = token_for(auth)
         # A replay answers from cassettes recorded with a token (filtered out of them), so the
         # source behaves as authenticated without one.
         self.authenticated = token is not None or replaying
+        # Not a session header: added per request, and only for the API's own origin.
+        self._authorization: str | None = None
+        self.auth_origin = origin(auth_origin or AUTH_ORIGINS.get(auth or "", ""))
         if token and auth:  # token_for gives a token only for a named scheme
-            self.session.headers["Authorization"] = AUTH_SCHEMES[auth][1].format(token=token)
-        retry = _Retry(
+            self._authorization = AUTH_SCHEMES[auth][1].format(token=token)
+        self.limits = limits or Limits()
+        self._budget_ends = time.monotonic() + self.limits.time_budget
+        retry = GiveUpRetry(
             total=retries,
             connect=retries,
             read=retries,
@@ -125,7 +132,7 @@ class HttpClient:
             respect_retry_after_header=True,
             raise_on_status=False,
         )
-        adapter = HTTPAdapter(max_retries=retry)
+        adapter = WatchedAdapter(max_retries=retry)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
         self.timeout = timeout
@@ -166,14 +173,12 @@ class HttpClient:
                 headers["If-None-Match"] = known["etag"]
             if known.get("last_modified"):
                 headers["If-Modified-Since"] = known["last_modified"]
+        if self._authorization and origin(full_url) == self.auth_origin:
+            headers["Authorization"] = self._authorization
         refused = False
         while True:
             self._wait_for_rate_limit(full_url)
-            try:
-                response = self.session.get(full_url, headers=headers, timeout=self.timeout)
-            except requests.RequestException as exc:
-                raise _network_error(full_url, exc, self.timeout) from None
-            self.stats.requests += 1
+            response = self._request(full_url, headers)
             self._note_rate_limit(response)
             if not (
                 response.status_code in (403, 429)
@@ -213,7 +218,7 @@ class HttpClient:
         if 400 <= response.status_code < 500:
             raise FatalHTTPError(
                 f"{full_url}: HTTP {response.status_code} {response.reason}"
-                f"{_hint(response.status_code)}",
+                f"{status_hint(response.status_code)}",
                 status=response.status_code,
             )
         if response.status_code >= 500:
@@ -222,6 +227,44 @@ class HttpClient:
                 "after retries (server error): try again later"
             )
         return full_url, response
+
+    def _request(self, url: str, headers: dict[str, str]) -> requests.Response:
+        """One GET with urllib3's retries, under the request deadline (cut short by the source's
+        budget), its body read streamed up to the body cap."""
+        left = self._budget_ends - time.monotonic()
+        if left <= 0:
+            raise OutOfTime(
+                f"{url}: out of time: the source's budget of {self.limits.time_budget:g}s "
+                f"(time_budget_seconds) is spent after {self.stats.requests} requests; it "
+                "stops before this request and the next run goes on from its cursor"
+            )
+        seconds = min(self.limits.request_deadline, left)
+        self.stats.requests += 1
+        response = None
+        with Deadline(seconds) as deadline:
+            try:
+                response = self.session.get(url, headers=headers, timeout=self.timeout, stream=True)
+                read_body(response, self.limits.max_body_bytes)
+            except (DeadlineExceeded, requests.RequestException) as exc:
+                if not deadline.fired:
+                    assert isinstance(exc, requests.RequestException)
+                    raise network_error(url, exc, self.timeout) from None
+        # A fired deadline shut the socket: whatever was read (even a "complete" response whose
+        # headers were cut short) is not the answer.
+        if response is not None and not deadline.fired:
+            return response
+        if response is not None:
+            response.close()
+        if seconds < self.limits.request_deadline:
+            raise OutOfTime(
+                f"{url}: out of time: the source's budget of {self.limits.time_budget:g}s "
+                "(time_budget_seconds) ran out during this request; the next run goes on "
+                "from its cursor"
+            )
+        raise SourceError(
+            f"{url}: no complete answer within the request deadline of {seconds:g}s "
+            "(the server is too slow or drips its answer): try again later"
+        )
 
     def get_json(
         self, url: str, params: Mapping[str, Any] | None = None, *, conditional: bool = True
@@ -250,22 +293,36 @@ class HttpClient:
         longer listing would hide them. A 304 therefore means nothing changed, and nothing is
         yielded. Later pages are plain requests (their URLs carry page cursors).
         """
+        guard = self.listing(url)
+        guard.visit(requests.Request("GET", url, params=params).prepare().url or url)
         full_url, response = self._fetch(url, params, conditional, "application/json")
         if response is None:
             return
+        guard.read(response.content)
         page = parse_json(response)
-        next_url = response.links.get("next", {}).get("url")
+        next_url = _next_link(response)
         if conditional and not next_url and not _may_continue(page, params):
             self._remember(full_url, response)
         while True:
             yield page
             if not next_url:
                 return
+            if origin(next_url) != origin(full_url):
+                guard.stop(
+                    f"the next-page link leads to another origin ({show_origin(next_url)}, "
+                    f"not {show_origin(full_url)}): refused, so no token goes there"
+                )
+            guard.visit(next_url)
             response = self.get(next_url, conditional=False, accept="application/json")
             if response is None:  # an unasked-for 304: nothing to read
                 return
+            guard.read(response.content)
             page = parse_json(response)
-            next_url = response.links.get("next", {}).get("url")
+            next_url = _next_link(response)
+
+    def listing(self, what: str) -> PageGuard:
+        """The bounds of one paged listing (page cap, loops) for a collector that pages itself."""
+        return PageGuard(what, self.limits.max_pages)
 
     def _remember(self, full_url: str, response: requests.Response) -> None:
         """Keep the response's validators for the next run's conditional request."""
@@ -319,51 +376,11 @@ def _may_continue(page: Any, params: Mapping[str, Any] | None) -> bool:
     return isinstance(page, list) and per_page is not None and len(page) >= int(per_page)
 
 
+def _next_link(response: requests.Response) -> str | None:
+    """The absolute URL of the response's Link rel="next", or None."""
+    link = response.links.get("next", {}).get("url")
+    return urljoin(response.url, link) if link else None
+
+
 def _utc(timestamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(timestamp))
-
-
-def parse_json(response: requests.Response) -> Any:
-    """The JSON body of `response`, or FatalHTTPError saying what came instead."""
-    try:
-        return json.loads(response.content)
-    except ValueError:
-        content_type = response.headers.get("Content-Type", "no content type")
-        text = response.content[:80].decode("utf-8", "replace")
-        what = (
-            "truncated or malformed JSON"
-            if text.lstrip()[:1] in ("{", "[")
-            else f"a {content_type} body"
-        )
-        raise FatalHTTPError(
-            f"{response.url}: expected JSON, got {what} "
-            f"({len(response.content)} bytes, starts {text!r})"
-        ) from None
-
-
-def _network_error(url: str, exc: Exception, timeout: tuple[float, float]) -> SourceError:
-    reason = getattr(exc.args[0], "reason", None) if exc.args else None
-    if (
-        isinstance(exc, requests.Timeout)
-        or isinstance(reason, TimeoutError)
-        or type(reason).__name__ in ("ReadTimeoutError", "ConnectTimeoutError")
-    ):
-        return SourceError(
-            f"{url}: timed out after retries "
-            f"(connect {timeout[0]}s, read {timeout[1]}s): try again later"
-        )
-    return SourceError(
-        f"{url}: request failed after retries: {type(exc).__name__}: {_short(str(reason or exc))}"
-    )
-
-
-def _short(text: str, limit: int = 160) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _hint(status: int) -> str:
-    return {
-        401: " (bad or expired token: check TRACKER_GITHUB_TOKEN / TRACKER_BUILDKITE_TOKEN)",
-        404: " (moved or deleted upstream: check the source's URL / repo in sources.yaml)",
-        410: " (gone upstream: remove or update the source in sources.yaml)",
-    }.get(status, "")

@@ -4,6 +4,12 @@ A failing source rolls back only itself and becomes a value in the summary; the 
 An event the store cannot keep is a skipped item, not a failed source; a failed save is still
 recorded (status and run row) in a transaction of its own.
 The cursor comes from the saved events' own timestamps and never moves past the run's start.
+
+A source stopped after it yielded events (an HTTP error on a later page, a rate limit, a listing
+bound, its time budget) is `partial`: what it yielded is saved. An ASCENDING collector's cursor
+and state move to what was saved (the next run resumes there); any other collector's cursor,
+state and vanished marks stay as they were, so the next run reads the listing again from the
+same place. Its HTTP validators are never kept, so that re-read is not answered by a 304.
 """
 
 from __future__ import annotations
@@ -17,10 +23,18 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from tracker.collect.cassettes import read_snapshot, stamp
-from tracker.collect.http import HttpClient
+from tracker.collect.http import AUTH_ORIGINS, HttpClient
+from tracker.collect.limits import DEFAULT_MAX_PAGES, Limits
 from tracker.collect.sources import CollectContext, collector_for
 from tracker.config import Config, SourceSpec
-from tracker.errors import RateLimited, ReplayMissing, SourceError, SourceSkipped, StoreError
+from tracker.errors import (
+    OutOfTime,
+    RateLimited,
+    ReplayMissing,
+    SourceError,
+    SourceSkipped,
+    StoreError,
+)
 from tracker.records import Event, InvalidEvent, clean_event, clean_text, now_utc
 from tracker.store import Store
 
@@ -41,8 +55,9 @@ class SourceResult:
     not_modified: int = 0
     rate_remaining: int | None = None
     error: str | None = None
-    snapshot: date | None = None  # replay: the cassette's snapshot date (tracker/snapshot.py)
+    snapshot: date | None = None  # replay: the cassette's snapshot date (collect/cassettes.py)
     replay: str | None = None
+    out_of_time: bool = False  # stopped by its time budget (time_budget_seconds)
 
 
 @dataclass
@@ -81,6 +96,12 @@ class RunSummary:
             f"{sum(r.events_new for r in self.results)} new events, "
             f"{total_req} requests ({total_304} not modified)"
         )
+        late = [r.source_id for r in self.results if r.out_of_time]
+        if late:
+            out.append(
+                f"out of time: {', '.join(late)} (time_budget_seconds spent; what was read "
+                "is saved, the rest on the next run)"
+            )
         return out
 
 
@@ -134,10 +155,19 @@ def _collect_and_save(
     # A replay is a fixed snapshot: it is re-read whole, without the cursor, the collector's
     # state or HTTP validators (their requests were never recorded), so replaying twice is
     # idempotent instead of asking the cassette for URLs it does not hold.
+    auth = getattr(module, "AUTH", None)
     http = HttpClient(
-        auth=getattr(module, "AUTH", None),
+        auth=auth,
         validators=None if replay else state.validators,
         replaying=bool(replay),
+        # The token goes to the API the source names (api_url) and nowhere else.
+        auth_origin=spec.options.get("api_url") or AUTH_ORIGINS.get(auth or ""),
+        limits=Limits.of(
+            spec.max_pages,
+            spec.max_body_mb,
+            spec.time_budget_seconds,
+            default_max_pages=getattr(module, "MAX_PAGES", DEFAULT_MAX_PAGES),
+        ),
     )
     ctx = CollectContext(
         spec=spec,
@@ -148,21 +178,29 @@ def _collect_and_save(
     )
     collected: list[Event] = []
     status, error = "ok", None
+    stopped: Exception | None = None
     try:
         with cassette(spec.id, replay, record):
             for item in module.collect(ctx):
                 collected.append(item)
     except SourceSkipped as exc:
         status, error = "skipped", str(exc)
+        stopped = exc
         log.warning("%s: skipped: %s", spec.id, exc)
-    except RateLimited as exc:
-        # An ascending collector's events so far are complete up to their cursor: keep them.
-        status = "partial" if getattr(module, "ASCENDING", False) else "failed"
-        error = f"rate limited: {exc}"
-        log.error("%s: %s", spec.id, error)
     except SourceError as exc:
-        status, error = "failed", str(exc)
-        log.error("%s: %s", spec.id, exc)
+        # Stopped part-way (a later page failed, a rate limit, a listing bound, the time
+        # budget): what was read before is kept (see the module docstring).
+        ascending = getattr(module, "ASCENDING", False)
+        # An ascending collector's state (runs still pending) is kept after a rate limit even
+        # when it had yielded nothing yet.
+        kept = collected or (ascending and isinstance(exc, RateLimited))
+        status = "partial" if kept else "failed"
+        error, stopped = str(exc), exc
+        if isinstance(exc, RateLimited):
+            error = f"rate limited: {error}"
+        if collected:
+            error += f" (the {len(collected)} events read before are saved)"
+        log.error("%s: %s", spec.id, error)
     except Exception as exc:  # a collector bug or hostile input must not stop the other sources
         status, error = "failed", f"{type(exc).__name__}: {exc}"
         log.exception("%s: unexpected error", spec.id)
@@ -183,6 +221,7 @@ def _collect_and_save(
         rate_remaining=http.stats.rate_remaining,
         snapshot=read_snapshot(Path(replay) / f"{spec.id}.yaml") if replay else None,
         replay=str(replay) if replay else None,
+        out_of_time=isinstance(stopped, OutOfTime),
     )
     finished = now_utc()
     values = {
@@ -193,11 +232,13 @@ def _collect_and_save(
         "not_modified": result.not_modified,
         "rate_remaining": result.rate_remaining,
     }
-    if keep:
+    # A partial run of a collector that is not ASCENDING leaves cursor and state as they were.
+    moves = status == "ok" or (status == "partial" and getattr(module, "ASCENDING", False))
+    if moves:
         values["cursor"] = next_cursor(state.cursor, collected, started)
         values["state"] = ctx.state
-        if status == "ok":
-            values["last_success_at"] = finished
+    if status == "ok":
+        values["last_success_at"] = finished
     # A run whose collector skipped something a later read of the same document could store
     # (a matrix column or notes whose release the history dates only later) does not save its
     # HTTP validators: a saved ETag would answer 304 to the unchanged document from then on,
@@ -209,7 +250,8 @@ def _collect_and_save(
                 result.events_seen, result.events_new = store.upsert_events(
                     conn, collected, seen_at=started
                 )
-                result.vanished = store.mark_vanished(conn, spec.id, ctx.vanished, started)
+                if status == "ok":  # a listing read part-way does not show what is gone
+                    result.vanished = store.mark_vanished(conn, spec.id, ctx.vanished, started)
             _save_run(store, conn, spec.id, batch, started, finished, result, values, validators)
     except StoreError:
         raise
@@ -299,7 +341,7 @@ def cassette(
     """Replay (`--replay DIR`) or record (`--record DIR`) this source's HTTP with vcrpy.
 
     Cassettes are `DIR/<source id>.yaml`. A recording is stamped `# snapshot: <today>` and a
-    replay's run row keeps the snapshot date (tracker/snapshot.py). Recording filters
+    replay's run row keeps the snapshot date (tracker/collect/cassettes.py). Recording filters
     Authorization and cookies, so no token ever reaches a cassette.
     """
     if not replay and not record:

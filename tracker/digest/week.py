@@ -22,7 +22,7 @@ _WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
 def default_clock(config: Config | None = None, store: Store | None = None) -> datetime:
     """The digest's "now" when neither --week nor --as-of is given, for the CLI and the
     scheduler alike: the one place to change it. A replayed store reports as of its cassettes'
-    snapshot date (tracker.snapshot), so the demo's digest does not age with the wall clock;
+    snapshot date (tracker.store.asof), so the demo's digest does not age with the wall clock;
     live data: now."""
     del config  # the clock depends on the store alone
     if store is not None:

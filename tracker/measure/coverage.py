@@ -62,7 +62,7 @@ def parse_coverage(
         if not isinstance(raw, Mapping) or "project" not in raw or "regimes" not in raw:
             raise ConfigError(f"{where}: {name}: needs 'project' and 'regimes'")
         if raw.get("artifact", "framework") == "model":
-            continue  # model families: tracker.model_lag.parse_model_coverage
+            continue  # model families: tracker.measure.model_lag.parse_model_coverage
         name = f"coverage rule for {raw['project']!r}"
         unknown = set(raw) - {"project", "series", "regimes"}
         if unknown:

@@ -40,7 +40,7 @@ class NoteFact:
     occurred_at: datetime
     url: str
     mentions: tuple[tuple[str, str, str], ...]  # (framework project, version, status)
-    # (model family, status, where the note sits): model-family mentions, see tracker.model_lag
+    # (model family, status, where the note sits): model-family mentions, see measure.model_lag
     models: tuple[tuple[str, str, str], ...] = ()
     regime: str | None = None  # the tagger's (else the source's): whose support the note states
 

@@ -1,7 +1,7 @@
 """Day-0 coverage lag of model families: days from a model being served by vLLM on CUDA (or
 from its first public weights) to the first dated evidence that a regime serves it.
 
-Pure functions like :mod:`tracker.metrics`, whose lag machinery this reuses: open artifacts are
+Pure functions like :mod:`tracker.measure.lag`, whose lag machinery this reuses: open artifacts are
 right-censored at ``as_of``, negative lags are kept and flagged, every row keeps its evidence URL,
 and a family whose day 0 precedes everything collected from a regime's evidence stream is
 ``unknown`` for that regime (left truncation), not open and not late.

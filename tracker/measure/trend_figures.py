@@ -1,9 +1,9 @@
 """Trend figures for people and files: the "Is the gap closing?" table, `tracker lag --trend`,
 the lag_trend table, summary.json and the digest's one line per regime.
 
-The numbers come from tracker.trend (pure); this module only gathers its inputs from the store
-and words and formats its outputs. Every slope is labelled as a bracket when open artifacts
-leave it one, and every verdict sits beside the counts it rests on.
+The numbers come from tracker.measure.trend and rate_trend (pure); this module only gathers
+their inputs from the store and words and formats their outputs. Every slope is labelled as a
+bracket when open artifacts leave it one, and every verdict sits beside the counts it rests on.
 """
 
 from __future__ import annotations
@@ -247,7 +247,7 @@ def digest_line_by_regime(trends: Trends) -> dict[str, str]:
 
 
 def trend_digest_lines(config, store, as_of: datetime) -> list[str]:
-    """The digest's lines computed from the store (what tracker/digest.py calls)."""
+    """The digest's lines computed from the store (what tracker/digest/data.py calls)."""
     from tracker.measure.facts import compute_lag
 
     reference = next((r.id for r in config.regimes if r.reference), "cuda")

@@ -12,21 +12,24 @@ A collector kind is one module in this package that defines:
 
 Modules are discovered automatically: adding a kind means adding one module, nothing else.
 Collectors hold no state of their own; they never sleep, retry or set headers (that is
-``tracker.http``), and they report a bad item with ``ctx.skip`` instead of failing the source.
+``tracker.collect.http``), and they report a bad item with ``ctx.skip`` instead of failing the
+source.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 import pkgutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from tracker.errors import FatalHTTPError
+from tracker.collect.transport import json_text, loads
+from tracker.errors import FatalHTTPError, TrackerError
 
 if TYPE_CHECKING:
     from tracker.collect.http import HttpClient
@@ -65,6 +68,18 @@ class CollectContext:
         self.warnings.append(message)
         log.warning(message)
 
+    @contextmanager
+    def item(self, where: str) -> Iterator[None]:
+        """Around the reading of one upstream item: an exception it raises (a value of a shape
+        the collector did not foresee) skips that item, naming `where`, and the rest of the page
+        goes on. TrackerErrors (HTTP, rate limit, time budget) still stop the source."""
+        try:
+            yield
+        except TrackerError:
+            raise
+        except Exception as exc:
+            self.skip(where, f"malformed item ({type(exc).__name__}: {str(exc)[:160]})")
+
     def mark_vanished(self, external_id: str) -> None:
         """Say that an item seen before is gone upstream: the runner marks it, never deletes it."""
         self.vanished.append(external_id)
@@ -87,7 +102,7 @@ def load_json(
     """Parse a local JSON document for ``parse``; FatalHTTPError naming the source when it is not
     JSON or not of the `expect`-ed top-level type."""
     try:
-        document = json.loads(content)
+        document = loads(json_text(content, f"{ctx.spec.id}: {what}"))
     except ValueError as exc:
         raise FatalHTTPError(f"{ctx.spec.id}: {what} is not JSON: {exc}") from None
     if not isinstance(document, expect):

@@ -2,7 +2,7 @@
 `_docs_html`): a `Section` has a title, a level, a 1-based source line, its `Block`s
 (paragraphs, list items, tables, admonitions) and its sub-sections.
 
-Private to the vendor-document kinds; import it through `tracker.collectors._docs`.
+Private to the vendor-document kinds; import it through `tracker.collect.sources._docs`.
 """
 
 from __future__ import annotations

@@ -22,13 +22,14 @@ Contract:
   (the listing is filtered on creation time), so what was yielded before a rate limit never
   puts the cursor past a build not yet yielded; ``ended_at`` keeps when it finished.
 - Build -> ``ci_run`` ``build:<number>``: regime = the source's, state = build state, outcome by
-  tracker.ci.run_outcome. Builds still running are remembered in ``ctx.state["pending"]`` and
-  re-read by number (``GET .../builds/{number}``) on later collections until they finish:
+  tracker.collect.ci.run_outcome. Builds still running are remembered in
+  ``ctx.state["pending"]`` and re-read by number (``GET .../builds/{number}``) on later
+  collections until they finish:
   those created before the listing's lower bound first, those the listing did not show after it
   (they stay in the state until they finish, so the cursor never has to cover them). Builds
   running for longer than ``pending_max_days`` are dropped before the re-checks; a re-check that
-  fails (other than a rate limit) is a skip and the build stays pending (tracker.ci.recheck); a
-  build deleted upstream (404) is a skip and forgotten.
+  fails (other than a rate limit) is a skip and the build stays pending
+  (tracker.collect.ci.recheck); a build deleted upstream (404) is a skip and forgotten.
 - A listed build or job that is not a JSON object, or a build without a numeric ``number`` or a
   ``created_at``, is a skip; the other builds go on.
 - Job -> ``ci_job`` ``job:<number>:<job uuid>``, only for command jobs (waiter, block and trigger

@@ -15,6 +15,10 @@ The default pattern is the rocm/vllm convention above.
 Contract:
 - Docker Hub pages by a ``next`` URL inside the JSON body (not a Link header), so pages are
   fetched with ``get_json``; only the first request is conditional (a 304 yields nothing).
+  The walk is bounded by the client's page guard: at most ``max_pages`` pages (default
+  ``MAX_PAGES``), and a ``next`` URL read before ends it (``ListingStopped``, the source is
+  partial with the pages before it saved).
+- A listed tag that is not a JSON object is a skip naming its position.
 - Tags whose name does not match the pattern (``latest``, nightlies) are not evidence. With an
   ``ignore_pattern`` the tags it does not cover either are counted and reported (one warning per
   collection naming the count and a few examples: a naming scheme the patterns do not know yet
@@ -27,11 +31,13 @@ Contract:
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urljoin
 
 from tracker.collect.sources import CollectContext
 from tracker.collect.sources.github_releases import load_json, parse_time
@@ -48,7 +54,7 @@ DEFAULT_PATTERN = (
     r"_(?P<date>\d{8})$"
 )
 log = logging.getLogger("tracker.collect")
-MAX_PAGES = 50  # a runaway "next" chain must not spend a night of requests
+MAX_PAGES = 50  # default max_pages: a runaway "next" chain must not spend a night of requests
 EXAMPLES = 5  # unmatched tag names quoted in the warning
 
 
@@ -92,9 +98,9 @@ def tag_events(
     patterns = _patterns(ctx)
     ignore = _ignore(ctx)
     spec = ctx.spec
-    for item in document["results"]:
+    for position, item in enumerate(document["results"]):
         if not isinstance(item, dict):
-            ctx.skip("a tag entry", "not a JSON object")
+            ctx.skip(f"tag at position {position}", f"not a JSON object: {item!r:.60}")
             continue
         name = str(item.get("name") or "")
         scheme, match = next(
@@ -152,19 +158,22 @@ def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
 
 
 def collect(ctx: CollectContext) -> Iterator[Event]:
-    """Walk the tag listing through its ``next`` links and yield matching tags."""
+    """Walk the tag listing through its ``next`` links and yield matching tags; tags no pattern
+    or ignore_pattern covers are reported once, after the walk (also when it stops early)."""
     repository = ctx.option("repository")
     url = str(ctx.option("url") or DEFAULT_URL).format(repository=repository)
     unmatched: list[str] = []
-    for page in range(MAX_PAGES):
-        document = ctx.client().get_json(url, conditional=page == 0)
-        if document is None:
-            break
-        yield from tag_events(document, ctx, unmatched)
-        next_url = document.get("next")
-        if not next_url:
-            break
-        url = str(next_url)
-    else:
-        ctx.warnings.append(f"{ctx.spec.id}: stopped after {MAX_PAGES} pages of tags")
-    report_unmatched(ctx, unmatched)
+    guard = ctx.client().listing(url)  # max_pages (default MAX_PAGES), no page URL twice
+    try:
+        for page in itertools.count():
+            guard.visit(url)
+            document = ctx.client().get_json(url, conditional=page == 0)
+            if document is None:
+                return
+            yield from tag_events(document, ctx, unmatched)
+            next_url = document.get("next")
+            if not next_url or not isinstance(next_url, str):
+                return
+            url = urljoin(url, next_url)
+    finally:
+        report_unmatched(ctx, unmatched)

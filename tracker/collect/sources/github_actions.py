@@ -31,11 +31,12 @@ Contract:
   than anything listed); the others after the listing, when it did not show them (a 304 window).
   Either way they stay in the state until they conclude, so the cursor never has to cover them.
   Runs pending for longer than ``pending_max_days`` are dropped before the re-checks; a re-check
-  that fails (other than a rate limit) is a skip and the run stays pending (tracker.ci.recheck).
+  that fails (other than a rate limit) is a skip and the run stays pending
+  (tracker.collect.ci.recheck).
   ``ctx.state["done"]`` remembers concluded runs (attempt, updated_at) inside the look-back window
   so an unchanged run is not fetched again.
 - Regimes: the run takes its workflow's regime; a job takes the first ``job_regimes`` glob that
-  matches its name or a runner label (tracker.ci.job_regime), else the workflow's regime.
+  matches its name or a runner label (tracker.collect.ci.job_regime), else the workflow's regime.
 - A workflow file that no longer exists (404) is logged and counted as a skipped item naming
   source and workflow; the other workflows of the source go on. So is a listed run or job that
   is not a JSON object, or a listing page that is not one.
@@ -128,7 +129,10 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
                 continue  # window boundaries are inclusive on both ends
             seen.add(key)
             progress.update()
-            yield from _run_events(ctx, api, repo, wf, run)
+            events: list[Event] = []
+            with ctx.item(f"run {key}"):  # a malformed run is a skip; HTTP errors still stop
+                events = list(_run_events(ctx, api, repo, wf, run))
+            yield from events
         # Pending runs the listing did not show (their window answered 304): still tracked by
         # id in the state, so re-checking them last cannot hide a run from the cursor.
         for key in sorted(set(pending) - seen, key=lambda k: ci.creation_order(pending[k], "id")):
@@ -276,7 +280,8 @@ def _run_events(
         ctx.skip(f"run {key}", "missing id or created_at")
         return
     pending, done = ctx.state["pending"], ctx.state["done"]
-    attempt = int(run.get("run_attempt") or 1)
+    listed = run.get("run_attempt")
+    attempt = listed if isinstance(listed, int) else 1
     updated = run.get("updated_at")
     completed = run.get("status") == "completed"
     if completed and done.get(key, [None, None])[:2] == [attempt, updated]:

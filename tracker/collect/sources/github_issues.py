@@ -77,7 +77,9 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
             if number in seen and seen[number] >= updated:
                 continue  # the same issue from another label's listing
             seen[number] = updated
-            event = parse_item(item, ctx)
+            event = None
+            with ctx.item(f"issue {_number(item)}"):
+                event = parse_item(item, ctx)
             if event is not None:
                 progress.update()
                 yield event
@@ -99,7 +101,10 @@ def _listing(ctx: CollectContext, url: str, params: dict) -> Iterator[tuple[date
     per_page = int(params["per_page"])
     yielded: set[tuple[Any, datetime]] = set()
     requests = 0
+    # Bounds the keyset walk: page cap, a cursor asked for twice, a full page adding nothing.
+    guard = ctx.client().listing(f"{url} (labels={params.get('labels', '')})")
     while True:
+        guard.visit(f"since={params.get('since')} page={params.get('page', 1)}")
         # One page per request; get_pages keeps the validators of a short last page only.
         page = next(iter(ctx.client().get_pages(url, params)), None)
         requests += 1
@@ -107,14 +112,15 @@ def _listing(ctx: CollectContext, url: str, params: dict) -> Iterator[tuple[date
             return  # 304: as it was
         if not isinstance(page, list):
             # Not a skip: with several labels merged, the other listings' later items would move
-            # the cursor past this one's unread items for good. The source fails this run
-            # (nothing saved, cursor kept) and reads everything again on the next.
+            # the cursor past this one's unread items for good. The source stops here: what
+            # was yielded before is saved and the cursor stays at it (heapq.merge asks a
+            # listing for its next page only right after yielding its last item).
             raise FatalHTTPError(
                 f"{url}: page {requests} is a JSON {type(page).__name__}, not a list of issues"
             )
         if requests == 1 and not page and params.get("labels"):
             _check_label(ctx, url, params["labels"])
-        last = None
+        last, added = None, False
         for item in page:
             updated = parse_time(item.get("updated_at")) if isinstance(item, dict) else None
             if updated is None:
@@ -124,9 +130,12 @@ def _listing(ctx: CollectContext, url: str, params: dict) -> Iterator[tuple[date
             if (item.get("number"), updated) in yielded:
                 continue  # the page boundary item, read again from ``since``
             yielded.add((item.get("number"), updated))
+            added = True
             yield updated, item
         if len(page) < per_page:
             return
+        if not added:
+            guard.stop(f"page {requests} is full but holds no issue not read before")
         since = parse_time(params.get("since"))
         if last is None or (since is not None and last <= since):
             params["page"] = int(params.get("page", 1)) + 1  # one timestamp fills the page
@@ -153,7 +162,13 @@ def _check_label(ctx: CollectContext, issues_url: str, label: str) -> None:
 def parse(content: bytes, ctx: CollectContext) -> Iterable[Event]:
     """Events of one saved page of the issues listing (a JSON list), no network."""
     page = load_json(content, ctx, "issues page")
-    events = (parse_item(item, ctx) for item in page if isinstance(item, dict))
+    events = []
+    for position, item in enumerate(page):
+        if not isinstance(item, dict):
+            ctx.skip(f"issue at position {position}", f"not a JSON object: {item!r:.60}")
+            continue
+        with ctx.item(f"issue {_number(item)} at position {position}"):
+            events.append(parse_item(item, ctx))
     return [e for e in events if e is not None]
 
 
@@ -173,7 +188,9 @@ def parse_item(item: dict, ctx: CollectContext) -> Event | None:
         return None
     body_chars = int(ctx.option("body_chars", DEFAULT_BODY_CHARS))
     body = item.get("body") or ""  # GitHub sends null for an empty description
-    user = item.get("user") or {}
+    body = body if isinstance(body, str) else ""
+    user = item.get("user")
+    user = user if isinstance(user, dict) else {}
     return Event(
         source_id=ctx.spec.id,
         project=ctx.spec.project,

@@ -122,12 +122,12 @@ def release_events(release: dict, ctx: CollectContext) -> list[Event]:
     if when is None:
         ctx.skip(f"release {tag!r}", "no published_at or created_at date")
         return []
-    url = release.get("html_url") or ""
+    url = _text(release.get("html_url"))
     prerelease = bool(release.get("prerelease")) or parsed.prerelease
     attrs = {"tag": tag, "prerelease": prerelease, "draft": bool(release.get("draft"))}
     if parsed.local:
         attrs["local"] = parsed.local
-    body = (release.get("body") or "").strip()
+    body = _text(release.get("body")).strip()
     events = [
         Event(
             source_id=spec.id,
@@ -135,7 +135,7 @@ def release_events(release: dict, ctx: CollectContext) -> list[Event]:
             kind="release",
             external_id=f"release:{tag}",
             occurred_at=when,
-            title=release.get("name") or tag,
+            title=_text(release.get("name")) or tag,
             body=body,
             url=url,
             version=parsed.version,
@@ -174,10 +174,21 @@ def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
     """Events of one page of the releases API (a JSON array of release objects)."""
     page = load_json(content, ctx, "releases page")
     include_pre = bool(ctx.option("include_prereleases", True))
-    for release in page:
+    for position, release in enumerate(page):
+        if not isinstance(release, dict):
+            ctx.skip(f"release at position {position}", f"not a JSON object: {release!r:.60}")
+            continue
         if not include_pre and release.get("prerelease"):
             continue
-        yield from release_events(release, ctx)
+        events: list[Event] = []
+        with ctx.item(f"release at position {position}"):
+            events = release_events(release, ctx)
+        yield from events
+
+
+def _text(value: Any) -> str:
+    """A string field of the API ("" when null or not a string)."""
+    return value if isinstance(value, str) else ""
 
 
 def _notes_count(events: Iterable[Event]) -> int:
@@ -207,7 +218,10 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
                 f"{ctx.spec.id}: {api}/repos/{repo}/releases: expected a JSON array"
             )
         reached_old = False
-        for release in page:
+        for position, release in enumerate(page):
+            if not isinstance(release, dict):
+                ctx.skip(f"release at position {position}", f"not a JSON object: {release!r:.60}")
+                continue
             tag = str(release.get("tag_name") or "")
             seen.add(tag)
             when = parse_time(release.get("published_at")) or parse_time(release.get("created_at"))
@@ -217,7 +231,9 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
                 continue
             if not include_pre and release.get("prerelease"):
                 continue
-            events = release_events(release, ctx)
+            events = []
+            with ctx.item(f"release {tag!r:.80}"):
+                events = release_events(release, ctx)
             if events and when is not None and when >= window_start:
                 recent[tag] = {"published": when.isoformat(), "notes": _notes_count(events)}
             yield from events

@@ -90,13 +90,21 @@ def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
     tags API shape enriched with ``commit.date`` or a git-data commit's ``committer.date``."""
     items = load_json(content, ctx, "tags file")
     matches = tag_matcher(ctx.option("tag_pattern"))
-    for item in items:
+    for position, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("commit") or {}, dict):
+            ctx.skip(f"tag at position {position}", f"not a tag object: {item!r:.60}")
+            continue
         name = str(item.get("name") or "")
         if not matches(name):
             continue
-        commit = item.get("commit") or {}
-        date = commit.get("date") or (commit.get("committer") or {}).get("date")
-        event = tag_event(name, date, str(commit.get("sha") or ""), ctx)
+        event = None
+        with ctx.item(f"tag {name!r:.80}"):
+            commit = item.get("commit") or {}
+            committer = commit.get("committer")
+            date = commit.get("date") or (
+                committer.get("date") if isinstance(committer, dict) else None
+            )
+            event = tag_event(name, date, str(commit.get("sha") or ""), ctx)
         if event is not None:
             yield event
 
@@ -118,9 +126,9 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     ):
         if not isinstance(page, list):
             raise FatalHTTPError(f"{ctx.spec.id}: {api}/repos/{repo}/tags: expected a JSON array")
-        for item in page if isinstance(page, list) else ():
+        for position, item in enumerate(page):
             if not isinstance(item, dict) or not isinstance(item.get("commit") or {}, dict):
-                ctx.skip("tag listing item", f"not a tag object: {item!r:.60}")
+                ctx.skip(f"tag at position {position}", f"not a tag object: {item!r:.60}")
                 continue
             name = str(item.get("name") or "")
             sha = str((item.get("commit") or {}).get("sha") or "")

@@ -46,42 +46,56 @@ def version_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
         raise FatalHTTPError(
             f"{ctx.spec.id}: not a PyPI project JSON document (no 'releases' mapping)"
         )
-    spec = ctx.spec
-    package = (document.get("info") or {}).get("name") or ctx.option("package", "")
+    info = document.get("info")
+    name = info.get("name") if isinstance(info, dict) else None
+    package = name if isinstance(name, str) and name else str(ctx.option("package", ""))
     for raw, files in document["releases"].items():
-        parsed = parse_version(raw)
-        if parsed is None:
-            ctx.skip(f"version {raw!r}", "not a PEP 440 version")
-            continue
-        if not files:
-            continue
-        when = first_upload(files)
-        if when is None:
-            ctx.skip(f"version {raw!r}", "no upload time on any file")
-            continue
-        yanked = any(f.get("yanked") for f in files)
-        attrs: dict[str, Any] = {
-            "files": len(files),
-            "yanked": yanked,
-            "prerelease": parsed.prerelease,
-        }
-        if yanked:
-            reasons = {f.get("yanked_reason") for f in files if f.get("yanked_reason")}
-            attrs["yanked_reason"] = "; ".join(sorted(reasons)) or None
-        if parsed.local:
-            attrs["local"] = parsed.local
-        yield Event(
-            source_id=spec.id,
-            project=spec.project,
-            kind="release",
-            external_id=f"release:{raw}",
-            occurred_at=when,
-            title=f"{package} {raw}",
-            url=f"https://pypi.org/project/{package}/{raw}/",
-            version=parsed.version,
-            regime=spec.regime,
-            attrs=attrs,
-        )
+        event = None
+        with ctx.item(f"version {raw!r:.80}"):
+            event = _version_event(raw, files, package, ctx)
+        if event is not None:
+            yield event
+
+
+def _version_event(raw: str, files: Any, package: str, ctx: CollectContext) -> Event | None:
+    """The release event of one version of the document; None when skipped or fileless."""
+    spec = ctx.spec
+    parsed = parse_version(raw)
+    if parsed is None:
+        ctx.skip(f"version {raw!r}", "not a PEP 440 version")
+        return None
+    if not files:
+        return None
+    if not isinstance(files, list) or not all(isinstance(f, dict) for f in files):
+        ctx.skip(f"version {raw!r}", "its files are not a list of JSON objects")
+        return None
+    when = first_upload(files)
+    if when is None:
+        ctx.skip(f"version {raw!r}", "no upload time on any file")
+        return None
+    yanked = any(f.get("yanked") for f in files)
+    attrs: dict[str, Any] = {
+        "files": len(files),
+        "yanked": yanked,
+        "prerelease": parsed.prerelease,
+    }
+    if yanked:
+        reasons = {str(f["yanked_reason"]) for f in files if f.get("yanked_reason")}
+        attrs["yanked_reason"] = "; ".join(sorted(reasons)) or None
+    if parsed.local:
+        attrs["local"] = parsed.local
+    return Event(
+        source_id=spec.id,
+        project=spec.project,
+        kind="release",
+        external_id=f"release:{raw}",
+        occurred_at=when,
+        title=f"{package} {raw}",
+        url=f"https://pypi.org/project/{package}/{raw}/",
+        version=parsed.version,
+        regime=spec.regime,
+        attrs=attrs,
+    )
 
 
 def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
