@@ -159,9 +159,9 @@ def _commits(ctx: CollectContext, api: str, repo: str, path: str) -> Iterator[di
 
 
 def _commit_date(item: dict[str, Any]) -> datetime | None:
-    commit = item.get("commit") if isinstance(item.get("commit"), dict) else {}
-    who = commit.get("committer") if isinstance(commit.get("committer"), dict) else {}
-    return parse_time(who.get("date"))
+    commit = item.get("commit")
+    who = commit.get("committer") if isinstance(commit, dict) else None
+    return parse_time(who.get("date")) if isinstance(who, dict) else None
 
 
 def note_event(
@@ -222,17 +222,17 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         try:
             response = ctx.client().get(f"{raw}/{repo}/{sha}/{path}", conditional=False)
         except FatalHTTPError as exc:
-            ctx.skip(f"{path} at {sha[:10]}", first_line(str(exc)))
+            ctx.skip(f"{path} at {sha[:10]}", first_line(exc))
             continue
         if response is None:
             continue
         text = response.content.decode("utf-8", errors="replace")
-        for fid, item in listed_families(text, sections[path]).items():
+        for fid, line in listed_families(text, sections[path]).items():
             if fid in listed:
                 continue
             listed[fid] = {"sha": sha, "date": when.isoformat(), "path": path,
                            "baseline": first_read}  # fmt: skip
-            yield note_event(ctx, fid, item, sha, when, path, first_read)
+            yield note_event(ctx, fid, line, sha, when, path, first_read)
         first_read = False
         read.append(f"{sha}:{path}")
     ctx.state["listed"] = listed
