@@ -308,7 +308,7 @@ def replay(tmp_path: Path, monkeypatch, url: str | None) -> list[dict]:
         [
             "query",
             "SELECT family, regime, definition, day0_definition, status, evidence_url "
-            "FROM v_model_lag ORDER BY family, regime, day0_definition",
+            "FROM v_model_lag ORDER BY family, regime, definition, day0_definition",
             "--format",
             "json",
         ],
