@@ -82,6 +82,17 @@ VALUE_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "non_negative_number": (lambda v: _number(v) and v >= 0, "a number, 0 or more"),
     "date": (_iso_date, "a date, YYYY-MM-DD"),
     "regex": (lambda v: isinstance(v, str) and _compiles(v), "a valid regular expression"),
+    "regexes": (
+        lambda v: (
+            (isinstance(v, str) and _compiles(v))
+            or (
+                isinstance(v, list)
+                and bool(v)
+                and all(isinstance(x, str) and _compiles(x) for x in v)
+            )
+        ),
+        "a valid regular expression, or a list of them",
+    ),
     "pattern": (
         lambda v: isinstance(v, str) and (not v.startswith("^") or _compiles(v)),
         "a glob, or a valid regular expression starting with ^",

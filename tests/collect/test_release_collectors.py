@@ -832,3 +832,28 @@ def test_docker_tags_custom_pattern_and_bad_version():
     events = list(docker_tags.parse(json.dumps(page).encode(), ctx))
     assert [(e.version, e.attrs["date_source"]) for e in events] == [("0.11.0", "tag_last_pushed")]
     assert ctx.skipped == 1 and "vllm-v0.10.x-2025" in ctx.warnings[0]
+
+
+def test_docker_tags_naming_schemes_and_unmatched_tags_are_reported():
+    page = {"results": [
+        {"name": n, "tag_last_pushed": "2025-09-11T00:00:00Z"}
+        for n in ("v0.4.1.post4-rocm620-srt", "v0.5.2-rocm700-mi30x", "latest",
+                  "v0.5.9-cu129-amd64", "main-cann9.0.0-a3", "v0.5.18-rocm7.15-mi45x")
+    ]}  # fmt: skip
+    ctx = make_ctx(
+        "docker_tags",
+        repository="lmsysorg/sglang",
+        name_pattern=[
+            r"^v(?P<version>\d+(?:\.\d+)+(?:\.post\d+)?)-rocm(?P<rocm>\d{3})(?P<srt>-srt)?$",
+            r"^v(?P<version>\d+(?:\.\d+)+(?:\.post\d+)?)-rocm(?P<rocm>\d{3})-(?P<gpu>mi\d\dx)$",
+        ],
+        ignore_pattern=r"^latest|-cu\d+",
+    )
+    events = list(docker_tags.parse(json.dumps(page).encode(), ctx))
+    assert [(e.version, e.attrs["scheme"], e.attrs.get("gpu")) for e in events] == [
+        ("0.4.1.post4", "0", None),
+        ("0.5.2", "1", "mi30x"),
+    ]
+    assert events[0].attrs["srt"] == "-srt"
+    assert len(ctx.warnings) == 1
+    assert "2 tag(s)" in ctx.warnings[0] and "main-cann9.0.0-a3" in ctx.warnings[0]

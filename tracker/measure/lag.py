@@ -63,7 +63,10 @@ class LagSample:
     evidence_url: str
     negative: bool = False
     artifact: str = "framework"  # framework (a release series) | model (a model family)
-    day0_definition: str = REFERENCE_DEFINITION  # models: vllm_cuda | public_weights
+    day0_definition: str = REFERENCE_DEFINITION  # models: engine_cuda | vllm_cuda | public_weights
+    # models: the serving engine whose evidence this row reads ("vllm", "sglang"); "" for rows
+    # of one vendor stream or of "any engine" (not a CSV column: lag.csv keeps its columns)
+    engine: str = ""
 
     def csv_row(self) -> dict[str, Any]:
         return {

@@ -17,6 +17,8 @@ https://hub.docker.com/v2/repositories/{repository}/tags?page_size=100) and ``na
 (a regular expression, or a list of them tried in order, with a named group ``version`` and
 optionally ``date`` (YYYYMMDD); every other named group goes to attrs). Without it the
 ``DEFAULT_PATTERNS`` are tried in order; the scheme that read a tag is kept in ``attrs.scheme``.
+``ignore_pattern`` (a regular expression) names tags known not to be evidence (another
+platform's images, ``latest``): they are passed over, not counted as unread.
 
 Contract:
 - Docker Hub pages by a ``next`` URL inside the JSON body (not a Link header), so pages are
@@ -54,9 +56,14 @@ from tracker.versions import parse_version
 
 KIND = "docker_tags"
 REQUIRED_KEYS = {"repository"}
-OPTIONAL_KEYS = {"url", "name_pattern"}
+OPTIONAL_KEYS = {"url", "name_pattern", "ignore_pattern"}
 # Value types, checked with the file when sources.yaml is read (tracker/config.py).
-OPTION_TYPES = {"repository": "text", "url": "text", "name_pattern": "regex"}
+OPTION_TYPES = {
+    "repository": "text",
+    "url": "text",
+    "name_pattern": "regexes",
+    "ignore_pattern": "regex",
+}
 DEFAULT_URL = "https://hub.docker.com/v2/repositories/{repository}/tags?page_size=100"
 _ROCM = r"^rocm(?P<rocm>\d+(?:\.\d+)*)"
 _VLLM = r"(?P<version>\d+(?:\.\d+)+(?:\.post\d+)?)"
@@ -84,6 +91,8 @@ def tag_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
         raise FatalHTTPError(f"{ctx.spec.id}: not a Docker Hub tag listing (no 'results' list)")
     repository = ctx.option("repository", "")
     patterns = _patterns(ctx)
+    ignore = ctx.option("ignore_pattern")
+    ignored = re.compile(str(ignore)) if ignore else None
     unmatched = ctx.state.setdefault("unmatched_tags", {"count": 0, "tags": []})
     spec = ctx.spec
     missed: list[str] = []
@@ -94,7 +103,9 @@ def tag_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
         name = str(item.get("name") or "")
         scheme, match = _match(patterns, name)
         if match is None:
-            missed.append(name)
+            # Known not to be evidence (another platform's images, "latest"): passed over.
+            if ignored is None or ignored.search(name) is None:
+                missed.append(name)
             continue
         groups = {k: v for k, v in match.groupdict().items() if v is not None}
         parsed = parse_version(groups.pop("version", None))
