@@ -84,6 +84,7 @@ OPTION_TYPES = {
     "per_page": "positive_int",
     "backfill_days": "non_negative_number",
     "pending_max_days": "non_negative_number",
+    "trigger": "text_list",  # the triggers the headline rate counts (measure.ci_rates)
 }
 
 DEFAULT_API = "https://api.buildkite.com"

@@ -99,6 +99,7 @@ OPTION_TYPES = {
     "job_regimes": ci.job_regimes_problem,
     "backfill_days": "non_negative_number",
     "pending_max_days": "non_negative_number",
+    "trigger": "text_list",  # the triggers the headline rate counts (measure.ci_rates)
 }
 
 DEFAULT_API = "https://api.github.com"
