@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,40 @@ def pg_store(_pg_migrated) -> Store:
 def store(request) -> Store:
     """The same test on a real SQLite file and on real PostgreSQL."""
     return request.getfixturevalue("sqlite_store" if request.param == "sqlite" else "pg_store")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def pg_reader_role():
+    """The read-only role `tracker query` switches to on the test server (named in
+    TRACKER_QUERY_ROLE). Roles belong to the server, not to one database, so the name is unique
+    to this session and the role is dropped at its end."""
+    if not PG_URL:
+        yield None
+        return
+    name = f"tracker_reader_{uuid.uuid4().hex[:8]}"
+    with pg_admin() as conn:
+        conn.execute(text(f'CREATE ROLE "{name}" NOLOGIN IN ROLE pg_read_all_data'))
+    previous = os.environ.get("TRACKER_QUERY_ROLE")
+    os.environ["TRACKER_QUERY_ROLE"] = name
+    try:
+        yield name
+    finally:
+        if previous is None:
+            os.environ.pop("TRACKER_QUERY_ROLE", None)
+        else:
+            os.environ["TRACKER_QUERY_ROLE"] = previous
+        with pg_admin() as conn:
+            conn.execute(text(f'DROP ROLE IF EXISTS "{name}"'))
+
+
+@contextmanager
+def pg_admin(database: str | None = None):
+    """An autocommit connection to the test server as its (super)user (to `database`, default
+    the one TRACKER_TEST_PG_URL names), for roles and grants."""
+    url = _admin_url() if database is None else _admin_url().set(database=database)
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            yield conn
+    finally:
+        engine.dispose()

@@ -131,6 +131,173 @@ def test_database_url_precedence(monkeypatch):
     assert database_url() == "sqlite:///tracker.db"
     monkeypatch.setenv("TRACKER_DATABASE_URL", "postgresql+psycopg://u@h/db")
     assert database_url() == "postgresql+psycopg://u@h/db"
-    assert database_url("other.db") == "sqlite:///other.db"
+    assert database_url("sqlite:///other.db") == "sqlite:///other.db"
     assert database_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
     assert database_url("postgres://u@h/db") == "postgresql+psycopg://u@h/db"
+
+
+@pytest.mark.parametrize(
+    "value,needle",
+    [
+        ("notaurl", "'notaurl' is not a database URL"),
+        ("other.db", "an SQLite file is sqlite:///other.db"),
+        ("mysql://u@h/db", "database 'mysql' is not supported"),
+        ("://", "not a database URL"),
+    ],
+)
+def test_a_database_url_that_is_not_one_is_an_error(monkeypatch, value, needle):
+    # `--db notaurl` used to create an empty SQLite file named notaurl and carry on.
+    with pytest.raises(ConfigError, match="--db: .*" + needle.replace("(", r"\(")):
+        database_url(value)
+    monkeypatch.setenv("TRACKER_DATABASE_URL", value)
+    with pytest.raises(ConfigError, match="TRACKER_DATABASE_URL: "):
+        database_url()
+
+
+@pytest.mark.parametrize(
+    "entry,key,needle",
+    [
+        (
+            "{id: a, kind: github_releases, project: p, repo: x/y, lookback_days: abc}",
+            "lookback_days",
+            "must be a number, 0 or more, not 'abc'",
+        ),
+        (
+            "{id: a, kind: github_releases, project: p, repo: x/y, lookback_days: -1}",
+            "lookback_days",
+            "must be a number, 0 or more, not -1 (int)",
+        ),
+        (
+            "{id: a, kind: [pypi], project: p, package: torch}",
+            "kind",
+            "must be a non-empty string, not ['pypi'] (list)",
+        ),
+        (
+            "{id: a, kind: github_issues, project: p, repo: x/y, per_page: many}",
+            "per_page",
+            "must be a whole number above 0, not 'many'",
+        ),
+        (
+            "{id: a, kind: buildkite, project: p, org: o, pipeline: c, per_page: 0}",
+            "per_page",
+            "must be a whole number above 0, not 0 (int)",
+        ),
+        (
+            "{id: a, kind: github_releases, project: p, repo: x/y, enabled: 'no'}",
+            "enabled",
+            "must be true or false (unquoted), not 'no'",
+        ),
+        (
+            "{id: a, kind: github_releases, project: p, repo: x/y, enabled: 0}",
+            "enabled",
+            "must be true or false",
+        ),
+        (
+            "{id: a, kind: release_notes, project: p, url: u, version: 2.20}",
+            "version",
+            "must be a non-empty string, not 2.2 (float)",
+        ),
+        (
+            "{id: a, kind: release_notes, project: p, url: u, format: pdf}",
+            "format",
+            "must be one of markdown, md, rst, html, not 'pdf'",
+        ),
+        (
+            "{id: a, kind: docker_tags, project: p, repository: r, name_pattern: '(['}",
+            "name_pattern",
+            "must be a valid regular expression",
+        ),
+        (
+            "{id: a, kind: github_issues, project: p, repo: x/y, include_pulls: 'yes'}",
+            "include_pulls",
+            "must be true or false",
+        ),
+        (
+            "{id: a, kind: github_actions, project: p, repo: x/y, job_regimes: [rocm]}",
+            "job_regimes",
+            "must be a list of {match: glob, regime: id}",
+        ),
+        (
+            "{id: a, kind: github_actions, project: p, repo: x/y, workflows: trunk.yml}",
+            "workflows",
+            "must be a list of workflow files",
+        ),
+        (
+            "{id: a, kind: model_list, project: p, pages: [{url: u}]}",
+            "pages",
+            "must be a list of {url, version, date}",
+        ),
+        (
+            "{id: a, kind: release_notes, project: p, url: u, release_date: someday}",
+            "release_date",
+            "must be a date, YYYY-MM-DD",
+        ),
+    ],
+)
+def test_bad_option_values_name_file_source_and_key(tmp_path, entry, key, needle):
+    path = write(tmp_path, f"  - {entry}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value).startswith(f"{path}: source 'a': key {key!r}: "), info.value
+    assert needle in str(info.value)
+
+
+def test_enabled_takes_booleans_and_good_values_pass(tmp_path):
+    path = write(
+        tmp_path,
+        "  - {id: a, kind: github_issues, project: p, repo: x/y, enabled: no, per_page: 50,"
+        " labels: rocm, lookback_days: 1.5}\n"
+        "  - {id: b, kind: release_notes, project: p, url: u, release_date: 2025-01-31}\n",
+    )
+    config = load_config(path)
+    assert config.source("a").enabled is False and config.source("a").lookback_days == 1.5
+    assert config.source("b").enabled is True
+
+
+def test_a_regime_flag_must_be_a_boolean(tmp_path):
+    path = tmp_path / "sources.yaml"
+    path.write_text("regimes: [{id: cuda, reference: 'no'}]\nsources: []\n")
+    with pytest.raises(ConfigError, match="regime 'cuda': key 'reference': must be true or false"):
+        load_config(path)
+
+
+def test_a_sources_file_that_is_not_utf8_is_one_error(tmp_path):
+    path = tmp_path / "sources.yaml"
+    path.write_bytes(
+        HEAD.encode()
+        + "  - {id: caf\u00e9, kind: pypi, project: p, package: x}\n".encode("latin-1")
+    )
+    with pytest.raises(ConfigError, match=r"sources.yaml: not UTF-8 text \(byte 0xe9"):
+        load_config(path)
+
+
+def test_every_option_key_of_every_kind_declares_its_type():
+    # Keys without a declared type would be checked at collection time only (a traceback
+    # then, not a line from `tracker sources check`).
+    from tracker.collect.sources import KINDS
+    from tracker.config import VALUE_TYPES
+
+    for kind, entry in KINDS.items():
+        keys = set(entry.required) | set(entry.optional)
+        assert set(entry.types) == keys, (kind, keys ^ set(entry.types))
+        for key, declared in entry.types.items():
+            assert isinstance(declared, tuple) or callable(declared) or declared in VALUE_TYPES, (
+                kind,
+                key,
+            )
+
+
+def test_every_option_a_collector_reads_is_a_key_of_its_kind():
+    # The KINDS table lives apart from the modules: a key a collector reads but its line in
+    # KINDS lacks would be refused in sources.yaml as unknown.
+    import re
+
+    from tracker.collect import sources
+    from tracker.collect.sources import KINDS
+
+    folder = Path(sources.__file__).parent
+    for kind, entry in KINDS.items():
+        text = (folder / f"{entry.module}.py").read_text(encoding="utf-8")
+        read = set(re.findall(r"\.option\(\s*\"(\w+)\"", text))
+        assert read, kind
+        assert read <= set(entry.required) | set(entry.optional), (kind, read - set(entry.types))

@@ -6,8 +6,10 @@ Every error names the file, the source and the key, so that a cron mail says wha
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping
+import re
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -26,6 +28,84 @@ COMMON_KEYS = {"id", "kind", "project", "regime", "enabled", "description", "loo
 LIMIT_KEYS = {"max_pages": int, "max_body_mb": float, "time_budget_seconds": float}
 COMMON_KEYS |= set(LIMIT_KEYS)
 REQUIRED_COMMON = {"id", "kind", "project"}
+DATABASE_SCHEMES = ("sqlite", "postgresql")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _compiles(value: Any) -> bool:
+    try:
+        re.compile(value)
+    except (re.error, TypeError):
+        return False
+    return True
+
+
+def _iso_date(value: Any) -> bool:
+    if isinstance(value, date):
+        return True
+    try:
+        date.fromisoformat(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+# What a value of each named option type must be: (test, what the error message asks for).
+# The KINDS table (tracker/collect/sources) declares each kind's keys' types: key -> one of
+# these names, a tuple of allowed strings, or a function returning a problem (str) or None.
+VALUE_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "text": (lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty string"),
+    "texts": (
+        lambda v: (
+            isinstance(v, str) or isinstance(v, list) and all(isinstance(x, str) and x for x in v)
+        ),
+        "a string or a list of strings",
+    ),
+    "text_list": (
+        lambda v: isinstance(v, list) and all(isinstance(x, str) and x for x in v),
+        "a list of strings",
+    ),
+    "bool": (lambda v: isinstance(v, bool), "true or false (unquoted)"),
+    "positive_int": (
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
+        "a whole number above 0",
+    ),
+    "non_negative_int": (
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+        "a whole number, 0 or more",
+    ),
+    "non_negative_number": (lambda v: _number(v) and v >= 0, "a number, 0 or more"),
+    "date": (_iso_date, "a date, YYYY-MM-DD"),
+    "regex": (lambda v: isinstance(v, str) and _compiles(v), "a valid regular expression"),
+    "regexes": (
+        lambda v: (
+            (isinstance(v, str) and _compiles(v))
+            or (
+                isinstance(v, list)
+                and bool(v)
+                and all(isinstance(x, str) and _compiles(x) for x in v)
+            )
+        ),
+        "a valid regular expression, or a list of them",
+    ),
+    "pattern": (
+        lambda v: isinstance(v, str) and (not v.startswith("^") or _compiles(v)),
+        "a glob, or a valid regular expression starting with ^",
+    ),
+}
+# The keys every source may carry, typed like a kind's keys in KINDS.
+COMMON_TYPES: dict[str, Any] = {
+    "id": "text",
+    "kind": "text",
+    "project": "text",
+    "regime": "text",
+    "enabled": "bool",
+    "description": "text",
+    "lookback_days": "non_negative_number",
+}
 
 
 @dataclass(frozen=True)
@@ -84,29 +164,69 @@ def sources_path(explicit: str | os.PathLike | None = None) -> Path:
     return Path(explicit or os.environ.get("TRACKER_SOURCES") or DEFAULT_SOURCES)
 
 
-def database_url(explicit: str | None = None) -> str:
-    """--db, else TRACKER_DATABASE_URL, else an SQLite file tracker.db in the working directory.
+def database_url(explicit: str | None = None, where: str = "--db") -> str:
+    """`explicit` (from `where`: --db, or the variable click read it from), else
+    TRACKER_DATABASE_URL, else an SQLite file tracker.db in the working directory.
 
-    A bare file path is accepted and taken as an SQLite file; postgresql:// URLs use psycopg.
+    postgresql:// URLs use psycopg. Anything that is not an sqlite:// or postgresql:// URL is a
+    ConfigError: a bare word used to become an empty SQLite file of that name.
     """
-    url = explicit or os.environ.get("TRACKER_DATABASE_URL") or DEFAULT_DATABASE
-    if "://" not in url:
-        url = f"sqlite:///{url}"
+    if explicit:
+        return checked_database_url(explicit, where)
+    url = os.environ.get("TRACKER_DATABASE_URL") or DEFAULT_DATABASE
+    return checked_database_url(url, "TRACKER_DATABASE_URL")
+
+
+def query_database_url(default: str) -> str:
+    """The URL `tracker query` uses: TRACKER_QUERY_DATABASE_URL (a read-only login, see
+    docs/operations.md) when set, else `default` (the store's URL)."""
+    url = os.environ.get("TRACKER_QUERY_DATABASE_URL")
+    return checked_database_url(url, "TRACKER_QUERY_DATABASE_URL") if url else default
+
+
+def query_role() -> str:
+    """The read-only PostgreSQL role `tracker query` switches to from a privileged session:
+    TRACKER_QUERY_ROLE, else tracker_reader."""
+    return os.environ.get("TRACKER_QUERY_ROLE") or "tracker_reader"
+
+
+def checked_database_url(url: str, where: str) -> str:
+    """`url` with postgresql:// (and postgres://) mapped to psycopg; ConfigError naming `where`
+    (the option or variable it came from) unless it is an SQLite or PostgreSQL URL."""
     # psycopg (3) is the driver we ship; a plain postgresql:// URL would ask for psycopg2.
     for plain in ("postgresql://", "postgres://"):
         if url.startswith(plain):
             url = "postgresql+psycopg://" + url[len(plain) :]
+    hint = "e.g. sqlite:///tracker.db or postgresql+psycopg://user@host/dbname"
+    if "://" not in url:
+        raise ConfigError(
+            f"{where}: {url!r} is not a database URL ({hint}; an SQLite file is sqlite:///{url})"
+        )
+    from sqlalchemy.engine import make_url  # here: ~0.3 s, and `tracker --help` reads this module
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        scheme = make_url(url).get_backend_name()
+    except ArgumentError:
+        raise ConfigError(f"{where}: {url!r} is not a database URL ({hint})") from None
+    if scheme not in DATABASE_SCHEMES:
+        raise ConfigError(
+            f"{where}: database {scheme!r} is not supported (SQLite or PostgreSQL: {hint})"
+        )
     return url
 
 
 class KindKeys(Protocol):
-    """What config checking needs of a source kind: its kind-specific keys."""
+    """What config checking needs of a source kind: its keys and their types (see KINDS)."""
 
     @property
     def required(self) -> Collection[str]: ...
 
     @property
     def optional(self) -> Collection[str]: ...
+
+    @property
+    def types(self) -> Mapping[str, Any]: ...
 
 
 def read_config(path: str | os.PathLike | None, kinds: Mapping[str, KindKeys]) -> Config:
@@ -119,6 +239,11 @@ def read_config(path: str | os.PathLike | None, kinds: Mapping[str, KindKeys]) -
         raw = yaml.safe_load(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{file}: not found (pass --sources or set TRACKER_SOURCES)") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{file}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
+            "save it as UTF-8"
+        ) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{file}: not valid YAML: {exc}") from None
     if not isinstance(raw, dict):
@@ -169,12 +294,35 @@ def _regime(file: Path, index: int, entry: Any) -> Regime:
     unknown = set(entry) - REGIME_KEYS
     if unknown:
         raise ConfigError(f"{file}: regime {entry['id']!r}: unknown key {sorted(unknown)[0]!r}")
+    types = {"id": "text", "vendor": "text", "silicon": "text", "reference": "bool"}
+    for key in sorted(set(entry) & set(types)):
+        _check_value(file, f"regime {entry['id']!r}", key, entry[key], types[key])
     return Regime(
         str(entry["id"]),
         str(entry.get("vendor", "")),
         str(entry.get("silicon", "")),
-        bool(entry.get("reference", False)),
+        entry.get("reference", False),
     )
+
+
+def _check_value(file: Path, where: str, key: str, value: Any, kind: Any) -> None:
+    """ConfigError naming file, `where` (the source) and key unless `value` is of type `kind`
+    (a VALUE_TYPES name, a tuple of allowed strings, or a function returning a problem)."""
+    if isinstance(kind, tuple):
+        problem = None if value in kind else f"must be one of {', '.join(kind)}"
+    elif callable(kind):
+        problem = kind(value)
+    else:
+        test, wanted = VALUE_TYPES[kind]
+        problem = None if test(value) else f"must be {wanted}"
+    if problem:
+        raise ConfigError(f"{file}: {where}: key {key!r}: {problem}, not {_shown(value)}")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return f"{text} ({type(value).__name__})" if not isinstance(value, str) else text
 
 
 def _source(
@@ -190,8 +338,10 @@ def _source(
         )
     name = entry.get("id", f"sources[{index}]")
     for key in sorted(REQUIRED_COMMON):
-        if not entry.get(key):
+        if entry.get(key) in (None, ""):
             raise ConfigError(f"{file}: source {name!r}: missing required key {key!r}")
+    for key in sorted(set(entry) & set(COMMON_TYPES)):
+        _check_value(file, f"source {name!r}", key, entry[key], COMMON_TYPES[key])
     kind = entry["kind"]
     if kind not in registry:
         raise ConfigError(
@@ -212,6 +362,10 @@ def _source(
             raise ConfigError(
                 f"{file}: source {name!r}: missing required key {key!r} for kind {kind!r}"
             )
+    types = module.types
+    for key in sorted(set(entry) - COMMON_KEYS):
+        if key in types:
+            _check_value(file, f"source {name!r}", key, entry[key], types[key])
     regime = entry.get("regime")
     if regime is not None and regime_ids is not None and regime not in regime_ids:
         raise ConfigError(
@@ -225,8 +379,8 @@ def _source(
         kind=kind,
         project=str(entry["project"]),
         regime=regime,
-        enabled=bool(entry.get("enabled", True)),
-        lookback_days=float(entry.get("lookback_days", 0) or 0),
+        enabled=entry.get("enabled", True),
+        lookback_days=float(entry.get("lookback_days", 0)),
         options=options,
         **limits,
     )

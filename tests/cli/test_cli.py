@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -352,3 +352,54 @@ def test_lag_filters_name_what_exists(run):
     result = run("lag", "--project", "pytroch")
     assert result.exit_code == 2 and "'pytroch' has no coverage rule" in result.output
     assert run("lag", "--regime", "rocm", "--project", "pytorch").exit_code == 0
+
+
+def test_unlock_lists_and_clears_locks(run):
+    from tracker.store import Store
+    from tracker.store.tables import locks
+
+    run("init-db")
+    now = datetime.now(UTC)
+    with Store("sqlite:///tracker.db").transaction() as conn:
+        conn.execute(
+            locks.insert().values(
+                name="nightly",
+                holder="db-host-2.example:4242:ab12cd34",
+                acquired_at=now,
+                expires_at=now + timedelta(hours=6),
+            )
+        )
+    listed = run("unlock")
+    assert listed.exit_code == 0
+    assert "nightly  db-host-2.example:4242:ab12cd34" in listed.output
+    assert listed.output.rstrip().endswith("another host")
+    cleared = run("unlock", "nightly", "source:none")
+    assert cleared.exit_code == 1
+    assert "unlocked nightly (was held by db-host-2.example:4242:ab12cd34)" in cleared.output
+    assert "tracker: error: not locked: source:none" in cleared.output
+    assert run("unlock").output.count("\n") == 2  # the header and its rule: nothing held
+
+
+def test_bad_config_values_are_one_error_line_in_check_and_at_run_time(run, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "sources:\n  - {id: kaput, kind: github_issues, project: p, repo: a/b, per_page: many}\n"
+    )
+    for args in (("sources", "check"), ("collect",), ("nightly",)):
+        result = run("--sources", str(bad), *args)
+        assert result.exit_code == 1, args
+        assert result.output == (
+            f"tracker: error: {bad}: source 'kaput': key 'per_page': must be a whole number "
+            "above 0, not 'many'\n"
+        )
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes("sources: [] # caf\u00e9\n".encode("latin-1"))
+    result = run("--sources", str(latin), "sources", "check")
+    assert result.exit_code == 1 and "not UTF-8 text" in result.output
+
+
+def test_a_db_that_is_not_a_url_is_an_error_and_creates_nothing(run, tmp_path):
+    result = run("--db", "notaurl", "init-db")
+    assert result.exit_code == 1
+    assert result.output.startswith("tracker: error: --db: 'notaurl' is not a database URL")
+    assert not (tmp_path / "notaurl").exists()

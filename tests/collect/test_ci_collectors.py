@@ -769,7 +769,7 @@ def test_buildkite_pages_retries_soft_fails_queues_empty_and_running_builds(
     stored = rows(store, "bk")
     assert {k: (v["regime"], v["outcome"]) for k, v in stored.items()} == {
         "build:1": ("cuda", "failed"),
-        "build:2": ("cuda", "passed"),
+        "build:2": ("none", "passed"),  # no command job: a run of no regime
         "build:3": ("cuda", None),
         "job:1:a": ("cuda", None),  # superseded by its retry
         "job:1:b": ("cuda", "passed"),  # the retry counts
@@ -779,6 +779,8 @@ def test_buildkite_pages_retries_soft_fails_queues_empty_and_running_builds(
     }  # still running; the waiter is not a job
     assert stored["job:1:a"]["attrs"]["superseded"] and stored["job:1:c"]["attrs"]["soft_failed"]
     assert stored["build:2"]["attrs"]["jobs"] == 0
+    # the trigger in Buildkite's word, on the build and each of its jobs
+    assert {v["attrs"]["trigger"] for v in stored.values()} == {"schedule"}
     assert any("build #2 (passed) has no command jobs" in r.getMessage() for r in caplog.records)
     assert store.load_source("bk").state["pending"] == {"3": {"created_at": "2026-05-08T07:00:00Z"}}
 
@@ -949,7 +951,13 @@ def test_real_amd_nightly_passed_while_81_of_200_jobs_failed(corpus):
     # 76 failed + 5 timed out, every one soft_failed: the build still passed.
     assert Counter(e.state for e in jobs) == {"passed": 119, "failed": 76, "timed_out": 5}
     assert all(e.attrs["soft_failed"] for e in jobs if e.state != "passed")
-    assert counts(jobs) == {("ci_job", "rocm", "passed"): 119, ("ci_job", "rocm", "failed"): 81}
+    # the bootstrap and the docker image build ran on the amd-cpu queue: no GPU, regime none
+    assert counts(jobs) == {
+        ("ci_job", "rocm", "passed"): 117,
+        ("ci_job", "rocm", "failed"): 81,
+        ("ci_job", "none", "passed"): 2,
+    }
+    assert {e.attrs["trigger"] for e in found} == {"schedule"}
     assert round(119 / 200, 3) == 0.595  # job-level ~60% vs run-level 100%
 
 

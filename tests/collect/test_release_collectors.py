@@ -737,7 +737,11 @@ def test_cassette_replays(spec):
     assert all(e.regime == spec.regime for e in events)
     releases = [e for e in events if e.kind == "release"]
     assert releases and all(e.version for e in releases)
-    assert ctx.skipped == (1 if spec.id == "rocm-jax-releases" else 0), ctx.warnings
+    # rocm-jax: one alpha SDK tag; rocm/vllm: three tags that name no vLLM version (counted)
+    # lmsysorg/sglang: one Ascend (CANN) image that no pattern or ignore_pattern covers (counted)
+    counted = {"rocm-jax-releases": 1, "vllm-rocm-docker": 3, "sglang-rocm-docker": 1}
+    expected = counted.get(spec.id, 0)
+    assert ctx.skipped == expected, ctx.warnings
 
 
 def test_cassette_facts():
@@ -757,7 +761,15 @@ def test_cassette_facts():
         "2026-01-20T09:20:31+00:00"
     )
     events, _ = replay(specs["vllm-rocm-docker"])
-    assert {e.version: e.occurred_at.date().isoformat() for e in events}["0.10.2"] == "2025-10-06"
+    dated = {e.version: e.occurred_at.date().isoformat() for e in events}
+    assert dated["0.10.2"] == "2025-10-06"
+    # the older naming schemes: vLLM 0.6 to 0.8 on ROCm
+    assert (dated["0.6.4"], dated["0.6.6"], dated["0.7.3"], dated["0.8.3"]) == (
+        "2024-10-30",
+        "2025-02-05",
+        "2025-03-11",
+        "2025-04-10",
+    )
     events, _ = replay(specs["vllm-releases-atom"])
     assert sorted(e.version for e in events) == ["0.13.0", "0.14.0", "0.14.1", "0.15.0"]
 
@@ -793,7 +805,9 @@ def test_docker_tags_read_versions_and_build_date_from_names():
         events[0].url
         == "https://hub.docker.com/r/rocm/vllm/tags?name=rocm7.0.0_vllm_0.10.2_20251006"
     )
-    assert ctx.skipped == 0  # "latest" is not evidence, passed over silently
+    # "latest" is not evidence, but counted and kept for the report, never dropped silently
+    assert ctx.skipped == 1 and "latest" in ctx.warnings[0]
+    assert ctx.state["unmatched_tags"] == {"count": 1, "tags": ["latest"]}
 
 
 def test_docker_tags_follow_next_in_the_body(httpserver):
@@ -820,3 +834,28 @@ def test_docker_tags_custom_pattern_and_bad_version():
     events = list(docker_tags.parse(json.dumps(page).encode(), ctx))
     assert [(e.version, e.attrs["date_source"]) for e in events] == [("0.11.0", "tag_last_pushed")]
     assert ctx.skipped == 1 and "vllm-v0.10.x-2025" in ctx.warnings[0]
+
+
+def test_docker_tags_naming_schemes_and_unmatched_tags_are_reported():
+    page = {"results": [
+        {"name": n, "tag_last_pushed": "2025-09-11T00:00:00Z"}
+        for n in ("v0.4.1.post4-rocm620-srt", "v0.5.2-rocm700-mi30x", "latest",
+                  "v0.5.9-cu129-amd64", "main-cann9.0.0-a3", "v0.5.18-rocm7.15-mi45x")
+    ]}  # fmt: skip
+    ctx = make_ctx(
+        "docker_tags",
+        repository="lmsysorg/sglang",
+        name_pattern=[
+            r"^v(?P<version>\d+(?:\.\d+)+(?:\.post\d+)?)-rocm(?P<rocm>\d{3})(?P<srt>-srt)?$",
+            r"^v(?P<version>\d+(?:\.\d+)+(?:\.post\d+)?)-rocm(?P<rocm>\d{3})-(?P<gpu>mi\d\dx)$",
+        ],
+        ignore_pattern=r"^latest|-cu\d+",
+    )
+    events = list(docker_tags.parse(json.dumps(page).encode(), ctx))
+    assert [(e.version, e.attrs["scheme"], e.attrs.get("gpu")) for e in events] == [
+        ("0.4.1.post4", "name_pattern[0]", None),
+        ("0.5.2", "name_pattern[1]", "mi30x"),
+    ]
+    assert events[0].attrs["srt"] == "-srt"
+    assert len(ctx.warnings) == 1
+    assert "2 tag(s)" in ctx.warnings[0] and "main-cann9.0.0-a3" in ctx.warnings[0]

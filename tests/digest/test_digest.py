@@ -355,6 +355,13 @@ def test_a_past_week_gives_that_weeks_numbers(setup):
     assert [(g["text"], g["url"]) for g in gained] == [
         ("covered: pytorch 2.9 (vendor_matrix) on 2025-11-19, lag 35 d", "https://r/7.1")
     ]
+    # the headline chart's points carry the same median with its counts (issue 22), and the
+    # year-ago weeks (2024-W47 and before) hold no artifact of this history yet
+    [*_, newest] = w47["history"]["lag_points"]["rocm"]
+    assert (newest.period, newest.median, newest.median) == ("2025-W47", 35, rocm47["median"])
+    assert newest.artifacts == len([s for s in w47["samples"] if s.regime == "rocm" and s.primary])
+    assert not any(p.artifacts for p in w47["history"]["lag_year_ago"]["rocm"])
+    assert "cuda" not in w47["history"]["lag_points"]  # the reference: 0 by definition
     # W46 ignores the evidence of 11-19: 2.9 is open there, 32 days old at the week's end
     assert rocm46["median"] == 41
     assert not [line for line in rocm46["lag_lines"] if line["kind"] == "gained"]

@@ -38,9 +38,39 @@ def test_a_second_nightly_run_waits_for_nobody(sqlite_store, tmp_path):
         assert held
         assert run_nightly(config, sqlite_store, tmp_path / "out", echo=said.append) == 0
     [line] = said
-    assert line.startswith("nightly: another nightly run holds the lock (") and "until" in line
+    assert line.startswith("nightly: another nightly run on this host holds the lock (")
+    assert "until" in line
     assert line.endswith("UTC); nothing to do")  # who holds it and until when
     assert not (tmp_path / "out").exists()
+    assert run_nightly(config, sqlite_store, tmp_path / "out", echo=said.append) == 0
+    assert (tmp_path / "out" / "index.html").exists()
+
+
+def test_a_nightly_lock_held_on_another_host_is_reported_not_skipped(sqlite_store, tmp_path):
+    # A run killed on another host leaves its lock: later runs must say so and fail (exit 4),
+    # naming the holder, since when and until when, and how to clear it; not exit 0 silently.
+    from datetime import UTC, datetime, timedelta
+
+    from tracker.store.tables import locks
+
+    since = datetime(2026, 3, 1, 2, 0, tzinfo=UTC)
+    with sqlite_store.transaction() as conn:
+        conn.execute(
+            locks.insert().values(
+                name="nightly",
+                holder="db-host-2.example:4242:ab12cd34",
+                acquired_at=since,
+                expires_at=datetime.now(UTC) + timedelta(hours=5),
+            )
+        )
+    said = []
+    config = Config(Path("sources.yaml"), (), ())
+    assert run_nightly(config, sqlite_store, tmp_path / "out", echo=said.append) == 4
+    [line] = said
+    assert "held by db-host-2.example:4242:ab12cd34 since 2026-03-01 02:00 until " in line
+    assert "`tracker unlock nightly`" in line
+    assert not (tmp_path / "out").exists()
+    sqlite_store.unlock("nightly")
     assert run_nightly(config, sqlite_store, tmp_path / "out", echo=said.append) == 0
     assert (tmp_path / "out" / "index.html").exists()
 

@@ -308,7 +308,7 @@ def replay(tmp_path: Path, monkeypatch, url: str | None) -> list[dict]:
         [
             "query",
             "SELECT family, regime, definition, day0_definition, status, evidence_url "
-            "FROM v_model_lag ORDER BY family, regime, day0_definition",
+            "FROM v_model_lag ORDER BY family, regime, definition, day0_definition",
             "--format",
             "json",
         ],
@@ -327,7 +327,13 @@ def test_replayed_nightly_has_model_lag_for_all_four_regimes(tmp_path, monkeypat
     by = {(r["series"], r["regime"], r["day0_definition"]): r for r in got}
     assert by[("qwen3", "neuron", "vllm_cuda")]["available"] == "2025-07-31"
     assert by[("qwen3-moe", "neuron", "vllm_cuda")]["status"] == "open"  # beta only
-    assert by[("llama4", "rocm", "public_weights")]["lag_days"] == "184"
+    rows = {(r["series"], r["regime"], r["definition"], r["day0_definition"]): r for r in got}
+    assert rows[("llama4", "rocm", "rocm_vllm_docker", "public_weights")]["lag_days"] == "184"
+    # two engines on ROCm: SGLang's first ROCm image after its page listed Llama 4 (v0.4.6.post5,
+    # pushed 2025-05-24) is the headline, 135 days before AMD's rocm/vllm list named it
+    llama4 = rows[("llama4", "rocm", "any_engine", "public_weights")]
+    assert (llama4["lag_days"], llama4["available"]) == ("49", "2025-05-24")
+    assert llama4["evidence_url"].endswith("name=v0.4.6.post5-rocm630")
     # the view holds the report's model rows (as of the nightly), framework rows stay out
     qwen3 = {
         "family": "qwen3",

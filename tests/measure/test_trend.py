@@ -334,8 +334,29 @@ def test_the_headline_says_when_a_window_holds_no_ci_jobs():
         for r in headline(compute_trends(monthly([60, 50, 40]), as_of, old_ci))
         if r["regime"] == "rocm"
     ]
-    assert row["ci"] == "no CI jobs in the last 12 weeks"
-    assert row["friction"] == "no tagged events in the last 12 weeks"
+    # issue 22: the cell says when the data end and how long before the report date (W13 ends
+    # Sunday 2026-03-29, 146 days before 2026-08-22), not only that the window is empty
+    assert row["ci"] == (
+        "CI data ends 2026-W13 (2026-03-29), 146 d before the report date: "
+        "nothing in the last 12 weeks to compare"
+    )
+    assert row["friction"] == (
+        "no friction / optimization events collected for this regime: nothing to compare"
+    )
+
+
+def test_ranges_with_open_ends_are_said_in_words():
+    """An open end of a slope range is "at least" / "at most", an interval open at both ends
+    says nothing ("not enough covered artifacts to say"), and an exact 0 is "0", not "+0"."""
+    from tracker.measure.trend_figures import plain_range
+
+    inf = math.inf
+    assert plain_range(-86.4, inf) == "at least -86 d/yr"
+    assert plain_range(-inf, 12.0) == "at most +12 d/yr"
+    assert plain_range(-inf, inf) == "not enough covered artifacts to say"
+    assert plain_range(0.0, 14.2) == "0 to +14 d/yr"
+    assert plain_range(-3.25, -3.25) == "-3.2 d/yr"
+    assert plain_range(None, 1.0) == "-"
 
 
 def test_model_families_get_their_own_rows_per_day0_definition_and_stay_out_of_the_pool():

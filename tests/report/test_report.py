@@ -3,6 +3,7 @@ traceable; an edited vendor matrix keeps its earlier evidence."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -103,10 +104,31 @@ def test_report_files_and_escaping(sqlite_store, tmp_path):
         "friction_weekly.csv",
         "summary.json",
         "lag.png",
-        "ci_job_pass_rate.png",
+        "headline_lag.png",
+        "headline_lag_quarterly.csv",
+        "data_quality.csv",
     ):
         assert (out / name).stat().st_size > 0, name
     html = (out / "index.html").read_text()
+    # issue 22: one CI week is too little for a chart (it was a near-empty box): a sentence
+    # with its counts instead, and no PNG
+    assert not (out / "ci_job_pass_rate.png").exists()
+    assert "vllm: CI jobs in 1 week(s) only (2025-W38): rocm 0/1 jobs passed" in html
+    # the answer first: the headline chart and the verdicts come before any table, every
+    # contents link has its target, and the page is laid out for phones too
+    assert '<meta name="viewport"' in html and "max-width: 100%" in html
+    assert html.index('src="headline_lag.png"') < html.index("<table")
+    targets = re.findall(r'href="#([\w-]+)"', html)
+    assert len(targets) >= 10 and all(f'id="{t}"' in html for t in targets)
+    quarterly = (out / "headline_lag_quarterly.csv").read_text().splitlines()
+    assert quarterly[0] == (
+        "regime,period,period_start,artifacts,open,open_on_stale_stream,km_median_days,"
+        "at_least_days,projects"
+    )
+    assert "rocm,2025-Q3,2025-07-01,1,0,0,41,41.0,pytorch" in quarterly
+    # data quality: a summary line with counts on the page, every item in the CSV
+    quality = (out / "data_quality.csv").read_text().splitlines()
+    assert quality[0] == "section,source,project,series,regime,definition,detail,url"
     assert "<script>" not in html and "javascript:" not in html
     assert 'href="https://rocm.docs.amd.com/m"' in html
     lag_csv = (out / "lag.csv").read_text().splitlines()
@@ -128,7 +150,8 @@ def test_report_files_and_escaping(sqlite_store, tmp_path):
         "framework,upstream_release,true" in summary
     )
     ci = (out / "ci_pass_rate_weekly.csv").read_text().splitlines()
-    assert ci[1] == "vllm,rocm,2025-W38,1,0,0,1,1.0,0.0"
+    # amd-ci is no source of this config: every trigger counts, and the row says so
+    assert ci[1] == "vllm,rocm,2025-W38,1,0,0,1,1.0,0.0,every trigger"
     columns, rows = sqlite_store.read_only_query(
         "SELECT series, regime, lag_days, status FROM v_lag_series WHERE regime = 'rocm'"
     )

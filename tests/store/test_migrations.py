@@ -35,3 +35,46 @@ def test_alembic_check_sqlite(tmp_path):
 
 def test_alembic_check_postgresql(pg_url):
     _check(pg_url)
+
+
+def _backfill(url: str) -> None:
+    """Revision 0009 on a store of 0008: stored runs keep their trigger under another name
+    (Buildkite attrs.source, Actions attrs.event); their jobs get the run's, so the headline
+    (scheduled) rate keeps its history."""
+    from datetime import UTC, datetime
+
+    from tracker.records import Event
+
+    store = Store(url)
+    with store._connect() as conn:
+        command.upgrade(store._alembic_config(conn), "0008")
+    when = datetime(2026, 5, 8, 9, tzinfo=UTC)
+    items = [
+        Event("vllm-amd-ci", "vllm", "ci_run", "build:8323", when, "amd-ci #8323",
+              regime="rocm", outcome="passed", attrs={"source": "schedule", "number": 8323}),
+        Event("vllm-amd-ci", "vllm", "ci_job", "job:8323:a", when, "a", regime="rocm",
+              outcome="failed", attrs={"build_number": 8323}),
+        Event("jax-ci", "jax", "ci_run", "run:77", when, "CI #1", regime="xla",
+              outcome="passed", attrs={"event": "push", "run_id": 77}),
+        Event("jax-ci", "jax", "ci_job", "job:77:1", when, "tpu", regime="xla",
+              outcome="passed", attrs={"run_id": 77}),
+    ]  # fmt: skip
+    with store.transaction() as conn:
+        store.upsert_events(conn, items)
+    store.init_db()
+    rows = {(r["source_id"], r["trigger"]): r for r in store.view_rows("v_ci_pass_rate_weekly")}
+    assert set(rows) == {("vllm-amd-ci", "schedule"), ("jax-ci", "push")}
+    assert (
+        rows["vllm-amd-ci", "schedule"]["runs_passed"],
+        rows["vllm-amd-ci", "schedule"]["jobs_failed"],
+    ) == (1, 1)
+    assert rows["jax-ci", "push"]["jobs_passed"] == 1
+    store.engine.dispose()
+
+
+def test_0009_backfills_triggers_sqlite(tmp_path):
+    _backfill(f"sqlite:///{tmp_path / 'b.db'}")
+
+
+def test_0009_backfills_triggers_postgresql(pg_url):
+    _backfill(pg_url)

@@ -13,6 +13,7 @@ from sqlalchemy import text
 
 from tracker.collect.sources import CollectContext, buildkite
 from tracker.jobs.config import load_config
+from tracker.measure.ci_rates import split_by_trigger, trigger_selectors
 from tracker.records import Event
 
 REPO = Path(__file__).resolve().parents[2]
@@ -20,6 +21,8 @@ UTC = UTC
 COLUMNS = [
     "project",
     "regime",
+    "source_id",
+    "trigger",
     "week",
     "runs_passed",
     "runs_failed",
@@ -44,7 +47,7 @@ def ev(n, kind, regime, outcome, when, project="vllm", state=None):
     )
 
 
-def view(store, order="project, regime, week"):
+def view(store, order='project, regime, source_id, "trigger", week'):
     with store.engine.connect() as conn:
         result = conn.execute(text(f"SELECT * FROM v_ci_pass_rate_weekly ORDER BY {order}"))
         assert list(result.keys()) == COLUMNS
@@ -90,10 +93,11 @@ def test_weekly_counts_and_rates_by_hand(store):
             ev(11, "ci_run", "rocm", "passed", mon, project="pytorch"),
         ],
     )
+    # no trigger in attrs: "unknown"
     assert view(store) == [
-        ("pytorch", "rocm", "2026-W19", 1, 0, 0, 0, 1.0, None),
-        ("vllm", "cuda", "2026-W20", 0, 0, 0, 1, None, 0.0),
-        ("vllm", "rocm", "2026-W19", 1, 1, 3, 1, 0.5, 0.75),
+        ("pytorch", "rocm", "s", "unknown", "2026-W19", 1, 0, 0, 0, 1.0, None),
+        ("vllm", "cuda", "s", "unknown", "2026-W20", 0, 0, 0, 1, None, 0.0),
+        ("vllm", "rocm", "s", "unknown", "2026-W19", 1, 1, 3, 1, 0.5, 0.75),
     ]
 
 
@@ -107,7 +111,7 @@ def test_iso_week_edges_in_utc(store):
             ev(4, "ci_run", "cuda", "failed", datetime(2021, 1, 3, 12, tzinfo=UTC)),  # Sun
         ],
     )
-    weeks = [(r[2], r[3], r[4]) for r in view(store)]
+    weeks = [(r[4], r[5], r[6]) for r in view(store)]
     assert weeks == [("2020-W53", 0, 1), ("2025-W52", 1, 0), ("2026-W01", 1, 0), ("2026-W53", 0, 1)]
 
 
@@ -142,15 +146,25 @@ def test_real_vllm_nightlies_through_the_view(store, corpus):
     ):
         ctx = CollectContext(spec=config.source(source_id))
         save(store, buildkite.parse((folder / name).read_bytes(), ctx))
-    rows = {r[1]: r for r in view(store)}
+    assert {r[3] for r in view(store)} == {"schedule"}  # both are nightly builds
+    headline, other = split_by_trigger(
+        [dict(zip(COLUMNS, r, strict=True)) for r in view(store)], trigger_selectors(config)
+    )
+    assert other == []
+    rows = {r["regime"]: r for r in headline}
+    assert {r["triggers"] for r in headline} == {"schedule"}
+    counts = ("week", "runs_passed", "runs_failed", "jobs_passed", "jobs_failed")
     # 2026-05-08 is the Friday of ISO week 19.
     # cuda: build 65099 failed (run rate 0); 166 of its 179 jobs on NVIDIA queues passed.
-    assert rows["cuda"][2:7] == ("2026-W19", 0, 1, 166, 13)
-    assert rows["cuda"][7] == 0.0 and rows["cuda"][8] == pytest.approx(166 / 179)
-    # rocm: AMD build 8323 passed (run rate 1.0) with 119 of 200 jobs passing, plus the 9 jobs
-    # the CUDA pipeline ran on AMD GPU queues (8 passed, 1 failed).
-    assert rows["rocm"][2:7] == ("2026-W19", 1, 0, 127, 82)
-    assert rows["rocm"][7] == 1.0 and rows["rocm"][8] == pytest.approx(127 / 209)
+    assert tuple(rows["cuda"][k] for k in counts) == ("2026-W19", 0, 1, 166, 13)
+    assert rows["cuda"]["run_pass_rate"] == 0.0
+    assert rows["cuda"]["job_pass_rate"] == pytest.approx(166 / 179)
+    # rocm: AMD build 8323 passed (run rate 1.0) with 117 of its 198 GPU jobs passing (its
+    # bootstrap and image build ran on the amd-cpu queue: no GPU, regime none), plus the 9
+    # jobs the CUDA pipeline ran on AMD GPU queues (8 passed, 1 failed).
+    assert tuple(rows["rocm"][k] for k in counts) == ("2026-W19", 1, 0, 125, 82)
+    assert rows["rocm"]["run_pass_rate"] == 1.0
+    assert rows["rocm"]["job_pass_rate"] == pytest.approx(125 / 207)
     # none: Intel, Ascend and CPU queue jobs of the CUDA pipeline (the amd-cpu docker build
-    # included); no run of their own.
-    assert rows["none"][2:9] == ("2026-W19", 0, 0, 23, 2, None, pytest.approx(23 / 25))
+    # included) and the two amd-cpu jobs of the AMD pipeline; no run of their own.
+    assert tuple(rows["none"][k] for k in counts) == ("2026-W19", 0, 0, 25, 2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -111,15 +112,16 @@ def test_source_state_and_validators_round_trip(store: Store):
 
 def test_lock_excludes_a_second_holder_and_expired_locks_are_taken_over(store: Store):
     with store.lock("nightly") as first:
-        assert first is True
+        assert bool(first) is True
         with store.lock("nightly") as second:
-            assert second is False
+            assert bool(second) is False and not second.elsewhere  # alive, on this host
+            assert second.holder == first.holder and second.until > second.since
     with store.lock("nightly") as again:
-        assert again is True
+        assert bool(again) is True
     with store.lock("stale", ttl=timedelta(seconds=-1)) as dead:  # holder "died": already expired
-        assert dead is True
+        assert bool(dead) is True
         with store.lock("stale") as taker:
-            assert taker is True
+            assert bool(taker) is True
 
 
 def test_a_lock_whose_holder_died_on_this_host_is_taken_over_at_once(store: Store):
@@ -144,12 +146,23 @@ def test_a_lock_whose_holder_died_on_this_host_is_taken_over_at_once(store: Stor
                     name=name, holder=holder, acquired_at=now, expires_at=now + timedelta(hours=6)
                 )
             )
+    assert [(r["name"], r["state"]) for r in store.locks_held()] == [
+        ("here", "dead here"),
+        ("there", "another host"),
+    ]
     with store.lock("here") as taken:
-        assert taken is True
+        assert bool(taken) is True
     with store.lock("there") as taken:
-        assert taken is False
+        # alive or dead over there, nobody here can tell: held, named, with since and until
+        assert bool(taken) is False and taken.elsewhere
+        assert taken.describe().startswith(f"held by other-host.example:{gone.pid}:far since ")
+        assert "`tracker unlock there`" in taken.advice()
     assert store.lock_holder("there")[0] == f"other-host.example:{gone.pid}:far"
     assert store.lock_holder("here") is None  # released on the way out
+    assert store.unlock("there") == f"other-host.example:{gone.pid}:far"
+    assert store.unlock("there") is None and store.locks_held() == []
+    with store.lock("there") as taken:
+        assert bool(taken) is True
 
 
 def test_read_only_query_refuses_writes(store: Store):
@@ -239,7 +252,7 @@ def test_empty_database_asks_for_init_db(tmp_path):
     store.ensure_current()
 
 
-def test_locked_sqlite_database_fails_cleanly(tmp_path):
+def test_locked_sqlite_database_fails_cleanly_after_its_busy_timeout(tmp_path):
     import sqlite3
 
     path = tmp_path / "locked.db"
@@ -249,17 +262,45 @@ def test_locked_sqlite_database_fails_cleanly(tmp_path):
     blocker.execute("BEGIN EXCLUSIVE")
     try:
         store.engine.dispose()
-        quick = Store(f"sqlite:///{path}?timeout=0.1")
-        from sqlalchemy import event as sa_event
-
-        sa_event.listen(quick.engine, "connect", lambda c, _r: c.execute("PRAGMA busy_timeout=100"))
-        with pytest.raises(StoreError, match="locked"):
+        quick = Store(f"sqlite:///{path}", busy_timeout=2)
+        started = time.monotonic()
+        with pytest.raises(StoreError, match="held SQLite's write lock for over 2 s"):
             with quick.transaction() as conn:
                 quick.upsert_events(conn, [release("v2.9.0")])
+        assert 1.5 < time.monotonic() - started < 30  # it did wait, then gave up
     finally:
         blocker.rollback()
         blocker.close()
     assert list(store.iter_events()) == []
+
+
+def test_a_sqlite_writer_waits_for_another_and_says_so(tmp_path, caplog):
+    # A nightly's long transaction must not make a concurrent collect fail with "database is
+    # locked" after 10 s: the second writer waits (up to its busy timeout) and logs that.
+    import sqlite3
+    import threading
+
+    path = tmp_path / "busy.db"
+    store = Store(f"sqlite:///{path}", busy_timeout=60)
+    store.init_db()
+    holder = sqlite3.connect(path, timeout=0, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    holder.execute("INSERT INTO locks VALUES ('x', 'h:1:n', '2026-01-01', '2026-01-02')")
+    release_after = threading.Timer(3.0, holder.commit)
+    release_after.start()
+    started = time.monotonic()
+    try:
+        with caplog.at_level("INFO", logger="tracker.store"):
+            with store.transaction() as conn:
+                store.upsert_events(conn, [release("v2.9.0")])
+    finally:
+        release_after.join()
+        holder.close()
+    assert time.monotonic() - started >= 2.5
+    assert len(list(store.iter_events())) == 1 and store.lock_holder("x")[0] == "h:1:n"
+    said = [r.getMessage() for r in caplog.records]
+    assert any("another process is writing to it; waiting up to 60 s" in m for m in said), said
+    assert any("got the write lock after waiting" in m for m in said), said
 
 
 def test_coverage_events_come_in_one_order_on_every_database(store: Store):

@@ -133,3 +133,127 @@ def test_memoised_lookups_give_each_caller_its_own_answer(monkeypatch):
         assert extract_model_mentions(t)
     assert len(model_mentions._NAMES) <= 1 and len(model_mentions._CLAUSES) <= 1
     assert extract_model_mentions(text)[0]["hardware"] == ["mi300x", "trn2"]
+
+
+# -- support said other ways (made-up sentences in the shape of real release notes) ----------
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # support without the word "support"
+        ("Gemma 3 27B now runs on Trn2 instances.", [("gemma3", "supported")]),
+        ("Qwen3-32B passes the accuracy and performance tests on v6e.", [("qwen3", "supported")]),
+        ("New model: Qwen3-Next 80B.", [("qwen3-next", "supported")]),
+        ("Llama 4 Maverick is available on Day 0.", [("llama4", "supported")]),
+        ("Suppport for DBRX inference.", [("dbrx", "supported")]),
+        # limits and negatives
+        ("Pixtral is supported up to batch size 8.", [("pixtral", "other")]),
+        ("Qwen2.5-3B (not tested, expected to work)", [("qwen2.5", "other")]),
+        ("Mixtral is tested only on Trn1.", [("mixtral", "other")]),
+        ("Only Llama 4 is supported for multimodal input.", [("llama4", "supported")]),
+        (
+            "Models using this kernel (Llama 4, DBRX) should be pinned to 2.28.",
+            [("llama4", "other"), ("dbrx", "other")],
+        ),  # fmt: skip
+        # a feature supported for a model is not support of the model
+        ("Support for scaled RoPE for Llama 3.1 models.", [("llama3.1", "other")]),
+        ("NxD Inference supports speculative decoding on Llama 3.3 70B.", [("llama3.3", "other")]),
+        (
+            "LoRA serving is supported for Llama 3.1 8B and Llama 3.3 70B.",
+            [("llama3.1", "other"), ("llama3.3", "other")],
+        ),  # fmt: skip
+        ("Qwen3 VL adds sequence parallelism for long prompts.", [("qwen3-vl", "other")]),
+        (
+            "Removed support for the legacy checkpoint format in Llama 3.2 code.",
+            [("llama3.2", "other")],
+        ),  # fmt: skip
+        # ... but the model as the object of support still is
+        ("Added support for Qwen3 dense models on Trn2.", [("qwen3", "supported")]),
+        (
+            "NxD Inference supports models based on the Mixtral architecture.",
+            [("mixtral", "supported")],
+        ),  # fmt: skip
+        # slash abbreviations name every family
+        (
+            "Added support for Llama 3/3.1 70B.",
+            [("llama3", "supported"), ("llama3.1", "supported")],
+        ),
+        (
+            "Adds support for Qwen2/Qwen3 VL models.",
+            [("qwen2-vl", "supported"), ("qwen3-vl", "supported")],
+        ),  # fmt: skip
+        ("Qwen3-Omni-30B-A3B untested", [("qwen3-omni", "other")]),
+    ],
+)
+def test_support_said_other_ways(text, expected):
+    assert fams(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, context, expected",
+    [
+        # an introduction in the text carries into the list below it
+        ("Compatible models include:\n- Qwen3-8B\n- Qwen3-32B", None, [("qwen3", "supported")]),
+        (
+            "Beta support for Llama 4, checked on Trn2. These checkpoints work:\n"
+            "- Llama-4-Scout-17B-16E-Instruct",
+            None,
+            [("llama4", "other")],
+        ),
+        (
+            "The following models are tested only on Trn1:\n- Mixtral\n- DBRX",
+            None,
+            [("mixtral", "other"), ("dbrx", "other")],
+        ),  # fmt: skip
+        # ... an item's own words win: a bug fix in the list stays other
+        (
+            "Supported models:\n- Gemma 3 27B\n- Fixed a crash in Pixtral",
+            None,
+            [("gemma3", "supported"), ("pixtral", "other")],
+        ),  # fmt: skip
+        # the heading, lead-in or introduction the collector stored beside the item
+        ("Llama 3.2 11B (Multimodal)", "Models in this Release", [("llama3.2", "supported")]),
+        ("Qwen3-235B-A22B", "Qwen3 MoE model support (beta)", [("qwen3-moe", "other")]),
+        (
+            "Qwen3-235B-A22B is tested on Trn2.",
+            "Qwen3 MoE model support (beta)",
+            [("qwen3-moe", "other")],
+        ),  # fmt: skip
+        # a heading that does not speak of models carries nothing
+        ("Llama 4 Scout", "Improvements", [("llama4", "other")]),
+        # a wrapped sentence reads as one
+        (
+            "NxDI supports several architectures,\nincluding Llama 3.2 and Llama 3.3.",
+            None,
+            [("llama3.2", "supported"), ("llama3.3", "supported")],
+        ),  # fmt: skip
+        ("Neuron adds support for Llama\n3.1 on Trn2.", None, [("llama3.1", "supported")]),
+        # a title and a body are not one sentence
+        (
+            "Llama 4 support\nLlama 4 crashes on load",
+            None,
+            [("llama4", "supported"), ("llama4", "other")],
+        ),
+        # a bare repeat takes the family's status (a link to a sample)
+        (
+            "Support for Llama 3.1 models. See the sample for Llama-3.1-405B.",
+            None,
+            [("llama3.1", "supported")],
+        ),  # fmt: skip
+    ],
+)
+def test_status_carried_from_context(text, context, expected):
+    got = [(m["model"], m["status"]) for m in extract_model_mentions(text, context=context)]
+    assert got == expected
+
+
+def test_the_tagger_reads_the_context_only_for_model_mentions():
+    from tracker.tagger import load_tagger
+
+    bare, framed = load_tagger().tag_many(
+        ["Qwen3-32B", {"text": "Qwen3-32B", "heading": "Supported models", "section": None}]
+    )
+    assert [m["status"] for m in bare.mentions] == ["other"]
+    assert [m["status"] for m in framed.mentions] == ["supported"]
+    assert (bare.tag, bare.regime) == (framed.tag, framed.regime)

@@ -73,15 +73,36 @@ def export_events(ctx: click.Context, fmt: str, source_id: str | None, kind: str
     default="table",
     show_default=True,
 )
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=60,
+    show_default=True,
+    metavar="SECONDS",
+    help="Stop the statement after this long (exit 1); 0 for no limit.",
+)
 @click.pass_context
-def query(ctx: click.Context, sql: str, fmt: str) -> None:
+def query(ctx: click.Context, sql: str, fmt: str, timeout: float) -> None:
     """Run one read-only SQL statement; writes are refused, never executed.
+
+    The database is TRACKER_QUERY_DATABASE_URL when set (a read-only login), unless --db is
+    given; on PostgreSQL a superuser or a role that can write runs the statement as the
+    read-only role TRACKER_QUERY_ROLE (default tracker_reader) or is refused
+    (docs/operations.md, "Read-only queries"). Ctrl-C and SIGTERM stop it at once.
 
     \b
     Example:
       tracker query "SELECT regime, count(*) FROM events GROUP BY regime" --format csv
     """
-    columns, rows = store_for(ctx).read_only_query(sql)
+    from tracker.config import query_database_url
+    from tracker.store import open_store
+
+    url = ctx.obj["db_url"]
+    if not ctx.obj.get("db_from_command_line"):
+        url = query_database_url(url)
+    store = open_store(url)
+    store.ensure_current()
+    columns, rows = store.read_only_query(sql, timeout=timeout)
     if fmt == "json":
         click.echo(
             json.dumps([dict(zip(columns, r, strict=True)) for r in rows], default=str, indent=1)

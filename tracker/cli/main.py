@@ -83,7 +83,13 @@ def cli(
     )
     for noisy in ("urllib3", "vcr", "alembic"):
         logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
-    ctx.obj = {"db_url": database_url(db), "sources": sources_path(sources_file)}
+    from_cli = ctx.get_parameter_source("db") == click.core.ParameterSource.COMMANDLINE
+    ctx.obj = {
+        "db_url": database_url(db, "--db" if from_cli else "TRACKER_DATABASE_URL"),
+        # `tracker query` prefers TRACKER_QUERY_DATABASE_URL to everything but --db itself
+        "db_from_command_line": from_cli,
+        "sources": sources_path(sources_file),
+    }
 
 
 def _mount() -> None:

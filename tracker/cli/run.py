@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from tracker.cli.common import load_config, print_table, store_for, when
+from tracker.errors import StoreError
 
 log = logging.getLogger("tracker")
 
@@ -261,6 +262,40 @@ def status(ctx: click.Context) -> None:
     )
 
 
+@click.command("unlock")
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+@click.pass_context
+def unlock(ctx: click.Context, names: tuple[str, ...]) -> None:
+    """Without NAME, list the locks runs hold (nightly, source:ID); with NAME, clear them.
+
+    A run killed on another host leaves its lock behind until it expires (6 hours); later runs
+    name it and exit non-zero. Clear it only when that run is dead: a live run would then
+    collect alongside the next one. Exit 1 when a NAME is not held.
+
+    \b
+    Examples:
+      tracker unlock
+      tracker unlock nightly source:rocm-issues
+    """
+    store = store_for(ctx)
+    if not names:
+        rows = [
+            (r["name"], r["holder"], when(r["acquired_at"]), when(r["expires_at"]), r["state"])
+            for r in store.locks_held()
+        ]
+        print_table(["lock", "holder", "since (UTC)", "until (UTC)", "holder is"], rows)
+        return
+    missing = []
+    for name in names:
+        holder = store.unlock(name)
+        if holder is None:
+            missing.append(name)
+        else:
+            click.echo(f"unlocked {name} (was held by {holder})")
+    if missing:
+        raise StoreError(f"not locked: {', '.join(missing)} (`tracker unlock` lists the locks)")
+
+
 @click.command("parse")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--kind", required=True, help="Collector kind whose parser to run.")
@@ -300,4 +335,4 @@ def parse(ctx: click.Context, file: str, kind: str, project: str, options) -> No
         click.echo(f"{pctx.skipped} items skipped (see warnings above)", err=True)
 
 
-COMMANDS = (init_db, sources_group, collect, nightly, schedule, status, parse)
+COMMANDS = (init_db, sources_group, collect, nightly, schedule, status, unlock, parse)

@@ -88,9 +88,11 @@ def tag(ctx, input_path, output_path, retag, override, regime):
       tracker tag --set 3f2a9c friction --regime rocm
 
     Input lines need "text", or "title" and "body" (joined by a blank line); optional "labels"
-    (list of GitHub labels) and "section" (release-note heading) are used as signals. Output
-    lines keep every input key and add tag, tag_score, regime and mentions. Texts longer than
-    2,000 characters are judged on their first 2,000 (see tracker.tagger.features).
+    (list of GitHub labels) and "section" (release-note heading) are used as signals;
+    optional "heading", "topic" and "intro" (the heading, lead-in and list introduction above
+    a release-note item) give model mentions their status only. Output lines keep every input
+    key and add tag, tag_score, regime and mentions. Texts longer than 2,000 characters are
+    judged on their first 2,000 (see tracker.tagger.features).
     """
     if override:
         if input_path:
@@ -145,6 +147,7 @@ def tagger():
     Examples:
       tracker tagger train path/to/labelled-texts/
       tracker tagger evaluate labelled.jsonl
+      tracker tagger evaluate-models model_labels.tsv --corpus corpus/
     """
 
 
@@ -244,6 +247,45 @@ def evaluate_cmd(file):
         )
     cls, reg, _ = evaluate_rows(load_tagger(), rows)
     click.echo(format_report(cls, reg))
+
+
+@tagger.command("evaluate-models")
+@click.argument("labels", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--corpus",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="TRACKER_CORPUS",
+    required=True,
+    help="Folder the labels' file paths are relative to (also TRACKER_CORPUS).",
+)
+@click.option("--errors", is_flag=True, help="Also list every false positive and negative.")
+def evaluate_models_cmd(labels, corpus, errors):
+    """Score model-family mentions on LABELS: labelled lines of documents read in place.
+
+    \b
+    Example:
+      tracker tagger evaluate-models tests/tagger/data/model_support_labels.tsv --corpus corpus/
+
+    LABELS is tab-separated: file (under --corpus), line, model (family id), status
+    (supported | planned | dropped | other | none), note; a note may give the line's context
+    ("context: lines N-M", "heading: line N", "through: line K"; see the labels file's header).
+    Prints gold, predicted, true and false positives, false negatives, precision and recall per
+    status and overall. Lines whose file is absent are skipped and named.
+    """
+    from tracker.tagger.model_eval import evaluate, format_table, read_labels
+
+    try:
+        labelled = read_labels(labels)
+    except (ValueError, KeyError) as exc:
+        raise click.ClickException(f"{labels}: {exc}") from None
+    result = evaluate(labelled, corpus)
+    click.echo(f"{result.lines} labelled lines read ({len(labelled)} in {labels})")
+    for file in result.missing:
+        click.echo(f"absent, skipped: {file}")
+    click.echo(format_table(result))
+    if errors:
+        for kind, file, line, model, status, note in result.errors:
+            click.echo(f"{kind} {file}:{line} {model} {status}  [{note}]")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,6 +12,10 @@ Nothing here does I/O. Three contracts:
   superseded by a retry or a later run attempt is not counted (its final attempt is).
 - ``job_regime(candidates, patterns, default)``: the regime of a job from ``job_regimes``
   globs over its agent queue / job name / runner labels; first pattern wins, else default.
+- ``run_regime(default, job_regimes)``: a run none of whose jobs ran on a regime (all
+  ``none``, or none at all) is of regime ``none``, else the source's / workflow's.
+- ``trigger_of(value)``: what started a run, in the upstream's word (Buildkite ``source``,
+  Actions ``event``), stored as ``attrs.trigger`` on runs and jobs.
 
 Only jobs that run commands count: ``counts_as_job(type)`` tells Buildkite command jobs
 ("script") from waiters, block ("manual") and trigger steps.
@@ -30,8 +34,12 @@ from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
 from typing import Any
 
+from tracker.collect.options import job_regimes_problem
 from tracker.errors import OutOfTime, RateLimited, SourceError, first_line
-from tracker.records import parse_time  # noqa: F401  (collectors call ci.parse_time)
+from tracker.records import (
+    REGIME_NONE,
+    parse_time,  # noqa: F401  (collectors call ci.parse_time)
+)
 
 log = logging.getLogger("tracker.ci")
 
@@ -151,15 +159,33 @@ def job_regime(
     return default
 
 
+def run_regime(default: str | None, job_regimes: Sequence[str | None]) -> str | None:
+    """The regime of a whole run from its command jobs' regimes: the source's / workflow's
+    (``default``) unless no job ran on a regime at all (every job ``none``, or no job), then
+    ``none``: a build of only the pipeline bootstrap or image builds on CPU hosts is no run of
+    any GPU regime, passed or failed."""
+    if default in (None, REGIME_NONE):
+        return default
+    if any(r not in (None, REGIME_NONE) for r in job_regimes):
+        return default
+    return REGIME_NONE
+
+
+def trigger_of(value: Any) -> str | None:
+    """What started a run, in the upstream's own word (Buildkite build ``source``, Actions run
+    ``event``), lower-cased; None when upstream said nothing (the view shows ``unknown``)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return value.strip().lower()[:50]
+
+
 def validate_job_regimes(value: Any, source: str) -> list[Mapping[str, Any]]:
-    """Check a ``job_regimes`` option: a list of {match, regime}; ValueError naming the source."""
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(
-        isinstance(r, Mapping) and r.get("match") and r.get("regime") for r in value
-    ):
-        raise ValueError(f"{source}: job_regimes must be a list of {{match: glob, regime: id}}")
-    return value
+    """Check a ``job_regimes`` option: a list of {match, regime}; ValueError naming the source.
+    The rule is the one sources.yaml is checked with (options.job_regimes_problem)."""
+    problem = job_regimes_problem(value)
+    if problem:
+        raise ValueError(f"{source}: job_regimes {problem}")
+    return value or []
 
 
 def queue_of(agent_query_rules: Iterable[str] | None) -> str | None:

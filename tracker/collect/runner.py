@@ -137,7 +137,11 @@ def run_source(
     """Collect one source and save what it produced in one transaction."""
     with store.lock(f"source:{spec.id}") as acquired:
         if not acquired:
-            message = "another run is collecting this source right now; skipped"
+            if acquired.elsewhere:  # alive or dead there: say so, never skip in silence
+                message = f"not collected: its lock is {acquired.describe()}; {acquired.advice()}"
+                log.error("%s: %s", spec.id, message)
+                return SourceResult(spec.id, "failed", error=message)
+            message = "another run on this host is collecting this source right now; skipped"
             log.warning("%s: %s", spec.id, message)
             return SourceResult(spec.id, "skipped", error=message)
         return _collect_and_save(spec, store, batch, since, replay, record)

@@ -148,6 +148,19 @@ def ci_block(
     return out
 
 
+def ci_other_block(
+    rows: Sequence[dict], regime: str, week: DigestWeek, previous: Sequence[DigestWeek]
+) -> list[dict[str, Any]]:
+    """Like ``ci_block``, per project and trigger, for the runs the headline leaves out
+    (per-merge and other triggers, tracker.measure.ci_rates): shown apart and labelled, never
+    added in, and never a threshold crossing (their rate follows the merge mix)."""
+    out = []
+    for trigger in sorted({str(r.get("trigger")) for r in rows}):
+        mine = [r for r in rows if str(r.get("trigger")) == trigger]
+        out += [{**c, "trigger": trigger} for c in ci_block(mine, regime, week, previous)]
+    return out
+
+
 def friction_block(
     rows: Sequence[dict],
     events: Sequence[dict],

@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from tracker.measure import palette  # noqa: E402
 
-LINE_STYLES = {"cuda": "-", "rocm": "--", "xla": ":", "neuron": "-."}
+LINE_STYLES = palette.LINE_STYLES
 _EXTRA_STYLES = ((0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2)))
 WIDTH_IN, HEIGHT_IN, DPI = 6.4, 3.4, 100
 
@@ -97,9 +97,35 @@ def _lines(
     return _png(fig)
 
 
+def headline_chart(weeks: Sequence[str], points: Mapping, year_ago: Mapping) -> bytes | None:
+    """The report's headline chart at digest scale (tracker.measure.headline_chart): per
+    regime the pooled Kaplan-Meier median lag at each week's end, a median not reached drawn
+    at its lower bound with an arrow up (never a gap that reads as missing data), the
+    artifacts it stands on below, and the same ISO weeks a year before drawn faded."""
+    from tracker.measure.headline_chart import draw
+
+    if not any(p.artifacts for series in points.values() for p in series):
+        return None
+    step = 2 if len(weeks) > 8 else 1
+    labels = [w.split("-")[-1] if i % step == 0 else "" for i, w in enumerate(weeks)]
+    fig = draw(
+        weeks,
+        labels,
+        points,
+        "Median day-0 lag at each week's end (faded: a year before)",
+        size=(WIDTH_IN, 4.6),
+        compare=year_ago,
+        compare_label="same weeks a year before",
+        font=10,
+        marker_scale=0.6,
+    )
+    return _png(fig)
+
+
 def lag_chart(weeks: Sequence[str], medians: Mapping[str, Sequence[float | None]]) -> bytes | None:
     """Median day-0 coverage lag per regime at the end of each week (primary definitions,
-    all projects pooled, Kaplan-Meier so open artifacts count; a gap = median not reached)."""
+    all projects pooled, Kaplan-Meier so open artifacts count; a gap = median not reached).
+    The digest draws :func:`headline_chart` when it has the points; this is the fallback."""
     return _lines(
         weeks,
         medians,
@@ -138,11 +164,19 @@ Series = Mapping[str, Sequence[float | None]]
 
 
 def digest_charts(
-    weeks: Sequence[str], lag: Series, ci: Series, friction: Series
+    weeks: Sequence[str],
+    lag: Series,
+    ci: Series,
+    friction: Series,
+    lag_points: Mapping | None = None,
+    year_ago: Mapping | None = None,
 ) -> dict[str, bytes]:
-    """The charts that have data, by content id (lag, ci, friction): PNG bytes."""
+    """The charts that have data, by content id (lag, ci, friction): PNG bytes. With
+    `lag_points` the lag chart is the report's headline chart (with `year_ago` faded)."""
     made = {
-        "lag": lag_chart(weeks, lag),
+        "lag": headline_chart(weeks, lag_points, year_ago or {})
+        if lag_points is not None
+        else lag_chart(weeks, lag),
         "ci": ci_chart(weeks, ci),
         "friction": friction_chart(weeks, friction),
     }

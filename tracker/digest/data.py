@@ -23,6 +23,7 @@ from tracker.digest.blocks import (
     PREVIOUS_WEEKS,
     ci_block,
     ci_crossings,
+    ci_other_block,
     display_name,
     friction_block,
     lag_lines,
@@ -57,6 +58,7 @@ class DigestError(TrackerError):
 
 def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any]:
     """Everything the digest shows for `week`, as plain data (also what tests check)."""
+    from tracker.measure.ci_rates import ci_rate_rows
     from tracker.measure.facts import compute_lag, load_facts
     from tracker.measure.formats import http_only
     from tracker.measure.trend_figures import compute_trends, digest_line_by_regime
@@ -73,7 +75,9 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
 
     now = samples_at(week.as_of)
     before = samples_at(week.as_of - timedelta(days=7))
-    ci_rows = store.view_rows("v_ci_pass_rate_weekly")
+    # The headline CI rate counts the triggers sources.yaml selects (nightly builds); the
+    # per-merge and other triggers are listed apart, labelled, never added in.
+    ci_rows, ci_other_rows = ci_rate_rows(config, store)
     friction_rows = store.view_rows("v_friction_weekly")
     # Model families and the trend verdicts come from the report's machinery (framework
     # series and model families, as of the week's end); the headline numbers above stay
@@ -97,6 +101,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
             "lag_lines": lag_lines(now, regime, reference, week, limits, http_only)
             + extra_lines(everything, trend_text, regime, reference, week),
             "ci": ci_block(ci_rows, regime, week, previous),
+            "ci_other": ci_other_block(ci_other_rows, regime, week, previous),
             "friction": friction_block(friction_rows, events, regime, week, previous, limits),
         }
         if not block["reference"]:
@@ -149,6 +154,8 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         ),
     }
     data["history"]["lag"].pop(reference, None)  # 0 by definition: a flat line says nothing
+    data["history"]["lag_points"].pop(reference, None)
+    data["history"]["lag_year_ago"].pop(reference, None)
     data["subject"] = subject(data)
     return data
 
@@ -184,16 +191,31 @@ def history(
 ) -> dict[str, Any]:
     """Per regime and week (oldest first, the digest's week last): the pooled median lag at the
     week's end, the CI job pass rate and the friction share of the week (None = nothing)."""
+    from tracker.measure.headline import YEAR_AGO, week_points
+
     names = [w.name for w in weeks]
     lag: dict[str, list[float | None]] = {}
     at_ends = [samples_at(w.as_of) for w in weeks]
     for regime in regimes:
         lag[regime] = [pooled_median(samples, regime) for samples in at_ends]
+    # The headline chart's points (counts and "at least" bounds beside each median), and the
+    # same weeks a year before: the comparison the chart draws faded.
+    ends = [(w.name, w.start.date(), at_end) for w, at_end in zip(weeks, at_ends, strict=True)]
+    year_ends = [(w.name, w.start.date(), samples_at(w.as_of - YEAR_AGO)) for w in weeks]
+    lag_points = {r: week_points(ends, r) for r in regimes}
+    year_ago = {r: week_points(year_ends, r) for r in regimes}
     ci = {r: _weekly_share(ci_rows, r, names, "jobs_passed", "jobs_failed") for r in regimes}
     friction = {
         r: _weekly_share(friction_rows, r, names, "friction", "optimization") for r in regimes
     }
-    return {"weeks": names, "lag": lag, "ci": ci, "friction": friction}
+    return {
+        "weeks": names,
+        "lag": lag,
+        "lag_points": lag_points,
+        "lag_year_ago": year_ago,
+        "ci": ci,
+        "friction": friction,
+    }
 
 
 def _weekly_share(

@@ -36,7 +36,7 @@ RETRIES = 3  # attempts after the first, on temporary failures (4xx replies, los
 MAX_BYTES = 1_000_000  # the whole message, charts included
 RETRY_DELAY = 5.0  # seconds before the first retry; doubled each time
 CHART_ALT = {
-    "lag": "Median day-0 coverage lag per regime, week by week",
+    "lag": "Median day-0 coverage lag per regime, week by week, with the same weeks a year before",
     "ci": "CI job pass rate per regime, week by week",
     "friction": "Friction share per regime, week by week",
 }
@@ -81,7 +81,14 @@ def build_message(
 
     history = data["history"]
     pngs = (
-        digest_charts(history["weeks"], history["lag"], history["ci"], history["friction"])
+        digest_charts(
+            history["weeks"],
+            history["lag"],
+            history["ci"],
+            history["friction"],
+            history.get("lag_points"),
+            history.get("lag_year_ago"),
+        )
         if charts and not data["quiet"]
         else {}
     )

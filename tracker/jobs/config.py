@@ -1,7 +1,8 @@
 """sources.yaml checked whole, before any work starts: tracker.config reads the file and checks
-the sources against the collector kinds; each stage then checks its own section (coverage rules:
-measure; report settings: measure.staleness; digest thresholds: digest.settings). So `tracker
-sources check` and a nightly run fail before collecting, not at the report."""
+the sources against the collector kinds; each stage then checks its own section (coverage rules
+and CI trigger selectors: measure; report settings: measure.staleness; digest thresholds:
+digest.settings). So `tracker sources check` and a nightly run fail before collecting, not at
+the report."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import os
 from tracker.collect.sources import KINDS
 from tracker.config import Config, read_config
 from tracker.digest.settings import parse_thresholds
+from tracker.measure.ci_rates import trigger_selectors
 from tracker.measure.coverage import parse_coverage
 from tracker.measure.model_lag import parse_model_coverage
 from tracker.measure.staleness import validate_report_settings
@@ -25,4 +27,5 @@ def load_config(path: str | os.PathLike | None = None) -> Config:
     parse_model_coverage(config.coverage, str(file))
     report = validate_report_settings(config.report, file)
     parse_thresholds(config.digest, str(file))
+    trigger_selectors(config)
     return dataclasses.replace(config, report=report, digest=config.digest or {})

@@ -11,6 +11,11 @@ from tracker.store import Store
 from tracker.tagger.batch import tag_store
 
 log = logging.getLogger("tracker.pipeline")
+LOCKED_ELSEWHERE = 4  # exit code: not run, a run on another host holds the nightly lock
+
+
+def _until(lock) -> str:
+    return f"{lock.until:%Y-%m-%d %H:%M}" if lock.until else "?"
 
 
 def run_nightly(
@@ -29,16 +34,25 @@ def run_nightly(
     schema, collect, tag, report. Returns the exit code (0 ok, 3 some sources failed).
 
     A `nightly` lock in the store keeps two of these (cron plus scheduler, or two hosts on one
-    PostgreSQL) from running at once: the second says so and exits 0 without doing anything.
+    PostgreSQL) from running at once. The second does nothing: it exits 0 when the holder is
+    a live run on this host, and LOCKED_ELSEWHERE (4) naming the holder when it ran on another
+    host, which may have died there (a silent 0 hid such a lock for up to its 6 hours).
     """
     from tracker.collect.runner import run_sources
 
     _init_db_once(store)
     with store.lock("nightly") as acquired:
         if not acquired:
-            held = store.lock_holder("nightly")
-            by = f" ({held[0]}, until {held[1]:%Y-%m-%d %H:%M} UTC)" if held else ""
-            echo(f"nightly: another nightly run holds the lock{by}; nothing to do")
+            if acquired.elsewhere:
+                echo(
+                    f"nightly: not run: the nightly lock is {acquired.describe()}, by a run on "
+                    f"another host; {acquired.advice()}"
+                )
+                return LOCKED_ELSEWHERE
+            echo(
+                f"nightly: another nightly run on this host holds the lock "
+                f"({acquired.holder}, until {_until(acquired)} UTC); nothing to do"
+            )
             return 0
         summary = run_sources(config, store, only=only, since=since, replay=replay, record=record)
         for line in summary.lines():

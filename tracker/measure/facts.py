@@ -19,13 +19,18 @@ from tracker.versions import parse_version
 def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact], list[NoteFact]]:
     """Release facts and notes with their mentions (structured ones from the parsers plus the
     tagger's). Notes naming nothing are kept too: they show how far back a vendor's notes were
-    collected. Stored values are untrusted (`import-events` takes any JSON): a mention whose
-    fields are not strings is ignored. Evidence without a URL is referred to by its event id."""
+    collected. Draft releases are left out (github_releases does not store them; an imported
+    one is still no release). Stored values are untrusted (`import-events` takes any JSON): a
+    mention whose fields are not strings is ignored. Evidence without a URL is referred to by
+    its event id."""
     releases, notes = [], []
     for row in store.coverage_events(projects):
         attrs = row["attrs"] if isinstance(row["attrs"], dict) else {}
         url = row["url"] or f"event:{row['id']}"
         if row["kind"] == "release":
+            # A draft (unpublished) release is no release: it never sets day 0 nor covers one.
+            if attrs.get("draft") is True:
+                continue
             if isinstance(row["version"], str) and row["version"]:
                 releases.append(
                     ReleaseFact(

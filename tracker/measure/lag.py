@@ -30,6 +30,7 @@ class ReleaseFact:
     occurred_at: datetime
     url: str
     prerelease: bool = False
+    draft: bool = False  # a GitHub draft: not published, dated by its tag commit
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,10 @@ class LagSample:
     evidence_url: str
     negative: bool = False
     artifact: str = "framework"  # framework (a release series) | model (a model family)
-    day0_definition: str = REFERENCE_DEFINITION  # models: vllm_cuda | public_weights
+    day0_definition: str = REFERENCE_DEFINITION  # models: engine_cuda | vllm_cuda | public_weights
+    # models: the serving engine whose evidence this row reads ("vllm", "sglang"); "" for rows
+    # of one vendor stream or of "any engine" (not a CSV column: lag.csv keeps its columns)
+    engine: str = ""
 
     def csv_row(self) -> dict[str, Any]:
         return {
@@ -99,9 +103,9 @@ LAG_CSV_COLUMNS = [
 
 
 def is_final(fact: ReleaseFact) -> bool:
-    """A final release: not marked pre-release by its source, and no pre/dev version either
-    (PyPI lists rc versions without a flag)."""
-    if fact.prerelease:
+    """A final release: not a draft (unpublished, so it sets no day 0), not marked pre-release
+    by its source, and no pre/dev version either (PyPI lists rc versions without a flag)."""
+    if fact.prerelease or fact.draft:
         return False
     parsed = parse_version(fact.version)
     return parsed is not None and not parsed.prerelease

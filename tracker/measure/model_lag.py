@@ -38,18 +38,24 @@ planned or dropped is not counted);
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from tracker.errors import ConfigError
 from tracker.measure.coverage import EvidenceRule
+from tracker.measure.engines import (
+    Combined,
+    combine_engines,
+    engine_day0,
+    gate_by_image,
+    parse_regime,
+)
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_final
 from tracker.tagger.families import NOT_SUPPORT as _NOT_SUPPORT
 from tracker.tagger.families import FamilyTable
 
-DAY0_DEFINITIONS = ("vllm_cuda", "public_weights")
-MODEL_EVIDENCE_KINDS = ("note", "model_registry")
+DAY0_DEFINITIONS = ("engine_cuda", "vllm_cuda", "public_weights")
 # Sections of release notes whose items state limits, fixes or removals: a model named there
 # ("Models that depend on this removed kernel (including Llama 4 ...) should pin 2.28", "Pixtral
 # is supported up to batch size 32") is not being announced as supported.
@@ -71,6 +77,10 @@ class ModelCoverageRule:
     project: str  # the id rows carry in their project column, e.g. "models"
     day0: tuple[str, ...]  # day-0 definitions, the first primary
     evidence: tuple[EvidenceRule, ...]
+    # (regime, definition) -> serving engine ("vllm", "sglang") / project whose images gate it
+    engines: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    images: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    combined: tuple[Combined, ...] = ()  # "any engine" definitions over engine definitions
 
 
 def parse_model_coverage(
@@ -85,44 +95,29 @@ def parse_model_coverage(
         unknown = set(raw) - {"project", "artifact", "day0", "regimes"}
         if unknown:
             raise ConfigError(f"{where}: {name}: unknown key {sorted(unknown)[0]!r}")
-        day0 = tuple(raw.get("day0") or DAY0_DEFINITIONS)
+        day0 = tuple(raw.get("day0") or DAY0_DEFINITIONS[1:])
         bad = [d for d in day0 if d not in DAY0_DEFINITIONS]
         if bad:
             raise ConfigError(
                 f"{where}: {name}: day0 {bad[0]!r} is not one of {', '.join(DAY0_DEFINITIONS)}"
             )
-        evidence = []
+        evidence: list[EvidenceRule] = []
+        engines: dict[tuple[str, str], str] = {}
+        images: dict[tuple[str, str], str] = {}
+        combined: list[Combined] = []
         for regime, entries in (raw.get("regimes") or {}).items():
-            mine = []
-            for entry in entries or []:
-                ev = entry.get("evidence") if isinstance(entry, Mapping) else None
-                if (
-                    not isinstance(ev, Mapping)
-                    or "definition" not in entry
-                    or ev.get("kind") not in MODEL_EVIDENCE_KINDS
-                    or not ev.get("project")
-                ):
-                    raise ConfigError(
-                        f"{where}: {name}: regime {regime!r}: each entry needs 'definition' and "
-                        f"evidence with 'project' and 'kind' ({' or '.join(MODEL_EVIDENCE_KINDS)})"
-                    )
-                mine.append(
-                    EvidenceRule(
-                        str(regime),
-                        str(entry["definition"]),
-                        bool(entry.get("primary", False)),
-                        str(ev["project"]),
-                        str(ev["kind"]),
-                        "models",
-                    )
-                )
-            if sum(e.primary for e in mine) != 1:
-                raise ConfigError(
-                    f"{where}: {name}: regime {regime!r} needs exactly one definition marked "
-                    "primary: true"
-                )
-            evidence.extend(mine)
-        out.append(ModelCoverageRule(str(raw["project"]), day0, tuple(evidence)))
+            mine = parse_regime(str(regime), entries, f"{where}: {name}", engines, images)
+            evidence.extend(e for e in mine if isinstance(e, EvidenceRule))
+            combined.extend(e for e in mine if isinstance(e, Combined))
+        if "engine_cuda" in day0 and not any(r == "cuda" for r, _ in engines):
+            raise ConfigError(
+                f"{where}: {name}: day0 engine_cuda needs cuda entries marked with 'engine'"
+            )
+        out.append(
+            ModelCoverageRule(
+                str(raw["project"]), day0, tuple(evidence), engines, images, tuple(combined)
+            )
+        )
     return out
 
 
@@ -228,28 +223,38 @@ def model_lag_samples(
                 streams.append((ev, registry, None))
                 continue
             times = [n.occurred_at for n in notes if n.project == ev.project]
-            streams.append((ev, model_evidence(ev, notes), min(times) if times else None))
+            found = model_evidence(ev, notes)
+            window = min(times) if times else None
+            image = rule.images.get((ev.regime, ev.definition))
+            if image:  # served there from the first image of `image` on or after the listing
+                found, window = gate_by_image(found, window, releases, image)
+            streams.append((ev, found, window))
             if spans is not None:
                 spans[(rule.project, ev.regime, ev.definition)] = (
                     (min(times), max(times)) if times else None
                 )
+        truncated: dict[tuple[str, str, str], set[str]] = {}
+        rule_samples: list[LagSample] = []
         for d_index, d_def in enumerate(rule.day0):
-            day0s, why = (
-                (registry, registry_why)
-                if d_def == "vllm_cuda"
-                else day0_by_family(table, d_def, releases, notes)
-            )
+            if d_def == "vllm_cuda":
+                day0s, why = registry, registry_why
+            elif d_def == "engine_cuda":
+                day0s, why = engine_day0(rule, streams, registry_why)
+            else:
+                day0s, why = day0_by_family(table, d_def, releases, notes)
             if unknown is not None:
                 for fid, reason in sorted(why.items()):
                     unknown.append((rule.project, fid, "all", d_def, f"day 0 unknown: {reason}"))
             for ev, found, window in streams:
                 primary = ev.primary and d_index == 0
+                engine = rule.engines.get((ev.regime, ev.definition), "")
                 for fid, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
                     if day0 > as_of:
                         continue
                     hit = found.get(fid)
                     covered = hit is not None and hit[0] <= as_of
                     if ev.kind == "note" and (window is None or day0 < window):
+                        truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
                         if unknown is not None:
                             unknown.append(
                                 (rule.project, fid, ev.regime, ev.definition,
@@ -262,6 +267,7 @@ def model_lag_samples(
                     elif ev.kind == "model_registry" and hit is None:
                         # No date for the family's first vLLM release at all: unknown. A known
                         # release after as-of leaves the family open on CUDA (below).
+                        truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
                         if unknown is not None:
                             unknown.append(
                                 (rule.project, fid, ev.regime, ev.definition,
@@ -271,7 +277,7 @@ def model_lag_samples(
                     else:
                         available, status, url = None, "open", ""
                         lag = (as_of.date() - day0.date()).days
-                    samples.append(
+                    rule_samples.append(
                         LagSample(
                             rule.project,
                             fid,
@@ -287,8 +293,11 @@ def model_lag_samples(
                             status == "covered" and lag < 0,
                             "model",
                             d_def,
+                            engine,
                         )  # fmt: skip
                     )
+        samples += rule_samples
+        samples += combine_engines(rule, rule_samples, truncated, unknown)
     return samples
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 
 from tracker.measure.lag import LagSample
 from tracker.measure.rate_trend import RateTrend, ci_trends, friction_trends
@@ -63,6 +63,11 @@ class Trends:
     ci: list[RateTrend] = field(default_factory=list)
     friction: list[RateTrend] = field(default_factory=list)
     reference: str = "cuda"
+    as_of: datetime | None = None
+    # per regime, the newest ISO week with CI jobs / friction+optimization events at all: what
+    # a rate column says when its window is empty ("CI data ends 2026-W19, ...")
+    ci_last_week: dict[str, str] = field(default_factory=dict)
+    friction_last_week: dict[str, str] = field(default_factory=dict)
 
     def regimes(self) -> list[str]:
         found = {t.regime for t in self.lag} | {t.regime for t in self.ci + self.friction}
@@ -81,7 +86,32 @@ def compute_trends(
         ci_trends(pass_rates, as_of),
         friction_trends(friction, as_of),
         reference_regime,
+        as_of,
+        last_weeks(pass_rates, ("jobs_passed", "jobs_failed")),
+        last_weeks(friction, ("friction", "optimization")),
     )
+
+
+def last_weeks(rows: Sequence[dict], counts: Sequence[str]) -> dict[str, str]:
+    """Per regime, the newest ISO week whose rows count anything in `counts`."""
+    out: dict[str, str] = {}
+    for row in rows:
+        if any(int(row.get(c) or 0) for c in counts):
+            regime = row.get("regime") or "none"
+            out[regime] = max(out.get(regime, ""), row["week"])
+    return out
+
+
+def ends_text(what: str, week: str | None, as_of: datetime | None) -> str:
+    """Why a rate column is empty: "CI data ends 2026-W19 (2026-05-10), 104 d before the
+    report date: nothing to compare in the last 12 weeks", or that there is none at all."""
+    window = f"the last {RECENT_WEEKS + PRIOR_WEEKS} weeks"
+    if not week:
+        return f"no {what} collected for this regime: nothing to compare"
+    year, _, number = week.partition("-W")
+    end = date.fromisocalendar(int(year), int(number), 7)
+    behind = f", {(as_of.date() - end).days} d before the report date" if as_of else ""
+    return f"{what} ends {week} ({end.isoformat()}){behind}: nothing in {window} to compare"
 
 
 # -- words and numbers -------------------------------------------------------------------------
@@ -91,6 +121,8 @@ def days(value: float | None, signed: bool = True) -> str:
         return "-"
     if math.isinf(value):
         return "unbounded" if value > 0 else "-unbounded"
+    if value == 0:
+        return "0"  # "+0" read as a rounded small rise
     # small non-zero values keep a decimal: "+0" would read as "exactly no change"
     digits = 1 if 0 < abs(value) < 10 else 0
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
@@ -111,6 +143,31 @@ def interval_text(low: float | None, high: float | None, unit: str = "") -> str:
     return f"{days(low)} to {days(high)}{unit}"
 
 
+def plain_range(low: float | None, high: float | None, unit: str = " d/yr") -> str:
+    """A range for people: an open end in words ("at least -86 d/yr", "at most +12 d/yr"),
+    nothing known at either end as "not enough covered artifacts to say"."""
+    if low is None or high is None:
+        return "-"
+    if math.isinf(low) and math.isinf(high):
+        return "not enough covered artifacts to say"
+    if math.isinf(high):
+        return f"at least {days(low)}{unit}"
+    if math.isinf(low):
+        return f"at most {days(high)}{unit}"
+    if low == high:
+        return f"{days(low)}{unit}"
+    return f"{days(low)} to {days(high)}{unit}"
+
+
+def verdict_text(t: LagTrend) -> str:
+    """The verdict for people: an interval open at both ends tells nothing, so "no clear
+    change" (which reads as "stable") becomes "cannot tell yet" there."""
+    if t.ci_low is not None and t.ci_high is not None:
+        if math.isinf(t.ci_low) and math.isinf(t.ci_high):
+            return "cannot tell yet"
+    return t.verdict
+
+
 def median_text(median: float | None, n: int, n_open: int) -> str:
     if n == 0:
         return "no artifacts"
@@ -118,11 +175,12 @@ def median_text(median: float | None, n: int, n_open: int) -> str:
     return f"{value} ({n} artifacts, {n_open} open)"
 
 
-def rate_text(t: RateTrend | None, what: str = "data") -> str:
-    """The rate comparison in words; without a trend, says that the window holds no `what`
-    (a stale CI stream reads as "no jobs in the last 12 weeks", not as a bare dash)."""
+def rate_text(t: RateTrend | None, what: str = "data", ends: str | None = None) -> str:
+    """The rate comparison in words; without a trend, `ends` says when the data end and so
+    why the window is empty (a stale CI stream is not "not measured"), else that the window
+    holds no `what`."""
     if t is None:
-        return f"no {what} in the last {RECENT_WEEKS + PRIOR_WEEKS} weeks"
+        return ends or f"no {what} in the last {RECENT_WEEKS + PRIOR_WEEKS} weeks"
 
     def pct(hits: int, total: int) -> str:
         return f"{hits / total:.0%} of {total}" if total else "none"
@@ -150,9 +208,9 @@ def headline(trends: Trends) -> list[dict]:
         rows.append(
             {
                 "regime": regime,
-                "verdict": lag.verdict if lag else missing,
-                "slope": slope_text(lag) if lag else "-",
-                "interval": interval_text(lag.ci_low, lag.ci_high, " d/yr") if lag else "-",
+                "verdict": verdict_text(lag) if lag else missing,
+                "slope": plain_range(lag.slope_low, lag.slope_high) if lag else "-",
+                "interval": plain_range(lag.ci_low, lag.ci_high) if lag else "-",
                 "artifacts": f"{lag.artifacts} ({lag.open} open)" if lag else "-",
                 "recent": median_text(lag.recent_median, lag.recent_artifacts, lag.recent_open)
                 if lag
@@ -160,8 +218,20 @@ def headline(trends: Trends) -> list[dict]:
                 "prior": median_text(lag.prior_median, lag.prior_artifacts, lag.prior_open)
                 if lag
                 else "-",
-                "ci": rate_text(ci.get(regime), "CI jobs"),
-                "friction": rate_text(friction.get(regime), "tagged events"),
+                "ci": rate_text(
+                    ci.get(regime),
+                    "CI jobs",
+                    ends_text("CI data", trends.ci_last_week.get(regime), trends.as_of),
+                ),
+                "friction": rate_text(
+                    friction.get(regime),
+                    "tagged events",
+                    ends_text(
+                        "friction / optimization events",
+                        trends.friction_last_week.get(regime),
+                        trends.as_of,
+                    ),
+                ),
             }
         )
     return rows
@@ -231,8 +301,8 @@ def digest_line_by_regime(trends: Trends) -> dict[str, str]:
             text = f"lag gap: {row['verdict']}"
         else:
             text = (
-                f"lag gap {lag.verdict} ({slope_text(lag)}, {LEVEL:.0%}: "
-                f"{interval_text(lag.ci_low, lag.ci_high)}; {lag.artifacts} artifacts, "
+                f"lag gap {verdict_text(lag)} ({plain_range(lag.slope_low, lag.slope_high)}, "
+                f"{LEVEL:.0%}: {plain_range(lag.ci_low, lag.ci_high)}; {lag.artifacts} artifacts, "
                 f"{lag.open} open; KM median "
                 f"{median_text(lag.recent_median, lag.recent_artifacts, lag.recent_open)} "
                 f"last 12 months vs "
@@ -248,6 +318,7 @@ def digest_line_by_regime(trends: Trends) -> dict[str, str]:
 
 def trend_digest_lines(config, store, as_of: datetime) -> list[str]:
     """The digest's lines computed from the store (what tracker/digest/data.py calls)."""
+    from tracker.measure.ci_rates import ci_rate_rows
     from tracker.measure.facts import compute_lag
 
     reference = next((r.id for r in config.regimes if r.reference), "cuda")
@@ -255,7 +326,7 @@ def trend_digest_lines(config, store, as_of: datetime) -> list[str]:
     trends = compute_trends(
         samples,
         as_of,
-        store.view_rows("v_ci_pass_rate_weekly"),
+        ci_rate_rows(config, store)[0],  # the headline (scheduled) rate, as in the report
         store.view_rows("v_friction_weekly"),
         reference,
     )

@@ -1,8 +1,9 @@
 """The model x regime matrix chart of the report (matplotlib, headless Agg backend).
 
 One row per model family (newest day 0 on top), one column per regime; a cell holds the lag in
-days under the regime's primary definition from day 0 ``vllm_cuda``. Covered cells are filled by
-lag (green fast, red slow); open cells are white with a red hatched border and read ``N+ open``
+days under the regime's primary definition from the primary day 0 (``engine_cuda``). Covered
+cells are filled by lag
+(green fast, red slow); open cells are white with a red hatched border and read ``N+ open``
 (their age at the report date: the lag is at least that); a family whose day 0 precedes what was
 collected from the regime's evidence stream is grey ``?`` (unknown, see the report's list).
 """

@@ -17,16 +17,31 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from tracker.config import Config
-from tracker.measure import trend_figures
+from tracker.measure import headline, palette, trend_figures
+from tracker.measure.ci_rates import COUNTS as CI_COUNTS
+from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.facts import compute_lag
 from tracker.measure.formats import http_only, percent
 from tracker.measure.lag import LAG_CSV_COLUMNS, LagSample
 from tracker.measure.model_summary import REGIMES as MODEL_REGIMES
 from tracker.measure.model_summary import model_matrix
 from tracker.measure.survival import LagSummary, summarize
+from tracker.report.publish import staged
+from tracker.report.quality import QUALITY_COLUMNS, quality_sections
 from tracker.store import Store
 
 log = logging.getLogger("tracker.report")
+HEADLINE_COLUMNS = [
+    "regime",
+    "period",
+    "period_start",
+    "artifacts",
+    "open",
+    "open_on_stale_stream",
+    "km_median_days",
+    "at_least_days",
+    "projects",
+]
 TABLE_WEEKS = 12  # weeks of CI and friction rows in the HTML tables (the CSVs hold them all)
 
 
@@ -102,6 +117,7 @@ def write_report(
     replay") is shown at the top of the page and kept in summary.json. Without `as_of`, a
     replayed store reports as of its snapshot date and a live one as of now
     (tracker/store/asof.py). Returns console lines."""
+    from tracker.measure.quality import unread_tags
     from tracker.measure.staleness import stale_definitions, stale_sources
     from tracker.store.asof import AsOf, default_as_of
 
@@ -114,10 +130,8 @@ def write_report(
     store.replace_lag_samples(lag_rows_for_store(samples, as_of))
     summaries = summarize(samples, as_of)
     # Views have no inherent order (PostgreSQL returns any): sort, so files and tables are stable.
-    pass_rates = sorted(
-        store.view_rows("v_ci_pass_rate_weekly"),
-        key=lambda r: (r["project"] or "", r["regime"] or "", r["week"]),
-    )
+    # Headline: the triggers each source's selector names (nightly builds); the rest apart.
+    pass_rates, other_rates = ci_rate_rows(config, store)
     friction = sorted(
         store.view_rows("v_friction_weekly"), key=lambda r: (r["regime"] or "", r["week"])
     )
@@ -127,105 +141,148 @@ def write_report(
     store.replace_lag_trend(trend_figures.store_rows(trends.lag, as_of))
     # Data quality: streams that ended long before as-of (their open rows age with the silence).
     stale = stale_sources(store, config, as_of)
+    tags_unread = unread_tags(store, config)
     stale_keys = stale_definitions(spans, as_of, config.report)
 
-    with (out_dir / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
-        write_lag_csv(samples, handle)
-    summary_rows = [_summary_row(s, spans) for s in summaries]
-    for row in summary_rows:
-        row["evidence_stale"] = str(
-            (row["project"], row["regime"], row["definition"]) in stale_keys
-        ).lower()
-    _write_csv(
-        out_dir / "lag_summary.csv",
-        summary_rows,
-        list(summary_rows[0]) if summary_rows else ["project"],
-    )
-    _write_csv(
-        out_dir / "ci_pass_rate_weekly.csv",
-        pass_rates,
-        [
-            "project",
-            "regime",
-            "week",
-            "runs_passed",
-            "runs_failed",
-            "jobs_passed",
-            "jobs_failed",
-            "run_pass_rate",
-            "job_pass_rate",
-        ],
-    )
-    _write_csv(
-        out_dir / "friction_weekly.csv",
-        friction,
-        ["regime", "week", "friction", "optimization", "neutral", "friction_ratio"],
-    )
-    (out_dir / "summary.json").write_text(
-        json.dumps(
-            {
-                "as_of": as_of.isoformat(),
-                "as_of_label": point.label,
-                "stale_sources": stale,
-                "data": banner or "collected upstream data",
-                "gap_trend": trend_figures.json_ready(trends),
-                "lag_primary": [
-                    r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"
-                ],
-                "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
-                "lag_unknown": [
-                    dict(
-                        zip(("project", "series", "regime", "definition", "reason"), u, strict=True)
-                    )
-                    for u in unknown
-                ],
-                "ci_pass_rate_weekly": pass_rates,
-                "friction_weekly": friction,
-                "analyst_overrides": overrides,
-            },
-            indent=1,
-            default=str,
-        ),
-        encoding="utf-8",
+    series = headline.quarterly_series(samples, as_of, stale_keys)
+    answer = answer_rows(series, as_of, reference)
+    quality = quality_sections(
+        stale, len(config.sources), unknown, [s for s in samples if s.negative], tags_unread
     )
 
-    from tracker.report import charts, model_charts
+    with staged(out_dir) as stage:  # the old report stays whole until all is written
+        with (stage / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
+            write_lag_csv(samples, handle)
+        summary_rows = [_summary_row(s, spans) for s in summaries]
+        for row in summary_rows:
+            row["evidence_stale"] = str(
+                (row["project"], row["regime"], row["definition"]) in stale_keys
+            ).lower()
+        _write_csv(
+            stage / "lag_summary.csv",
+            summary_rows,
+            list(summary_rows[0]) if summary_rows else ["project"],
+        )
+        _write_csv(
+            stage / "ci_pass_rate_weekly.csv",
+            pass_rates,
+            [
+                "project",
+                "regime",
+                "week",
+                "runs_passed",
+                "runs_failed",
+                "jobs_passed",
+                "jobs_failed",
+                "run_pass_rate",
+                "job_pass_rate",
+                "triggers",
+            ],
+        )
+        _write_csv(
+            stage / "ci_pass_rate_other_triggers.csv",
+            other_rates,
+            ["project", "regime", "trigger", "week", *CI_COUNTS, "run_pass_rate", "job_pass_rate"],
+        )
+        _write_csv(
+            stage / "friction_weekly.csv",
+            friction,
+            ["regime", "week", "friction", "optimization", "neutral", "friction_ratio"],
+        )
+        series_rows = [p.row() for r in palette.ordered(series) for p in series[r]]
+        _write_csv(stage / "headline_lag_quarterly.csv", series_rows, HEADLINE_COLUMNS)
+        _write_csv(stage / "data_quality.csv", quality["rows"], QUALITY_COLUMNS)
+        (stage / "summary.json").write_text(
+            json.dumps(
+                {
+                    "as_of": as_of.isoformat(),
+                    "as_of_label": point.label,
+                    "stale_sources": stale,
+                    "unread_tags": tags_unread,
+                    "data": banner or "collected upstream data",
+                    "gap_trend": trend_figures.json_ready(trends),
+                    "headline_series": {
+                        "method": "docs/methodology.md#the-headline-series-lag-per-quarter",
+                        "verdicts": [
+                            {k: a[k] for k in ("regime", "direction", "sentence")} for a in answer
+                        ],
+                        "quarters": series_rows,
+                    },
+                    "lag_primary": [
+                        r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"
+                    ],
+                    "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
+                    "lag_unknown": [
+                        dict(
+                            zip(
+                                ("project", "series", "regime", "definition", "reason"),
+                                u,
+                                strict=True,
+                            )
+                        )
+                        for u in unknown
+                    ],
+                    "ci_pass_rate_weekly": pass_rates,
+                    "ci_pass_rate_other_triggers": other_rates,
+                    "friction_weekly": friction,
+                    "analyst_overrides": overrides,
+                },
+                indent=1,
+                default=str,
+            ),
+            encoding="utf-8",
+        )
 
-    images = charts.draw_all(out_dir, samples, as_of, pass_rates, friction)
-    model_image = (
-        "model_lag_matrix.png"
-        if model_charts.model_matrix_chart(out_dir / "model_lag_matrix.png", samples, as_of)
-        else None
-    )
-    env = Environment(
-        loader=PackageLoader("tracker.report", "templates"),
-        autoescape=select_autoescape(default=True, default_for_string=True),
-    )
-    env.filters["http_only"] = http_only
-    env.filters["percent"] = percent
-    html = env.get_template("report.html.j2").render(
-        as_of=as_of,
-        banner=banner,
-        trend=trend_figures.headline(trends),
-        trend_thresholds=trend_figures.THRESHOLDS,
-        as_of_label=point.label,
-        stale=stale,
-        headline=[r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"],
-        summaries=[s for s in summaries if s.period == "all"],
-        samples=samples,
-        pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
-        friction=latest_weeks(friction, TABLE_WEEKS),
-        images=images,
-        negative=[s for s in samples if s.negative],
-        # model families whose day 0 itself is unknown (regime "all") are listed apart
-        unknown=[u for u in unknown if u[2] != "all"],
-        day0_unknown=[u for u in unknown if u[2] == "all"],
-        overrides=overrides,
-        model_image=model_image,
-        model_rows=model_matrix(samples),
-        model_regimes=MODEL_REGIMES,
-    )
-    (out_dir / "index.html").write_text(html, encoding="utf-8")
+        from tracker.report import charts, model_charts
+
+        images = charts.draw_all(stage, samples, as_of, pass_rates, friction)
+        images["headline"] = (
+            "headline_lag.png"
+            if charts.headline_chart(stage / "headline_lag.png", series, reference)
+            else None
+        )
+        ci_sparse = charts.split_sparse_ci(pass_rates)[1]
+        model_image = (
+            "model_lag_matrix.png"
+            if model_charts.model_matrix_chart(stage / "model_lag_matrix.png", samples, as_of)
+            else None
+        )
+        env = Environment(
+            loader=PackageLoader("tracker.report", "templates"),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+        )
+        env.filters["http_only"] = http_only
+        env.filters["percent"] = percent
+        html = env.get_template("report.html.j2").render(
+            as_of=as_of,
+            banner=banner,
+            trend=trend_figures.headline(trends),
+            trend_thresholds=trend_figures.THRESHOLDS,
+            as_of_label=point.label,
+            stale=stale,
+            headline=[r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"],
+            summaries=[s for s in summaries if s.period == "all"],
+            samples=samples,
+            pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
+            other_rates=latest_weeks(other_rates, TABLE_WEEKS),
+            unread_tags=tags_unread,
+            table_weeks=TABLE_WEEKS,
+            friction=latest_weeks(friction, TABLE_WEEKS),
+            images=images,
+            answer=answer,
+            ci_sparse=ci_sparse,
+            quality=quality["lines"],
+            regime_colour=palette.colour,
+            negative=[s for s in samples if s.negative],
+            # model families whose day 0 itself is unknown (regime "all") are listed apart
+            unknown=[u for u in unknown if u[2] != "all"],
+            day0_unknown=[u for u in unknown if u[2] == "all"],
+            overrides=overrides,
+            model_image=model_image,
+            model_rows=model_matrix(samples),
+            model_regimes=MODEL_REGIMES,
+        )
+        (stage / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)
     return [
         f"report: {out_dir / 'index.html'} ({len(samples)} lag samples: {covered} covered, "
@@ -233,6 +290,32 @@ def write_report(
         f"{len({r['week'] for r in pass_rates})} CI weeks; "
         f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)"
     ] + _as_of_lines(point, stale)
+
+
+def answer_rows(series: dict, as_of: datetime, reference: str) -> list[dict[str, Any]]:
+    """Per regime (charts' order), the verdict beside the headline chart: direction, the
+    sentence, the latest quarter with a median and the newest quarter's point."""
+    rows = []
+    for regime in palette.ordered(series):
+        points = series[regime]
+        if regime == reference:
+            direction, sentence = "reference", "0 d by definition (builds ship with the release)"
+        else:
+            direction, sentence = headline.verdict(points, as_of)
+        latest = headline.latest_reached(points)
+        rows.append(
+            {
+                "regime": regime,
+                "name": palette.name(regime),
+                "direction": direction,
+                "sentence": sentence,
+                "latest": f"{latest.period}: {latest.text()}" if latest else "none yet",
+                "newest": f"{points[-1].period}: {points[-1].text()}",
+                "artifacts": sum(p.artifacts for p in points),
+                "open": sum(p.open for p in points),
+            }
+        )
+    return rows
 
 
 def _as_of_lines(point, stale: Sequence[dict]) -> list[str]:

@@ -8,6 +8,6 @@ are the entry points every other stage uses.
 """
 
 from tracker.store.core import Store, event_row, open_store
-from tracker.store.state import SourceState
+from tracker.store.state import LockTaken, SourceState
 
-__all__ = ["SourceState", "Store", "event_row", "open_store"]
+__all__ = ["LockTaken", "SourceState", "Store", "event_row", "open_store"]

@@ -8,7 +8,9 @@ RETURNING on the bulk path, so the store is never the slow side of a backfill.
 from __future__ import annotations
 
 import json
+import logging
 import re
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -28,7 +30,14 @@ from tracker.store.sqlite_rows import sqlite_row, sqlite_time
 from tracker.store.state import SourceStates
 from tracker.store.tables import events
 
+log = logging.getLogger("tracker.store")
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+# How long a write waits for another process's SQLite write lock. A nightly's largest
+# transaction (a first backfill's biggest source, ~100k CI jobs, at the ~4,600 events/s that
+# benchmarks/ingest.py measures on a loaded host) takes tens of seconds: 10 minutes leaves
+# room for a slow disk. PostgreSQL has row locks and needs none of this.
+SQLITE_BUSY_TIMEOUT = 600.0
+_QUICK_TRY = 1.0  # seconds to wait before saying that we wait
 EVENT_COLUMNS = [c.name for c in events.columns]
 # Re-collecting an event refreshes everything but these: first-seen survives, as does provenance
 # of manual imports.
@@ -53,8 +62,9 @@ def _dumps(value: Any) -> str:
 class Store(StoreQueries, SourceStates):
     """One database (SQLite file or PostgreSQL), addressed by SQLAlchemy URL."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, busy_timeout: float = SQLITE_BUSY_TIMEOUT) -> None:
         self.url = url
+        self.busy_timeout = busy_timeout
         try:
             self.engine: Engine = create_engine(url, json_serializer=_dumps, future=True)
         except (SQLAlchemyError, ImportError, ValueError) as exc:
@@ -62,7 +72,11 @@ class Store(StoreQueries, SourceStates):
         self.dialect = self.engine.dialect.name
         self._sqlite_sql: str | None = None
         if self.dialect == "sqlite":
-            sa_event.listen(self.engine, "connect", _sqlite_pragmas)
+            sa_event.listen(
+                self.engine,
+                "connect",
+                lambda dbapi_connection, _record: _sqlite_pragmas(dbapi_connection, busy_timeout),
+            )
 
     @property
     def safe_url(self) -> str:
@@ -155,11 +169,54 @@ class Store(StoreQueries, SourceStates):
         driver_error = self.engine.dialect.loaded_dbapi.OperationalError
         try:
             with self.engine.begin() as conn:
+                if self.dialect == "sqlite":
+                    self._sqlite_write_lock(conn)
                 yield conn
         except (OperationalError, driver_error) as exc:
             raise StoreError(
                 f"database {self.safe_url}: {first_line(exc)} (nothing was written)"
             ) from None
+
+    def _sqlite_write_lock(self, conn: Connection) -> None:
+        """Take SQLite's write lock at the start of the transaction (BEGIN IMMEDIATE), waiting
+        up to `busy_timeout` for another process's write to end, and saying that it waits and
+        for how long it waited: a writer then never fails half-way with "database is locked"."""
+        raw: Any = conn.connection.driver_connection
+        if raw.in_transaction:
+            return
+        try:
+            raw.execute(f"PRAGMA busy_timeout = {int(min(_QUICK_TRY, self.busy_timeout) * 1000)}")
+            try:
+                raw.execute("BEGIN IMMEDIATE")
+                return
+            except raw.OperationalError as exc:
+                if "locked" not in str(exc) or self.busy_timeout <= _QUICK_TRY:
+                    raise
+            log.warning(
+                "database %s: another process is writing to it; waiting up to %g s for its "
+                "write lock",
+                self.safe_url,
+                self.busy_timeout,
+            )
+            started = time.monotonic()
+            raw.execute(f"PRAGMA busy_timeout = {int((self.busy_timeout - _QUICK_TRY) * 1000)}")
+            try:
+                raw.execute("BEGIN IMMEDIATE")
+            except raw.OperationalError as exc:
+                if "locked" not in str(exc):
+                    raise
+                raise StoreError(
+                    f"database {self.safe_url} is locked: another process held SQLite's write "
+                    f"lock for over {self.busy_timeout:g} s, the longest tracker waits; nothing "
+                    "was written (is a stuck process holding it? `fuser` on the file names it)"
+                ) from None
+            log.info(
+                "database %s: got the write lock after waiting %.0f s for another writer",
+                self.safe_url,
+                time.monotonic() - started,
+            )
+        finally:
+            raw.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
 
     # -- events ----------------------------------------------------------------------------
     def _insert(self):
@@ -348,10 +405,10 @@ def event_row(item: Event, seen_at: datetime, imported: bool = False) -> dict[st
     }
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:
+def _sqlite_pragmas(dbapi_connection, busy_timeout: float) -> None:
     cursor = dbapi_connection.cursor()
-    # WAL lets analysts read while the nightly writes; busy_timeout waits out a short lock.
+    # WAL lets analysts read while the nightly writes; busy_timeout waits out another writer.
+    cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=10000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()

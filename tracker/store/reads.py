@@ -7,21 +7,18 @@ is not on the collection path (tags, analyst overrides, lag samples).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, func, select
-from sqlalchemy.exc import SQLAlchemyError
 
-from tracker.errors import StoreError, first_line
+from tracker.config import query_role
+from tracker.errors import StoreError
 from tracker.records import now_utc
+from tracker.store.query import DEFAULT_TIMEOUT, run_query
 from tracker.store.tables import events, lag_samples, lag_trend, tag_overrides, tags
 
-_READ_ONLY_START = re.compile(
-    r"^\s*(select|with|explain|values|show|table|pragma\s+table_info)\b", re.IGNORECASE
-)
 DOCUMENTED_VIEWS = (
     "v_ci_pass_rate_weekly",
     "v_friction_weekly",
@@ -48,7 +45,8 @@ class StoreQueries:
     # -- tags ------------------------------------------------------------------------------
     def events_to_tag(self, retag: bool = False, batch: int = 5000) -> Iterator[dict]:
         """Events needing a tag (all of them with `retag`): id, title, body, labels, section,
-        source_regime. TAGGED_KINDS only."""
+        heading, topic, intro (where a release-note item sat: the tagger reads them for the
+        status of model mentions), source_regime. TAGGED_KINDS only."""
         query = select(
             events.c.id,
             events.c.title,
@@ -68,6 +66,9 @@ class StoreQueries:
                     "body": row.body,
                     "labels": list(row.labels or []),
                     "section": attrs.get("section"),
+                    "heading": attrs.get("heading"),
+                    "topic": attrs.get("topic"),
+                    "intro": attrs.get("intro"),
                     "source_regime": row.regime,
                 }
 
@@ -190,60 +191,10 @@ class StoreQueries:
             return [dict(r) for r in conn.exec_driver_sql(f"SELECT * FROM {view}").mappings()]
 
     # -- analysts --------------------------------------------------------------------------
-    def read_only_query(self, sql: str) -> tuple[list[str], list[tuple]]:
-        """Run one read-only statement; a write is refused, never executed."""
-        statement = sql.strip().rstrip(";").strip()
-        if ";" in _strip_sql_strings(statement):
-            raise StoreError("one statement at a time, please (found ';' inside the query)")
-        if not _READ_ONLY_START.match(_strip_sql_comments(statement)):
-            raise StoreError(
-                "refused: `tracker query` runs read-only statements "
-                "(SELECT / WITH / EXPLAIN); nothing was executed"
-            )
-        try:
-            with self.engine.connect() as conn:
-                driver_errors = conn.dialect.loaded_dbapi.Error
-                if self.dialect == "sqlite":
-                    conn.exec_driver_sql("PRAGMA query_only = ON")
-                elif self.dialect == "postgresql":
-                    conn.exec_driver_sql("SET TRANSACTION READ ONLY")
-                try:
-                    if self.dialect == "postgresql":
-                        columns, rows = _one_statement_postgres(conn, statement)
-                    else:  # sqlite3 itself refuses a second statement
-                        result = conn.exec_driver_sql(statement)
-                        columns = list(result.keys()) if result.returns_rows else []
-                        rows = [tuple(r) for r in result] if result.returns_rows else []
-                finally:
-                    conn.rollback()
-                    if self.dialect == "sqlite":
-                        conn.exec_driver_sql("PRAGMA query_only = OFF")
-        except (SQLAlchemyError, driver_errors) as exc:
-            raise StoreError(f"query failed: {first_line(exc)}") from None
-        return columns, rows
-
-
-def _one_statement_postgres(conn, statement: str) -> tuple[list[str], list[tuple]]:
-    """Run `statement` through PostgreSQL's extended protocol, which takes exactly one
-    statement: text the lexical check misreads (a '--' inside a string, $$-quoting) cannot
-    smuggle a COMMIT, and a write after it, out of the read-only transaction."""
-    cursor = conn.connection.driver_connection.cursor()
-    try:
-        cursor.execute(statement, prepare=True)
-        if cursor.description is None:
-            return [], []
-        return [column.name for column in cursor.description], [tuple(r) for r in cursor.fetchall()]
-    finally:
-        cursor.close()
-
-
-# Strings, quoted names and comments, read left to right (a '--' inside a string is a string).
-_SQL_LEXEMES = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.DOTALL)
-
-
-def _strip_sql_comments(sql: str) -> str:
-    return _SQL_LEXEMES.sub(lambda m: m.group() if m.group()[0] in "'\"" else " ", sql)
-
-
-def _strip_sql_strings(sql: str) -> str:
-    return _SQL_LEXEMES.sub(lambda m: "''" if m.group()[0] in "'\"" else " ", sql)
+    def read_only_query(
+        self, sql: str, timeout: float = DEFAULT_TIMEOUT, role: str | None = None
+    ) -> tuple[list[str], list[tuple]]:
+        """Run one read-only statement within `timeout` seconds (0: none); a write is refused,
+        never executed. On PostgreSQL a privileged session runs it as `role` (default:
+        TRACKER_QUERY_ROLE, else tracker_reader). tracker/store/query.py says how."""
+        return run_query(self.engine, sql, timeout, role or query_role())

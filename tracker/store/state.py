@@ -35,6 +35,48 @@ class SourceState:
 HTTP_CACHE_DAYS = 30
 
 
+@dataclass(frozen=True)
+class LockTaken:
+    """What `Store.lock` yields: true when this run holds the lock; otherwise who does.
+
+    A holder on this host is known to be alive (a dead one is taken over at once). A holder on
+    another host may be alive or dead: no run can tell, so the caller reports it (named, with
+    since and until) and `tracker unlock NAME` clears it once an operator knows it is dead."""
+
+    name: str
+    acquired: bool
+    holder: str = ""
+    since: datetime | None = None
+    until: datetime | None = None
+
+    def __bool__(self) -> bool:
+        return self.acquired
+
+    @property
+    def elsewhere(self) -> bool:
+        """Held by a run on another host (whose process this run cannot check)."""
+        return not self.acquired and _host_of(self.holder) != socket.gethostname()
+
+    def describe(self) -> str:
+        """ "held by HOST:PID:NONCE since ... until ... UTC" for messages."""
+        return f"held by {self.holder} since {_minute(self.since)} until {_minute(self.until)} UTC"
+
+    def advice(self) -> str:
+        """What an operator does about a lock held on another host."""
+        return (
+            f"if that run is dead (its host rebooted, its process killed), clear the lock with "
+            f"`tracker unlock {self.name}`; otherwise it expires at {_minute(self.until)} UTC"
+        )
+
+
+def _minute(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M") if value else "?"
+
+
+def _host_of(holder: str) -> str:
+    return holder.partition(":")[0]
+
+
 class SourceStates:
     """Source state, runs, status and locks (mixed into Store)."""
 
@@ -141,10 +183,31 @@ class SourceStates:
             ).first()
         return (row.holder, row.expires_at) if row else None
 
+    def locks_held(self) -> list[dict[str, Any]]:
+        """Every lock in the store: name, holder, acquired_at, expires_at, and `state`: "alive
+        here", "dead here" (taken over by the next run) or "another host" (unknown)."""
+        with self._connect() as conn:
+            rows = [dict(r) for r in conn.execute(select(locks).order_by(locks.c.name)).mappings()]
+        for row in rows:
+            if _host_of(row["holder"]) != socket.gethostname():
+                row["state"] = "another host"
+            else:
+                row["state"] = "dead here" if _dead_here(row["holder"]) else "alive here"
+        return rows
+
+    def unlock(self, name: str) -> str | None:
+        """Remove the named lock whoever holds it (an operator's call, for a run known dead);
+        return its holder, None when nobody held it."""
+        with self.transaction() as conn:
+            holder = conn.execute(select(locks.c.holder).where(locks.c.name == name)).scalar()
+            conn.execute(locks.delete().where(locks.c.name == name))
+        return holder
+
     @contextmanager
-    def lock(self, name: str, ttl: timedelta = timedelta(hours=6)) -> Iterator[bool]:
-        """Hold the named lock for the block; yields False (and holds nothing) when another
-        live run has it. An expired lock (its holder died) is taken over."""
+    def lock(self, name: str, ttl: timedelta = timedelta(hours=6)) -> Iterator[LockTaken]:
+        """Hold the named lock for the block. Yields a LockTaken: true when held; false (and
+        holding nothing) when another run has it, with who and until when. An expired lock,
+        or one whose holder ran on this host and is gone, is taken over."""
         holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         now = now_utc()
         insert = self._insert()
@@ -166,9 +229,14 @@ class SourceStates:
                     .values(holder=holder, acquired_at=now, expires_at=now + ttl)
                 )
                 got = conn.execute(select(locks.c.holder).where(locks.c.name == name)).scalar_one()
+            row = conn.execute(
+                select(locks.c.holder, locks.c.acquired_at, locks.c.expires_at).where(
+                    locks.c.name == name
+                )
+            ).one()
         acquired = got == holder
         try:
-            yield acquired
+            yield LockTaken(name, acquired, row.holder, row.acquired_at, row.expires_at)
         finally:
             if acquired:
                 with self.transaction() as conn:

@@ -20,11 +20,17 @@ import yaml
 
 from tracker.errors import ConfigError
 
-# Words that make a support statement about a model not support (beta, preview, ...): shared by
-# the tagger's model mentions, the model-list collector and the model lag (light to import).
+# Words that make a support statement about a model not support: a maturity caveat (beta,
+# preview, not tested, ...) or a limit ("only supports", "tested only on Trn1", "supported up to
+# batch size 32"). Shared by the tagger's model mentions, the model-list collector and the model
+# lag (light to import).
+MATURITY = re.compile(
+    r"\bbeta\b|\bpreview|\bexperimental|\bunverified|\buntested|\bnot tested\b"
+    r"|not yet passing|\bearly access\b"
+)
 NOT_SUPPORT = re.compile(
-    r"\bbeta\b|\bpreview|\bexperimental|\bunverified|\buntested|not yet passing"
-    r"|\bonly supports?\b|\bnot yet\b|\bearly access\b"
+    MATURITY.pattern + r"|\bonly supports?\b|\bnot yet\b|\btested only\b|\bonly tested\b"
+    r"|\bsupport(?:s|ed)? up to\b"
 )
 _SEP = re.compile(r"[\s_()\[\]]+")
 _DASHES = re.compile(r"-{2,}")  # compiled once: re.sub(str, ...) pays a cache lookup per call

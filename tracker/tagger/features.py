@@ -1,7 +1,9 @@
 """From an input item to the text the pipeline sees, plus the label prior.
 
 Input items are dicts with ``text`` or ``title`` + ``body`` (joined by a blank line), optional
-``labels`` (GitHub labels) and ``section`` (the release-note heading the item sat under).
+``labels`` (GitHub labels) and ``section`` (the release-note heading the item sat under), and
+optional ``heading``, ``topic`` and ``intro`` (the heading, lead-in and list introduction above
+a release-note item: read only for the status of model mentions, see :func:`item_context`).
 
 Bounded work on any input (documented contract):
   - the raw text is cut to ``MAX_RAW_CHARS`` (200,000) before any cleaning, and the cleaned text
@@ -143,6 +145,7 @@ class Prepared(NamedTuple):
     empty: bool  # nothing to go on
     prior: tuple[float, ...] | None  # from labels, one per class in CLASSES order
     label_regime: str | None
+    context: str | None = None  # heading / topic / intro lines, for model mentions' status
 
 
 def canonical_section(section: str | None) -> str | None:
@@ -282,4 +285,17 @@ def prepare(item: dict) -> Prepared:
         if section:
             # The pseudo-token goes on the title line (titles are short; the title is what decides).
             text = f"{section} {text}"
-    return Prepared(text, empty, prior, label_regime)
+    return Prepared(text, empty, prior, label_regime, item_context(item))
+
+
+def item_context(item: dict) -> str | None:
+    """The item's ``heading``, ``topic`` and ``intro`` (outermost first, one per line, each
+    cleaned and cut to 300 characters), or None: what the text sits under, which only model
+    mentions read (a list item under "Models in this release" or "Compatible models include:"
+    takes its status; the classifier never sees it)."""
+    parts = [
+        clean(_to_str(item[key])[:1200])[:300].replace("\n", " ")
+        for key in ("heading", "topic", "intro")
+        if item.get(key)
+    ]
+    return "\n".join(p for p in parts if p) or None

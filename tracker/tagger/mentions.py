@@ -212,7 +212,14 @@ def normalise_version(raw: str) -> str:
 
 
 def status_of(clause: str) -> str:
-    """Status of a mention from the clause it sits in (order documented in the module).
+    """Status of a mention from the clause it sits in (order documented in the module)."""
+    return cued_status(clause) or "other"
+
+
+def cued_status(clause: str) -> str | None:
+    """The status a cue in ``clause`` gives, or None when no cue matches (then the mention is
+    ``other``: a name with no framing). Model mentions tell the two apart: an unframed list
+    item takes its introduction's status.
 
     Same result as searching each status's regex over the lower-cased clause in turn (that is
     :func:`status_of_reference`), but the clause's words are looked up in a per-word table of
@@ -225,7 +232,7 @@ def status_of(clause: str) -> str:
     # Most words begin no cue: dropping their zeros first halves the cost of the OR.
     cues = reduce(or_, filter(None, map(_WORD_CUES.__getitem__, clause.split())), 0)
     if not cues:
-        return "other"
+        return None
     low = clause.lower()
     while cues:  # cues in bit order, which is the status order
         bit = cues & -cues
@@ -236,7 +243,7 @@ def status_of(clause: str) -> str:
             if rx.match(low, p):
                 return status
             p = low.find(lit, p + 1)
-    return "other"
+    return None
 
 
 def status_of_reference(clause: str) -> str:
@@ -251,9 +258,9 @@ def status_of_reference(clause: str) -> str:
 CLAUSE_REACH = 120  # characters either side of the mention that can carry its status
 
 
-def _clause_bounds(text: str, pos: int) -> tuple[int, int]:
-    """Start and end of the clause around ``pos``, at most ``CLAUSE_REACH`` characters either
-    side (bounded cost).
+def _clause_bounds(text: str, pos: int, reach: int = CLAUSE_REACH) -> tuple[int, int]:
+    """Start and end of the clause around ``pos``, at most ``reach`` characters either side
+    (bounded cost).
 
     Pseudo-tokens at the start of the text (``zzsection_deprecations`` for a "Breaking changes"
     heading) are not words of the clause: the heading is the classifier's signal, not a status.
@@ -265,12 +272,12 @@ def _clause_bounds(text: str, pos: int) -> tuple[int, int]:
             return pos, pos
     else:
         lo = 0
-    lo = max(lo, pos - CLAUSE_REACH)
+    lo = max(lo, pos - reach)
     m = _LAST_CLAUSE_END.match(text, lo, pos)
     start = m.end() if m else lo
-    m = _CLAUSE_END.search(text, pos, pos + CLAUSE_REACH)
+    m = _CLAUSE_END.search(text, pos, pos + reach)
     if m is None:
-        return start, min(len(text), pos + CLAUSE_REACH)
+        return start, min(len(text), pos + reach)
     end = m.start()
     return start, end + 1 if text[end] in ".!?;" else end  # keep the sentence's punctuation
 
@@ -281,7 +288,7 @@ def _clause_bounds(text: str, pos: int) -> tuple[int, int]:
 # Llama 4's), not at "and" in a list ("PyTorch 2.9 and 2.8 are supported").
 _BOUNDARY_WORDS = (" but ", " while ", " whereas ", " and ")
 _FRAMING_VERB = re.compile(
-    r"(?:will|deprecat|remov|drop|add|includ|improv|fix|introduc|updat|upgrad"
+    r"(?:will|deprecat|remov|drop|add|includ(?!ing)|improv|fix|introduc|updat|upgrad"
     r"|enabl|no longer|discontinu|end|beta|preview|experimental)\w*\b",
     re.I,
 )
@@ -302,6 +309,14 @@ def _part(text: str, start: int, end: int, pos: int, commas: bool = False) -> st
         and not (commas and ", " in clause)
     ):
         return clause  # most clauses: one statement
+    lo, hi = _part_bounds(text, start, end, pos, commas)
+    return text[lo:hi]
+
+
+def _part_bounds(
+    text: str, start: int, end: int, pos: int, commas: bool = False
+) -> tuple[int, int]:
+    """Where :func:`_part` starts and ends (model mentions need the offset of the name in it)."""
     lo, hi = start, end
     for word in _BOUNDARY_WORDS + ((", ",) if commas else ()):
         i = text.find(word, start, end)
@@ -314,7 +329,7 @@ def _part(text: str, start: int, end: int, pos: int, commas: bool = False) -> st
                     hi = min(hi, i)
                     break
             i = text.find(word, after - 1, end)
-    return text[lo:hi]
+    return lo, hi
 
 
 def extract_mentions(

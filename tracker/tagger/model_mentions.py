@@ -5,11 +5,16 @@
 mention per family and status, in order of appearance. Family ids come from the alias table
 (:mod:`tracker.tagger.families`): "Qwen3-235B-A22B" -> ``qwen3-moe``, "GPT-OSS 120B" -> ``gpt-oss``,
 "Llama 4 Scout and Maverick" -> ``llama4``; vLLM architecture classes ("Qwen3MoeForCausalLM") too.
+A slash abbreviation names each family: "Llama 2/3.1/3.3", "Qwen2/Qwen3 VL".
 
-Status: the clause rules of framework mentions (:func:`tracker.tagger.mentions.status_of`:
-dropped, planned, other, supported, in that order), then one model rule: a statement that would
-read as support but calls it beta, preview, early access, experimental, unverified, untested,
-"not yet passing" or limited ("only supports") is ``other``, not support.
+Status (:mod:`tracker.tagger.model_status`): the clause rules of framework mentions (dropped,
+planned, other, supported, in that order), then the model rules: support said without the word
+("now runs", "passes the ... tests", "Day 0", "New models"); beta, preview, a limit or "not
+tested" is ``other``; a feature supported for a model is not support of the model. A name with
+no status of its own takes the status of the introduction or heading above its list (in the
+text, or the ``context`` the caller gives: a stored note's heading, topic and intro); a family
+the text calls beta is not supported anywhere in it; a bare repeat of a family takes the status
+the text gives it. Line breaks inside a sentence are read as spaces (a wrapped paragraph).
 
 Speed: most texts name no model. The tagger's rule pass looks up every token's NORM in a
 :class:`HeadTable` of the tokens a model name can start with (one vectorised lookup per batch,
@@ -30,16 +35,32 @@ from typing import Any
 
 import numpy
 
-from tracker.tagger.families import NOT_SUPPORT as _NOT_SUPPORT
 from tracker.tagger.families import FamilyTable, load_families, normalise_name
-from tracker.tagger.mentions import _clause_bounds, _part, status_of
-
-_HARDWARE = re.compile(
-    r"\b(trn[1-3]|inf[12]|v5e|v5p|v6e|v7x|ironwood|trillium|mi2[0-9]{2}x?|mi3[0-9]{2}x?)\b", re.I
+from tracker.tagger.mentions import _clause_bounds, _part_bounds
+from tracker.tagger.model_status import (
+    Intro,
+    Lines,
+    intro_status,
+    model_status,
+    read_clause,
+    row_status,
+    unwrap,
 )
+
+__all__ = ["HeadTable", "extract_model_mentions", "head_words", "mentions_at", "model_status"]
 _ARCH = re.compile(r"\b[A-Z][A-Za-z0-9_]*For(?:CausalLM|ConditionalGeneration)\b")
 # A model name runs on over letters, digits, ".", "-", "_", "/", brackets and single spaces.
 _NAME_CHARS = re.compile(r"[\w.\-/()\[\] ]{0,60}")
+# A slash-abbreviated name: "llama 2/3.1/3.3", "llama3/3.1", "qwen2/qwen3 vl" (lower case).
+_SLASH = re.compile(
+    r"(?P<base>[a-z]+[ -]?)(?P<first>[\d.]*\d[a-z]?)(?P<rest>(?:/(?:[a-z]+[ -]?)?[\d.]*\d[a-z]?)+)"
+    r"(?P<suffix>[ -](?:vl|moe)\b)?"
+)
+
+# How far from a name its statement may start or end: further than a framework version's
+# (CLAUSE_REACH), because model lists are long ("supports various architectures, including
+# Llama versions (Llama 2, Llama 3, Llama 3.1, Llama 3.2 and Llama 3.3) and ...").
+REACH = 320
 
 _TABLE: list[FamilyTable] = []  # the shipped table, loaded on first use
 
@@ -107,14 +128,6 @@ class HeadTable:
         return out
 
 
-def model_status(clause: str) -> str:
-    """Status of a model mention from its statement (rules in the module doc)."""
-    status = status_of(clause)
-    if status == "supported" and _NOT_SUPPORT.search(clause.lower()):
-        return "other"
-    return status
-
-
 def _head_starts(low: str, heads: tuple[str, ...]) -> list[int]:
     """Offsets in the lower-cased text where an alias head starts a word. One ``find`` scan per
     head: a regex alternation with a leading word boundary scanned several times slower."""
@@ -151,15 +164,11 @@ def _resolve(window: str) -> str | None:
     return hit[0] if hit else None
 
 
-def _clause_facts(clause: str) -> tuple[str, tuple[str, ...]]:
-    """(status, hardware named, sorted) of a mention's statement."""
-    return model_status(clause), tuple(sorted({h.lower() for h in _HARDWARE.findall(clause)}))
-
-
 # Per-mention work is a name resolution and a clause reading; texts repeat both (a name at the
 # end of a title, "Qwen3-235B-A22B" in every release-note line), so each is memoised by its text.
 _NAMES = _Memo(_resolve)
-_CLAUSES = _Memo(_clause_facts)
+_SLASHES = _Memo(lambda window: _slash_families(window))
+_CLAUSES = _Memo(read_clause)
 
 
 def _found(text: str, starts: list[int] | None = None) -> list[tuple[int, str]]:
@@ -176,7 +185,14 @@ def _found(text: str, starts: list[int] | None = None) -> list[tuple[int, str]]:
     hits: list[tuple[int, str]] = []
     for p in starts:
         window = _NAME_CHARS.match(low, p)
-        fid = names[window.group().lower()] if window else None
+        name = window.group().lower() if window else ""
+        fid = names[name] if name else None
+        if "/" in name:  # "Llama 2/3.1/3.3", "Qwen2/Qwen3 VL": one name, several families
+            for i, other in enumerate(_SLASHES[name]):
+                if i == 0:
+                    fid = other
+                else:
+                    hits.append((p, other))
         if fid:
             hits.append((p, fid))
     if "For" in text:
@@ -190,17 +206,105 @@ def _found(text: str, starts: list[int] | None = None) -> list[tuple[int, str]]:
     return hits
 
 
-def extract_model_mentions(text: str, starts: list[int] | None = None) -> list[dict]:
-    """All model-family mentions in ``text`` (see the module doc). ``starts``: character
-    offsets where a model name may start (the tagger passes its head tokens'); None scans the
-    text for every alias head."""
-    hits = _found(text, starts)
+def _slash_families(window: str) -> list[str]:
+    """Families of a slash-abbreviated name at the start of ``window`` ("llama 2/3.1/3.3":
+    llama2, llama3.1, llama3.3; "qwen2/qwen3 vl": qwen2-vl, qwen3-vl), first the family of the
+    first part; empty when the name is not one."""
+    m = _SLASH.match(window)
+    if not m:
+        return []
+    base = m.group("base") or ""
+    suffix = m.group("suffix") or ""
+    out: list[str] = []
+    for part in [m.group("first")] + m.group("rest").split("/")[1:]:
+        name = part if part[:1].isalpha() else base + part
+        fid = (_resolve(name + suffix) if suffix else None) or _resolve(name)
+        if fid and fid not in out:
+            out.append(fid)
+    return out
+
+
+def mentions_at(
+    text: str, starts: list[int] | None = None, context: str | None = None
+) -> list[tuple[int, str, str, tuple[str, ...]]]:
+    """(offset, family id, status, hardware) of every model name in ``text``, in order, with
+    repeats: the positions let an evaluation score the names of one line of a longer text.
+    ``context``: headings, lead-ins or an introduction the text sits under, one per line,
+    outermost first (the collector's ``heading``, ``topic`` and ``intro``); their status
+    carries into the text's unframed names (:mod:`tracker.tagger.model_status`)."""
+    reading = unwrap(text)  # same offsets: "Llama\n3.1" in a wrapped paragraph is one name
+    hits = _found(reading, starts)
     if not hits:
         return []
+    outer = [
+        intro
+        for piece in (context.split("\n") if context else ())
+        if piece.strip() and (intro := intro_status(piece, heading=True)) is not None
+    ]
+    multiline = "\n" in reading
+    lines: Lines | None = None  # built when a name needs what is above it (most do not)
+    found: list[tuple[int, str, str, tuple[str, ...]]] = []
+    beta: set[str] = set()  # families the text itself calls beta, preview, ...
+    bare: list[int] = []  # mentions with no status of their own or carried
+    for pos, fid in hits:
+        lo, hi = _part_bounds(reading, *_clause_bounds(reading, pos, REACH), pos, commas=True)
+        clause = _CLAUSES[reading[lo:hi]]
+        status = clause.status
+        rel = pos - lo
+        if status not in (None, "other") and (
+            any(end <= rel for end in clause.feature_ends)
+            or any(start > rel for start in clause.feature_starts)
+        ):
+            status = "other"  # a feature supported (planned, removed) for the model
+        if status in (None, "supported") and (multiline or outer or status is None):
+            if multiline:
+                lines = lines or Lines(reading)
+                i = lines.index(pos)
+                carried, maturity = lines.carried(i, outer)
+                line = lines.line(i)
+            else:
+                (carried, maturity), line = _outer(outer) if outer else (None, False), reading
+            if status is None:
+                status = row_status(line, carried)
+            if maturity and status == "supported":
+                status = "other"
+        if clause.maturity and status == "other":
+            beta.add(fid)
+        if status is None:
+            bare.append(len(found))
+        found.append((pos, fid, status or "other", clause.hardware))
+    if bare and len(bare) < len(found):
+        # a bare repeat of a family the text gives a status ("See the sample for
+        # Llama-3.1-405B") has that status
+        framed: dict[str, str] = {}
+        for i, (_, f, st, _) in enumerate(found):
+            if i not in bare:
+                framed.setdefault(f, st)
+        for i in bare:
+            p, f, st, h = found[i]
+            found[i] = (p, f, framed.get(f, st), h)
+    if beta:  # a family the text calls beta is not supported anywhere in it
+        found = [
+            (p, f, "other" if f in beta and st == "supported" else st, h) for p, f, st, h in found
+        ]
+    return found
+
+
+def _outer(outer: list[Intro]) -> tuple[str | None, bool]:
+    """(status, maturity) the enclosing introductions lend a one-line text."""
+    status = next((x.status for x in reversed(outer) if x.status is not None), None)
+    return status, any(x.maturity for x in outer)
+
+
+def extract_model_mentions(
+    text: str, starts: list[int] | None = None, context: str | None = None
+) -> list[dict]:
+    """All model-family mentions in ``text`` (see the module doc). ``starts``: character
+    offsets where a model name may start (the tagger passes its head tokens'); None scans the
+    text for every alias head. ``context``: see :func:`mentions_at`."""
     out: list[dict] = []
     seen: set[tuple[str, str]] = set()
-    for pos, fid in hits:
-        status, hardware = _CLAUSES[_part(text, *_clause_bounds(text, pos), pos, commas=True)]
+    for _pos, fid, status, hardware in mentions_at(text, starts, context):
         if (fid, status) in seen:
             continue
         seen.add((fid, status))

@@ -186,7 +186,8 @@ class Tagger:
     def tag_many(
         self, items: Iterable[dict | str], batch_size: int = BATCH_SIZE
     ) -> list[TagResult]:
-        """Tag items (dicts with ``text`` or ``title``/``body``, optional ``labels``, ``section``).
+        """Tag items (dicts with ``text`` or ``title``/``body``, optional ``labels``, ``section``,
+        ``heading``, ``topic``, ``intro``).
 
         Never raises on odd content; see ``features.py`` for truncation and cleaning bounds.
         Runs the same components as ``nlp.pipe`` (tokenizer, ``tracker_rules``, ``textcat``),
@@ -208,7 +209,8 @@ class Tagger:
     def _tag_chunk(self, chunk: list) -> list[TagResult]:
         texts = [p.text for p in chunk]
         rows, lens = text_rows(self.nlp.tokenizer, texts)
-        ruled = self.rules.annotate(None, texts, rows, lens)
+        contexts = [p.context for p in chunk]
+        ruled = self.rules.annotate(None, texts, rows, lens, contexts if any(contexts) else None)
         # The classifier's first layer takes the NORM column instead of re-reading each Doc.
         scores = self.textcat.model.predict(NormColumns(rows[:, 0], lens))
         probs = numpy.asarray(scores, dtype="float64")[:, self._columns]

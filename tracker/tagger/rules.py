@@ -323,11 +323,13 @@ class RegimeRules(Stateless):
         texts: list[str] | None = None,
         rows: numpy.ndarray | None = None,
         lens: numpy.ndarray | None = None,
+        contexts: list[str | None] | None = None,
     ) -> list[tuple[str, list]]:
         """``(regime, mentions)`` for each Doc of a batch, without writing to the Docs.
 
         ``texts``, ``rows`` and ``lens``: each Doc's text and the batch's :func:`doc_rows`, if the
-        caller has them (then ``docs`` may be None: only these are read).
+        caller has them (then ``docs`` may be None: only these are read). ``contexts``: what
+        each text sits under (:func:`tracker.tagger.features.item_context`), for model mentions.
         """
         if texts is None or rows is None or lens is None:
             if docs is None:
@@ -345,7 +347,9 @@ class RegimeRules(Stateless):
             if anchor:
                 mentions = extract_mentions_at(text, [(strings[norm], idx) for norm, idx in anchor])
             if i in model_heads or (MODEL_MENTIONS and "For" in text):  # a name or a class
-                models = extract_model_mentions(text, model_heads.get(i, []))
+                models = extract_model_mentions(
+                    text, model_heads.get(i, []), contexts[i] if contexts else None
+                )
                 if models:
                     mentions = mentions + models
             out.append((regime, mentions))

@@ -1,8 +1,11 @@
 """Collector interface and registry.
 
 A collector kind is one module in this package plus one line in ``KINDS`` below. The line names
-the module and the kind-specific keys of a source entry (required, optional), so sources.yaml is
-checked without importing any collector; the module is imported when the kind is first used
+the module and the kind-specific keys of a source entry, required and optional, each with its
+value type (a ``tracker.config.VALUE_TYPES`` name, a tuple of allowed strings, or a function of
+``tracker.collect.options`` returning what is wrong). sources.yaml is checked against this table
+when it is read, so ``tracker sources check`` and a run report a bad key or value the same way,
+and without importing any collector; the module is imported when the kind is first used
 (``collector_for``). The module defines:
 
 - ``KIND``: the ``kind:`` value in sources.yaml that selects it (the same as its ``KINDS`` key);
@@ -23,13 +26,14 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from tracker.collect import options as _options
 from tracker.collect.transport import json_text, loads
 from tracker.errors import FatalHTTPError, TrackerError
 
@@ -115,62 +119,111 @@ def load_json(
     return document
 
 
+# A key's value type: a tracker.config.VALUE_TYPES name, a tuple of the allowed strings, or a
+# function returning what is wrong with a value (None when nothing), for structured values.
+OptionType = str | tuple[str, ...] | Callable[[Any], str | None]
+
+
 @dataclass(frozen=True)
 class Kind:
-    """One registered collector kind: its module in this package (imported on first use) and the
-    kind-specific keys a source entry must have (`required`) or may have (`optional`)."""
+    """One registered collector kind: its module in this package (imported on first use), the
+    kind-specific keys a source entry must have (`required`) or may have (`optional`), and each
+    of those keys' value type (`types`, checked by tracker.config when sources.yaml is read)."""
 
     module: str
     required: frozenset[str] = frozenset()
     optional: frozenset[str] = frozenset()
+    types: Mapping[str, OptionType] = field(default_factory=dict)
 
 
-def _kind(module: str, required: set[str], optional: set[str] | None = None) -> Kind:
-    return Kind(module, frozenset(required), frozenset(optional or ()))
+def _kind(
+    module: str, required: dict[str, OptionType], optional: dict[str, OptionType] | None = None
+) -> Kind:
+    optional = optional or {}
+    return Kind(module, frozenset(required), frozenset(optional), {**required, **optional})
 
 
-# kind -> its module and keys. Config checking reads only this table: commands that never
-# collect (query, report, ...) import no collector and none of their parsers.
+_CI_COMMON: dict[str, OptionType] = {
+    "api_url": "text",
+    "branch": "text",
+    "job_regimes": _options.job_regimes_problem,
+    "backfill_days": "non_negative_number",
+    "pending_max_days": "non_negative_number",
+    "trigger": "text_list",  # the triggers the headline rate counts (measure.ci_rates)
+}
+
+# kind -> its module, keys and their value types. Config checking reads only this table:
+# commands that never collect (query, report, ...) import no collector and none of their parsers.
 KINDS: dict[str, Kind] = {
-    "atom_feed": _kind("atom_feed", {"url"}),
+    "atom_feed": _kind("atom_feed", {"url": "text"}),
     "buildkite": _kind(
         "buildkite",
-        {"org", "pipeline"},
-        {"api_url", "branch", "job_regimes", "per_page", "backfill_days", "pending_max_days"},
+        {"org": "text", "pipeline": "text"},
+        {**_CI_COMMON, "per_page": "positive_int"},
     ),
-    "changelog_markdown": _kind("changelog_markdown", {"url"}, {"package", "heading_level"}),
-    "compat_matrix": _kind("compat_matrix", {"url"}, {"format", "history_url", "frameworks"}),
-    "docker_tags": _kind("docker_tags", {"repository"}, {"url", "name_pattern"}),
+    "changelog_markdown": _kind(
+        "changelog_markdown", {"url": "text"}, {"package": "text", "heading_level": "positive_int"}
+    ),
+    "compat_matrix": _kind(
+        "compat_matrix",
+        {"url": "text"},
+        {"format": ("rst", "csv"), "history_url": "text", "frameworks": "text_list"},
+    ),
+    "doc_history": _kind(
+        "doc_history",
+        {"repo": "text", "paths": _options.paths_problem},
+        {"section": "text", "api_url": "text", "raw_url": "text"},
+    ),
+    "docker_tags": _kind(
+        "docker_tags",
+        {"repository": "text"},
+        {"url": "text", "name_pattern": "regexes", "ignore_pattern": "regex"},
+    ),
     "github_actions": _kind(
         "github_actions",
-        {"repo"},
-        {
-            "api_url",
-            "workflows",
-            "workflow",
-            "branch",
-            "job_regimes",
-            "backfill_days",
-            "pending_max_days",
-        },
+        {"repo": "text"},
+        {**_CI_COMMON, "workflows": _options.workflows_problem, "workflow": "text"},
     ),
     "github_issues": _kind(
         "github_issues",
-        {"repo"},
-        {"api_url", "labels", "exclude_labels", "include_pulls", "body_chars", "per_page"},
+        {"repo": "text"},
+        {
+            "api_url": "text",
+            "labels": "texts",
+            "exclude_labels": "texts",
+            "include_pulls": "bool",
+            "body_chars": "positive_int",
+            "per_page": "positive_int",
+        },
     ),
     "github_releases": _kind(
-        "github_releases", {"repo"}, {"api_url", "include_prereleases", "freshness_days"}
+        "github_releases",
+        {"repo": "text"},
+        {"api_url": "text", "include_prereleases": "bool", "freshness_days": "non_negative_number"},
     ),
     "github_tags": _kind(
-        "github_tags", {"repo"}, {"api_url", "tag_pattern", "include_prereleases", "max_lookups"}
+        "github_tags",
+        {"repo": "text"},
+        {
+            "api_url": "text",
+            "tag_pattern": "pattern",
+            "include_prereleases": "bool",
+            "max_lookups": "non_negative_int",
+        },
     ),
-    "model_list": _kind("model_list", {"pages"}),
-    "pypi": _kind("pypi", {"package"}, {"url"}),
+    "model_list": _kind("model_list", {"pages": _options.pages_problem}),
+    "pypi": _kind("pypi", {"package": "text"}, {"url": "text"}),
     "release_notes": _kind(
         "release_notes",
-        {"url"},
-        {"format", "version", "release_date", "history_url", "product", "releases"},
+        {"url": "text"},
+        {
+            "format": ("markdown", "md", "rst", "html"),
+            "version": "text",
+            "release_date": "date",
+            "history_url": "text",
+            "product": "texts",
+            "releases": "bool",
+        },
     ),
 }
 

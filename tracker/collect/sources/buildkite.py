@@ -22,10 +22,16 @@ Contract:
   (the listing is filtered on creation time), so what was yielded before a rate limit never
   puts the cursor past a build not yet yielded; ``ended_at`` keeps when it finished.
 - Build -> ``ci_run`` ``build:<number>``: regime = the source's, state = build state, outcome by
-  tracker.collect.ci.run_outcome. Builds still running are remembered in
-  ``ctx.state["pending"]`` and re-read by number (``GET .../builds/{number}``) on later
-  collections until they finish:
-  those created before the listing's lower bound first, those the listing did not show after it
+  tracker.collect.ci.run_outcome. A build none of whose command jobs ran on a GPU regime
+  (every job maps to ``none``, e.g. only the pipeline bootstrap on a CPU queue, or no command
+  job at all) is no run of any GPU regime: its regime is ``none`` (tracker.collect.ci.run_regime).
+- Trigger: ``attrs.trigger`` of the build and of each of its jobs is the build's ``source``
+  (schedule, webhook, api, ui, trigger_job), Buildkite's own word; the source key ``trigger``
+  (e.g. ``[schedule]``) selects which of them make the headline pass rate
+  (tracker.measure.ci_rates), it changes nothing collected.
+- Builds still running are remembered in ``ctx.state["pending"]`` and re-read by number
+  (``GET .../builds/{number}``) on later collections until they finish: those created
+  before the listing's lower bound first, those the listing did not show after it
   (they stay in the state until they finish, so the cursor never has to cover them). Builds
   running for longer than ``pending_max_days`` are dropped before the re-checks; a re-check that
   fails (other than a rate limit) is a skip and the build stays pending
@@ -37,7 +43,7 @@ Contract:
   is superseded (outcome None, ``attrs.superseded``); its retry is a job of its own. Regime: the
   first ``job_regimes`` glob matching the agent queue (``agent_query_rules`` "queue=...",
   "default" when none), else the source's regime.
-- A build with no command jobs still counts as a run; it is logged.
+- A build with no command jobs still counts as a run, of regime ``none``; it is logged.
 - ``parse(content, ctx)`` turns a saved builds listing (JSON list) or one build object into the
   same events with no network (used by tests on the real vLLM builds).
 """
@@ -191,9 +197,17 @@ def build_events(build: Mapping[str, Any], ctx: CollectContext) -> Iterator[Even
         pending[str(number)] = {"created_at": build.get("created_at")}
     else:
         pending.pop(str(number), None)
+    patterns = ci.validate_job_regimes(ctx.option("job_regimes"), ctx.spec.id)
+    job_regimes = [
+        ci.job_regime(
+            ci.queue_of(j.get("agent_query_rules")) or "default", patterns, ctx.spec.regime
+        )
+        for j in commands
+    ]
+    regime = ci.run_regime(ctx.spec.regime, job_regimes)
     if not commands:
         log.warning(
-            "%s: build #%s (%s) has no command jobs: the run counts, with zero jobs",
+            "%s: build #%s (%s) has no command jobs: a run of no regime, with zero jobs",
             ctx.spec.id,
             number,
             state,
@@ -208,7 +222,7 @@ def build_events(build: Mapping[str, Any], ctx: CollectContext) -> Iterator[Even
         occurred_at=finished or created,
         title=f"{pipeline} #{number}" + (f": {message[0]}" if message else ""),
         url=build.get("web_url") or "",
-        regime=ctx.spec.regime,
+        regime=regime,
         state=state,
         outcome=ci.run_outcome(state, where=where),
         ended_at=finished,
@@ -220,13 +234,13 @@ def build_events(build: Mapping[str, Any], ctx: CollectContext) -> Iterator[Even
             "branch": build.get("branch"),
             "commit": build.get("commit"),
             "source": build.get("source"),
+            "trigger": ci.trigger_of(build.get("source")),
             "message": message[0] if message else "",
             "jobs": len(commands),
             "other_jobs": len(jobs) - len(commands),
             "duration_s": ci.duration_seconds(started, finished),
         },
     )
-    patterns = ci.validate_job_regimes(ctx.option("job_regimes"), ctx.spec.id)
     for job in commands:
         event = job_event(job, build, ctx, patterns)
         if event is not None:
@@ -289,6 +303,7 @@ def job_event(
             "exit_status": job.get("exit_status"),
             "step_key": job.get("step_key"),
             "build_number": number,
+            "trigger": ci.trigger_of(build.get("source")),
             "duration_s": ci.duration_seconds(started, finished),
         },
     )

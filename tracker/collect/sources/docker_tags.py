@@ -1,13 +1,24 @@
 """Docker Hub image tags whose names carry versions -> `release` events (e.g. rocm/vllm).
 
-AMD publishes vLLM for ROCm as images named like ``rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006``:
-the ROCm version, the vLLM version and a build date (YYYYMMDD). Such a tag is evidence that a vLLM
-version ran on ROCm by that date.
+AMD publishes vLLM for ROCm as images whose tag names carry the ROCm version, the vLLM version
+and often a build date (YYYYMMDD). Such a tag is evidence that a vLLM version ran on ROCm by
+that date. AMD's naming changed over time; ``DEFAULT_PATTERNS`` reads every scheme seen on
+rocm/vllm (real names):
+
+- ``current`` (2025-06 on): ``rocm7.0.0_vllm_0.10.2_20251006``
+- ``instinct`` (early 2025): ``rocm6.3.1_instinct_vllm0.8.3_20250410``
+- ``platform`` (2024 to early 2025, no date): ``rocm6.3.1_mi300_ubuntu22.04_py3.12_vllm_0.6.6``,
+  ``rocm6.2_mi300_ubuntu20.04_py3.9_vllm_0.6.4``
+- ``radeon`` (Radeon GPU builds): ``rocm7.12.0_gfx120X-all_<build>_vllm_0.16.0``, with or
+  without a trailing build date
 
 Source keys: ``repository`` ("rocm/vllm"); optional ``url`` (default
 https://hub.docker.com/v2/repositories/{repository}/tags?page_size=100) and ``name_pattern``
-(a regular expression with a named group ``version`` and optionally ``date`` (YYYYMMDD); every
-other named group goes to attrs). The default pattern is the rocm/vllm convention above.
+(a regular expression, or a list of them tried in order, with a named group ``version`` and
+optionally ``date`` (YYYYMMDD); every other named group goes to attrs). Without it the
+``DEFAULT_PATTERNS`` are tried in order; the scheme that read a tag is kept in ``attrs.scheme``.
+``ignore_pattern`` (a regular expression) names tags known not to be evidence (another
+platform's images, ``latest``): they are passed over, not counted as unread.
 
 Contract:
 - Docker Hub pages by a ``next`` URL inside the JSON body (not a Link header), so pages are
@@ -16,8 +27,12 @@ Contract:
   ``MAX_PAGES``), and a ``next`` URL read before ends it (``ListingStopped``, the source is
   partial with the pages before it saved).
 - A listed tag that is not a JSON object is a skip naming its position.
-- Tags whose name does not match the pattern (``latest``, nightlies) are not evidence and are
-  passed over silently; a matching name whose version is not PEP 440 is skipped with ``ctx.skip``.
+- A tag that matches no pattern (``latest``, ``instinct_main``, a tag naming a vLLM commit
+  instead of a version) is not evidence, but never dropped silently: each one is counted as a
+  skipped item of the run (one warning lists them), and the last full read of the listing keeps
+  them in ``ctx.state["unmatched_tags"]`` (``{"count": n, "tags": [first UNMATCHED_KEPT]}``),
+  which the report's data-quality section shows. A matching name whose version is not PEP 440
+  is skipped with ``ctx.skip``.
 - The event date is the build date in the name (UTC midnight): stable even when the tag is
   re-pushed. Without a date group it is ``tag_last_pushed`` (attrs say which). The push time is
   kept in attrs as ``pushed_at``.
@@ -26,6 +41,7 @@ Contract:
 from __future__ import annotations
 
 import itertools
+import logging
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -40,10 +56,23 @@ from tracker.versions import parse_version
 
 KIND = "docker_tags"
 DEFAULT_URL = "https://hub.docker.com/v2/repositories/{repository}/tags?page_size=100"
-DEFAULT_PATTERN = (
-    r"^rocm(?P<rocm>\d+(?:\.\d+)*)_vllm_(?P<version>\d+(?:\.\d+)+(?:\.post\d+)?)"
-    r"_(?P<date>\d{8})$"
-)
+_ROCM = r"^rocm(?P<rocm>\d+(?:\.\d+)*)"
+_VLLM = r"(?P<version>\d+(?:\.\d+)+(?:\.post\d+)?)"
+_DATE = r"(?P<date>\d{8})"
+# Tried in order; the first that matches names the tag's scheme (see the module docstring).
+DEFAULT_PATTERNS: dict[str, str] = {
+    "current": rf"{_ROCM}_vllm_{_VLLM}_{_DATE}$",
+    "instinct": rf"{_ROCM}_instinct_vllm_?{_VLLM}_{_DATE}$",
+    "platform": (
+        rf"{_ROCM}_(?P<gpu>mi\d+[a-z]*)_ubuntu(?P<ubuntu>\d+(?:\.\d+)*)"
+        rf"_py(?P<python>\d+(?:\.\d+)*)_vllm_{_VLLM}$"
+    ),
+    "radeon": (
+        rf"{_ROCM}_(?P<gpu>gfx[0-9A-Za-z]+(?:-[0-9A-Za-z]+)*)_(?:.+_)?vllm_{_VLLM}(?:_{_DATE})?$"
+    ),
+}
+UNMATCHED_KEPT = 100  # names kept in the state for the report; the count is always whole
+log = logging.getLogger("tracker.collect.docker_tags")
 MAX_PAGES = 50  # default max_pages: a runaway "next" chain must not spend a night of requests
 
 
@@ -52,15 +81,22 @@ def tag_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
     if not isinstance(document, dict) or not isinstance(document.get("results"), list):
         raise FatalHTTPError(f"{ctx.spec.id}: not a Docker Hub tag listing (no 'results' list)")
     repository = ctx.option("repository", "")
-    pattern = re.compile(ctx.option("name_pattern") or DEFAULT_PATTERN)
+    patterns = _patterns(ctx)
+    ignore = ctx.option("ignore_pattern")
+    ignored = re.compile(str(ignore)) if ignore else None
+    unmatched = ctx.state.setdefault("unmatched_tags", {"count": 0, "tags": []})
     spec = ctx.spec
+    missed: list[str] = []
     for position, item in enumerate(document["results"]):
         if not isinstance(item, dict):
             ctx.skip(f"tag at position {position}", f"not a JSON object: {item!r:.60}")
             continue
         name = str(item.get("name") or "")
-        match = pattern.search(name)
+        scheme, match = _match(patterns, name)
         if match is None:
+            # Known not to be evidence (another platform's images, "latest"): passed over.
+            if ignored is None or ignored.search(name) is None:
+                missed.append(name)
             continue
         groups = {k: v for k, v in match.groupdict().items() if v is not None}
         parsed = parse_version(groups.pop("version", None))
@@ -81,6 +117,7 @@ def tag_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
             continue
         attrs: dict[str, Any] = {
             "tag": name,
+            "scheme": scheme,
             "date_source": source,
             **groups,
             "pushed_at": pushed.isoformat() if pushed else None,
@@ -97,10 +134,41 @@ def tag_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
             regime=spec.regime,
             attrs=attrs,
         )
+    if missed:
+        # Counted in the run (its "skipped" column) and kept for the report: never silent.
+        ctx.skipped += len(missed)
+        unmatched["count"] += len(missed)
+        room = UNMATCHED_KEPT - len(unmatched["tags"])
+        unmatched["tags"].extend(missed[: max(room, 0)])
+        shown = ", ".join(missed[:10]) + (", ..." if len(missed) > 10 else "")
+        message = f"{spec.id}: {len(missed)} tag(s) match no name pattern, not read: {shown}"
+        ctx.warnings.append(message)
+        log.warning(message)
+
+
+def _patterns(ctx: CollectContext) -> list[tuple[str, re.Pattern[str]]]:
+    """(scheme, compiled pattern) in the order tried: the source's name_pattern(s) or the
+    defaults."""
+    custom = ctx.option("name_pattern")
+    if not custom:
+        return [(scheme, re.compile(text)) for scheme, text in DEFAULT_PATTERNS.items()]
+    texts = [custom] if isinstance(custom, str) else list(custom)
+    return [(f"name_pattern[{i}]", re.compile(str(text))) for i, text in enumerate(texts)]
+
+
+def _match(
+    patterns: list[tuple[str, re.Pattern[str]]], name: str
+) -> tuple[str | None, re.Match[str] | None]:
+    for scheme, pattern in patterns:
+        found = pattern.search(name)
+        if found is not None:
+            return scheme, found
+    return None, None
 
 
 def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
     """Events of one local page of the Docker Hub tag listing."""
+    ctx.state["unmatched_tags"] = {"count": 0, "tags": []}
     return tag_events(load_json(content, ctx, "Docker Hub tag page", dict), ctx)
 
 
@@ -113,7 +181,9 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         guard.visit(url)
         document = ctx.client().get_json(url, conditional=page == 0)
         if document is None:
-            return
+            return  # 304: the state (and its unmatched tags) stays as the last read left it
+        if page == 0:
+            ctx.state["unmatched_tags"] = {"count": 0, "tags": []}  # counted afresh per read
         yield from tag_events(document, ctx)
         next_url = document.get("next")
         if not next_url or not isinstance(next_url, str):

@@ -36,7 +36,12 @@ Contract:
   ``ctx.state["done"]`` remembers concluded runs (attempt, updated_at) inside the look-back window
   so an unchanged run is not fetched again.
 - Regimes: the run takes its workflow's regime; a job takes the first ``job_regimes`` glob that
-  matches its name or a runner label (tracker.collect.ci.job_regime), else the workflow's regime.
+  matches its name or a runner label (tracker.collect.ci.job_regime), else the workflow's
+  regime. A concluded run none of whose jobs ran on a regime (all ``none``, or no job) is a run
+  of regime ``none`` (tracker.collect.ci.run_regime).
+- Trigger: ``attrs.trigger`` of the run and of its jobs is the run's ``event`` (schedule, push,
+  pull_request, workflow_dispatch, ...); the source key ``trigger`` (e.g. ``[schedule]``) selects
+  which make the headline pass rate (tracker.measure.ci_rates), it changes nothing collected.
 - A workflow file that no longer exists (404) is logged and counted as a skipped item naming
   source and workflow; the other workflows of the source go on. So is a listed run or job that
   is not a JSON object, or a listing page that is not one.
@@ -44,6 +49,7 @@ Contract:
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import logging
 from collections.abc import Iterator, Mapping
@@ -59,6 +65,7 @@ from tracker.records import Event
 
 KIND = "github_actions"
 AUTH = "github"
+
 
 DEFAULT_API = "https://api.github.com"
 LISTING_CAP = 1000  # filtered run listings return at most this many results
@@ -292,8 +299,10 @@ def _run_events(
             for job in _jobs(ctx, jobs_url, "all")
             if job.get("id") not in latest
         ]
-    yield event
-    yield from (e for e in events if e is not None)
+    kept = [e for e in events if e is not None]
+    regime = ci.run_regime(event.regime, [e.regime for e in kept])
+    yield event if regime == event.regime else dataclasses.replace(event, regime=regime)
+    yield from kept
     pending.pop(key, None)
     done[key] = [attempt, updated, run.get("created_at")]
 

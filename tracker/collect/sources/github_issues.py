@@ -14,8 +14,10 @@ Contract:
   the listings are merged lazily by ``updated_at`` so events come out in ascending cursor order
   (``ASCENDING = True``: after a rate limit the runner keeps what came before). An issue seen in
   two listings is yielded once (again only if a later listing shows a newer ``updated_at``).
-- The issues endpoint also returns pull requests (they carry a ``pull_request`` key); they are
-  dropped unless ``include_pulls: true``.
+- The issues endpoint also returns pull requests; they are dropped unless ``include_pulls: true``.
+  An item is a pull request when its ``pull_request`` object carries a link (``html_url``, or
+  ``url`` when that key is absent): older API responses put ``"pull_request": {"html_url": null,
+  ...}`` on every plain issue, so the mere key is no test (``is_pull_request``).
 - Event: external id ``issue:<number>`` (``pull:<number>`` for pull requests), occurred_at =
   created_at, updated_at, title, body = the first ``body_chars`` characters (a null body is ""),
   labels, state (open / closed), ended_at = closed_at, url = html_url, regime = the source's
@@ -173,7 +175,7 @@ def parse(content: bytes, ctx: CollectContext) -> Iterable[Event]:
 def parse_item(item: dict, ctx: CollectContext) -> Event | None:
     """One issue (or pull request, when asked for) -> Event; None when dropped or malformed."""
     number = item.get("number")
-    is_pull = "pull_request" in item
+    is_pull = is_pull_request(item)
     if is_pull and not ctx.option("include_pulls", False):
         return None
     labels = tuple(_label_names(item.get("labels")))
@@ -211,6 +213,17 @@ def parse_item(item: dict, ctx: CollectContext) -> Event | None:
             "pull": is_pull,
         },
     )
+
+
+def is_pull_request(item: dict) -> bool:
+    """Whether an issues-listing item is a pull request: its ``pull_request`` object links one.
+    Today plain issues have no ``pull_request`` key; older responses gave every issue one whose
+    links are all null."""
+    pull = item.get("pull_request")
+    if not isinstance(pull, dict):
+        return False
+    link = pull.get("html_url") if "html_url" in pull else pull.get("url")
+    return bool(link)
 
 
 def _label_names(labels: Any) -> Iterator[str]:

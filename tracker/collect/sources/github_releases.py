@@ -13,6 +13,10 @@ Contract:
   the same body. Notes that an edit removed, and releases of the window that disappeared upstream,
   are reported with ``ctx.mark_vanished`` (the runner marks, never deletes). ``ctx.state["recent"]``
   keeps ``{tag: {"published": iso, "notes": n}}`` for the releases inside the window.
+- A draft release (``draft: true``; listed only to tokens with push access) is not a release:
+  it has no ``published_at``, and its ``created_at`` is the tag commit's date, which could set
+  day 0 before anything shipped. Drafts are passed over (logged, not a skip: nothing is wrong
+  with them); the store's readers drop any draft that got in another way (tracker.measure.facts).
 - A tag that is not a version is skipped (``ctx.skip`` naming the tag); an empty body gives the
   release event alone and a logged skip of its notes.
 - Bodies are parsed with markdown-it-py: every list item (bullet or numbered, any depth) with text
@@ -22,6 +26,7 @@ Contract:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -36,6 +41,8 @@ from tracker.versions import parse_version
 
 KIND = "github_releases"
 AUTH = "github"
+
+log = logging.getLogger("tracker.collect.github_releases")
 
 DEFAULT_API = "https://api.github.com"
 DEFAULT_FRESHNESS_DAYS = 30
@@ -112,6 +119,9 @@ def release_events(release: dict, ctx: CollectContext) -> list[Event]:
     """The release event and its note events for one GitHub release object; [] when skipped."""
     spec = ctx.spec
     tag = str(release.get("tag_name") or "")
+    if release.get("draft"):
+        log.info("%s: release %r is a draft (not published): passed over", spec.id, tag)
+        return []
     parsed = parse_version(tag)
     if parsed is None:
         ctx.skip(f"release {tag!r}", "tag is not a version")

@@ -40,6 +40,7 @@ from tracker.tagger.model_mentions import extract_model_mentions
 
 KIND = "model_list"
 
+
 _PASS = re.compile(r"\u2705|\bpassing\b|\bpass\b|\bsupported\b|\byes\b", re.I)
 _FAIL = re.compile(r"\u274c|\bfail", re.I)
 # "Not supported", "Not yet passing", "No", "N/A", "untested": a cell that names a pass word

@@ -19,15 +19,18 @@ How a document is read (see `_docs` for the parsers):
 - Items: every list item and paragraph is a note. A lead-in bullet ("* Bug fixes" with a nested
   list) or a bold-only paragraph ("**Library Upgrades**") labels the items that follow it; a
   heading with only prose under it (a ROCm "known issue" heading) is one note titled by that
-  heading; prose directly under a heading that has sub-headings is an introduction and dropped.
+  heading; a bullet that is only a link is navigation and skipped, unless a paragraph ending in
+  ":" introduces its list; prose directly under a heading that has sub-headings is an
+  introduction and dropped.
   Tables are package lists in these documents and are skipped, except tables with a framework
   version column ("PyTorch version"), whose rows become notes with structured mentions.
 - ``attrs``: section (canonical: Known issues, Resolved issues, Bug fixes, New features,
   Improvements, Changes, Optimizations, Deprecations, Removals, Breaking changes, Upcoming
-  changes), heading, path, line, topic, release (the release heading) and, where the document
-  states support in a structured place ("Supported vLLM Versions: Neuron currently supports
-  vLLM version 0.16.0"), mentions = [{framework, version, status: supported}]. Free-text
-  support statements are left to the tagger.
+  changes), heading, path, line, topic, intro (the paragraph ending in ":" that introduces the
+  list an item is in, "Compatible models include:"), release (the release heading) and, where
+  the document states support in a structured place ("Supported vLLM Versions: Neuron
+  currently supports vLLM version 0.16.0"), mentions = [{framework, version, status:
+  supported}]. Free-text support statements are left to the tagger.
 """
 
 from __future__ import annotations
@@ -138,10 +141,11 @@ def option_date(ctx: CollectContext) -> datetime | None:
 
 
 class _Note:
-    __slots__ = ("text", "title", "line", "section", "heading", "path", "topic", "mentions")
+    __slots__ = tuple("text title line section heading path topic intro mentions".split())
 
-    def __init__(self, text, line, path, topic=None, title=None, found_mentions=None):
+    def __init__(self, text, line, path, topic=None, title=None, found_mentions=None, intro=None):
         self.text, self.line, self.path, self.topic = text, line, list(path), topic
+        self.intro = intro
         self.title = title or short_title(text)
         # the nearest section-like heading wins over a lead-in ("Upcoming changes" >
         # "Deprecated HIP APIs:"); a lead-in labels items under topic headings ("Neuron Tools")
@@ -191,9 +195,9 @@ def section_notes(section: Section, path: list[str], scope_root: bool) -> Iterat
     leaf = not section.children
     framework = _supported_framework(path)
 
-    def note(text, line, topic=None, title=None):
+    def note(text, line, topic=None, title=None, intro=None):
         found = mentions(framework, versions_in(text)) if framework else []
-        return _Note(text, line, path, topic, title, found)
+        return _Note(text, line, path, topic, title, found, intro)
 
     prose = [
         b
@@ -215,7 +219,7 @@ def section_notes(section: Section, path: list[str], scope_root: bool) -> Iterat
             body = "\n\n".join(b.text for b in prose)
             yield note(body, section.line, title=path[-1])
     else:
-        topic = None
+        topic = intro = None
         for block in section.blocks:
             if block.kind == "table":
                 yield from _table_notes(block, path)
@@ -223,10 +227,12 @@ def section_notes(section: Section, path: list[str], scope_root: bool) -> Iterat
                 if is_lead_in(block) or (block.only_link and block.nested):
                     lead = None if block.only_link else block.first.rstrip(" :")
                     for child in block.nested:
-                        yield note(child.text, child.line, lead or topic)
-                elif not block.only_link and block.text:
-                    yield note(block.text, block.line, block.strong or topic)
+                        yield note(child.text, child.line, lead or topic, intro=intro)
+                elif (intro or not block.only_link) and block.text:  # a link alone: navigation
+                    yield note(block.text, block.line, block.strong or topic, intro=intro)
             elif block.kind in ("para", "admonition"):
+                # "Compatible models include:" + a list: its items keep it (the tagger reads it)
+                intro = block.text[:500] if block.text.rstrip().endswith(":") else None
                 if block.kind == "para" and _is_label(block):
                     topic = (block.strong or "").strip(" :")  # set: _is_label checked it
                     continue
@@ -348,6 +354,7 @@ def parse(content: bytes, ctx: CollectContext, history: dict | None = None) -> I
                     path=item.path,
                     line=item.line,
                     topic=item.topic,
+                    intro=item.intro,
                     release=section.title,
                     mentions=item.mentions,
                     local=parsed.local,

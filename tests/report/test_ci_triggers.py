@@ -1,0 +1,152 @@
+"""Nightly (scheduled) and per-merge CI builds are kept apart: the headline counts what the
+source's ``trigger`` selector names, the rest is shown per trigger and labelled (issue 20,
+item 1); unread docker tags reach the report's data-quality section (item 2).
+
+Real shapes: vLLM's ``amd-ci`` nightly build 8323 (``"source": "schedule"``, ``AMD Full CI Run
+- nightly``, created 2026-05-08T06:00:03Z, commit 1acd67a7) from the corpus. The per-merge build
+is hand-written in the real shape of a Buildkite build started by a push to main (``"source":
+"webhook"``, the merge commit's title as message); its number, commit and jobs are illustrative.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tracker.collect.sources import CollectContext, buildkite
+from tracker.config import Config, Regime, SourceSpec
+from tracker.errors import ConfigError
+from tracker.measure.ci_rates import ci_rate_rows, trigger_selectors
+from tracker.report.writer import write_report
+
+REGIMES = (Regime("cuda", reference=True), Regime("rocm"), Regime("none"))
+QUEUES = [{"match": "amd-cpu*", "regime": "none"}, {"match": "amd*", "regime": "rocm"}]
+
+
+def amd_ci(**extra) -> SourceSpec:
+    return SourceSpec(
+        id="vllm-amd-ci",
+        kind="buildkite",
+        project="vllm",
+        regime="rocm",
+        options={"org": "vllm", "pipeline": "amd-ci", "job_regimes": QUEUES, **extra},
+    )
+
+
+def job(uuid: str, queue: str, state: str) -> dict:
+    return {
+        "id": uuid,
+        "type": "script",
+        "name": f"job {uuid}",
+        "state": state,
+        "agent_query_rules": [f"queue={queue}"],
+        "created_at": "2026-05-07T14:00:00Z",
+        "finished_at": "2026-05-07T15:00:00Z",
+    }
+
+
+def merge_build(number: int, jobs: list[dict]) -> dict:
+    return {
+        "id": f"merge-{number}",
+        "number": number,
+        "state": "failed" if any(j["state"] == "failed" for j in jobs) else "passed",
+        "branch": "main",
+        "message": "[ROCm] a merged change",
+        "source": "webhook",
+        "commit": "0" * 40,
+        "created_at": "2026-05-07T14:00:00Z",
+        "finished_at": "2026-05-07T15:00:00Z",
+        "jobs": jobs,
+    }
+
+
+def collect(store, spec, corpus=None):
+    events = []
+    ctx = CollectContext(spec=spec)
+    if corpus is not None:
+        folder = corpus / "vllm-ci" / "vllm-ci-dashboard@2d34517" / "buildkite_cache"
+        events += buildkite.parse((folder / "builds_amd.json").read_bytes(), ctx)
+    merges = [
+        merge_build(8310, [job("m1", "amd_mi300_1", "passed"), job("m2", "amd_mi300_1", "failed")]),
+        # only the bootstrap on the AMD CPU host: no GPU job, no ROCm run
+        merge_build(8311, [job("m3", "amd-cpu", "passed")]),
+    ]
+    events += buildkite.parse(json.dumps(merges).encode(), ctx)
+    with store.transaction() as conn:
+        store.upsert_events(conn, events)
+    return events
+
+
+def test_a_bootstrap_only_build_is_no_rocm_run(sqlite_store):
+    events = collect(sqlite_store, amd_ci())
+    runs = {e.external_id: e for e in events if e.kind == "ci_run"}
+    assert runs["build:8311"].regime == "none" and runs["build:8311"].outcome == "passed"
+    assert runs["build:8310"].regime == "rocm"
+    assert {e.attrs["trigger"] for e in events} == {"webhook"}
+
+
+def test_headline_counts_the_nightly_and_shows_merges_apart(store, corpus, tmp_path):
+    spec = amd_ci(trigger=["schedule"])
+    collect(store, spec, corpus)
+    config = Config(Path("sources.yaml"), REGIMES, (spec,), ())
+    headline, other = ci_rate_rows(config, store)
+    rocm = [r for r in headline if r["regime"] == "rocm"]
+    # build 8323 only: passed, 117 of its 198 GPU jobs passed (2 amd-cpu jobs are regime none)
+    assert [(r["week"], r["runs_passed"], r["runs_failed"], r["jobs_passed"]) for r in rocm] == [
+        ("2026-W19", 1, 0, 117)
+    ]
+    assert rocm[0]["jobs_failed"] == 81 and rocm[0]["triggers"] == "schedule"
+    merged = {(r["regime"], r["trigger"]): r for r in other}
+    assert set(merged) == {("rocm", "webhook"), ("none", "webhook")}
+    assert (merged["rocm", "webhook"]["runs_failed"], merged["rocm", "webhook"]["jobs_passed"]) == (
+        1,
+        1,
+    )
+    assert merged["none", "webhook"]["runs_passed"] == 1  # the bootstrap-only build
+
+    # without a selector every trigger counts, and the headline row says so
+    blended, rest = ci_rate_rows(Config(Path("s"), REGIMES, (amd_ci(),), ()), store)
+    row = next(r for r in blended if r["regime"] == "rocm")
+    assert row["triggers"] == "every trigger" and row["runs_failed"] == 1 and rest == []
+
+    out = tmp_path / "report"
+    write_report(config, store, out)
+    csv = (out / "ci_pass_rate_weekly.csv").read_text().splitlines()
+    assert csv[0].endswith(",triggers")
+    assert any(line.startswith("vllm,rocm,2026-W19,1,0,117,81,") for line in csv), csv
+    other_csv = (out / "ci_pass_rate_other_triggers.csv").read_text()
+    assert "vllm,rocm,webhook,2026-W19,0,1,1,1,0.0,0.5" in other_csv
+    html = (out / "index.html").read_text()
+    assert "Per-merge and other triggers (not in the headline)" in html
+    summary = json.loads((out / "summary.json").read_text())
+    assert {r["trigger"] for r in summary["ci_pass_rate_other_triggers"]} == {"webhook"}
+
+
+def test_trigger_selector_must_be_a_list_of_names():
+    assert trigger_selectors(Config(Path("s"), REGIMES, (amd_ci(trigger="Schedule"),), ())) == {
+        "vllm-amd-ci": frozenset({"schedule"})
+    }
+    with pytest.raises(ConfigError, match="'vllm-amd-ci': key 'trigger'"):
+        trigger_selectors(Config(Path("s"), REGIMES, (amd_ci(trigger=[1]),), ()))
+
+
+def test_unread_tags_reach_the_data_quality_section(sqlite_store, tmp_path):
+    spec = SourceSpec(
+        id="vllm-rocm-docker",
+        kind="docker_tags",
+        project="vllm-rocm-docker",
+        regime="rocm",
+        options={"repository": "rocm/vllm"},
+    )
+    unread = {"count": 2, "tags": ["latest", "rocm6.2_mi300_ubuntu22.04_py3.9_vllm_7c5fd50"]}
+    with sqlite_store.transaction() as conn:
+        sqlite_store.save_source(conn, spec.id, values={"state": {"unmatched_tags": unread}})
+    out = tmp_path / "report"
+    write_report(Config(Path("s"), REGIMES, (spec,), ()), sqlite_store, out)
+    html = (out / "index.html").read_text()
+    assert "image tags no name pattern reads" in html
+    assert "rocm6.2_mi300_ubuntu22.04_py3.9_vllm_7c5fd50" in html
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["unread_tags"][0]["count"] == 2

@@ -1,0 +1,106 @@
+"""CI pass rates split by trigger (docs/methodology.md, CI pass rate: nightly vs per-merge).
+
+A pipeline that builds on a schedule and on every merge gives two different numbers: the
+scheduled (nightly) build runs every job, a per-merge build only the jobs its diff selects, so a
+weekly rate that blends them measures the merge mix, not the regime's health. Every CI event
+keeps its trigger in the upstream's word (``attrs.trigger``: Buildkite ``source``, Actions
+``event``) and ``v_ci_pass_rate_weekly`` has one row per (project, regime, source, trigger, week).
+
+The headline rate counts, per source, the triggers its ``trigger`` selector in sources.yaml
+names (``trigger: [schedule]``); a source without one counts every trigger. Everything else is
+reported beside it, per trigger and labelled, never added in:
+
+- ``trigger_selectors(config)``: source id -> frozenset of triggers, or None (every trigger);
+  ConfigError naming file, source and key for a malformed selector.
+- ``split_by_trigger(rows, selectors)``: (headline rows per project, regime and week, with the
+  triggers they hold in ``triggers``; other rows per project, regime, trigger and week), counts
+  summed and both rates recomputed from the sums. A source sources.yaml no longer lists counts
+  every trigger, as before the split.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tracker.errors import ConfigError
+
+CI_KINDS = frozenset({"buildkite", "github_actions"})
+UNKNOWN_TRIGGER = "unknown"
+COUNTS = ("runs_passed", "runs_failed", "jobs_passed", "jobs_failed")
+EVERY_TRIGGER = "every trigger"
+
+Selectors = Mapping[str, frozenset[str] | None]
+
+
+def trigger_selectors(config) -> dict[str, frozenset[str] | None]:
+    """Per CI source of sources.yaml: the triggers its headline counts (None = every one)."""
+    out: dict[str, frozenset[str] | None] = {}
+    for spec in config.sources:
+        if spec.kind not in CI_KINDS:
+            continue
+        raw = spec.options.get("trigger")
+        if raw is None:
+            out[spec.id] = None
+            continue
+        values = [raw] if isinstance(raw, str) else raw
+        if (
+            not isinstance(values, list)
+            or not values
+            or not all(isinstance(v, str) and v.strip() for v in values)
+        ):
+            raise ConfigError(
+                f"{config.path}: source {spec.id!r}: key 'trigger': expected a list of "
+                f"trigger names such as [schedule], got {raw!r}"
+            )
+        out[spec.id] = frozenset(v.strip().lower() for v in values)
+    return out
+
+
+def split_by_trigger(
+    rows: Iterable[Mapping[str, Any]], selectors: Selectors
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(headline, other) pass-rate rows from ``v_ci_pass_rate_weekly`` rows (see the module)."""
+    headline: dict[tuple, dict[str, Any]] = {}
+    other: dict[tuple, dict[str, Any]] = {}
+    for row in rows:
+        trigger = str(row.get("trigger") or UNKNOWN_TRIGGER)
+        chosen = selectors.get(str(row.get("source_id")))
+        project, regime, week = row.get("project"), row.get("regime"), row["week"]
+        if chosen is None or trigger in chosen:
+            key: tuple = (project, regime, week)
+            entry = headline.setdefault(
+                key,
+                {"project": project, "regime": regime, "week": week, "_triggers": set()},
+            )
+            entry["_triggers"].add(trigger if chosen is not None else EVERY_TRIGGER)
+        else:
+            key = (project, regime, trigger, week)
+            entry = other.setdefault(
+                key, {"project": project, "regime": regime, "trigger": trigger, "week": week}
+            )
+        for name in COUNTS:
+            entry[name] = entry.get(name, 0) + int(row.get(name) or 0)
+    for entry in headline.values():
+        entry["triggers"] = ", ".join(sorted(entry.pop("_triggers")))
+    return _finish(headline), _finish(other)
+
+
+def _finish(groups: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for key in sorted(groups, key=lambda k: tuple(str(part or "") for part in k)):
+        entry = groups[key]
+        entry["run_pass_rate"] = _rate(entry["runs_passed"], entry["runs_failed"])
+        entry["job_pass_rate"] = _rate(entry["jobs_passed"], entry["jobs_failed"])
+        out.append(entry)
+    return out
+
+
+def _rate(passed: int, failed: int) -> float | None:
+    return passed / (passed + failed) if passed + failed else None
+
+
+def ci_rate_rows(config, store) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(headline, other) rows of the store's ``v_ci_pass_rate_weekly`` under sources.yaml's
+    trigger selectors: what the report, the digest and the trend read."""
+    return split_by_trigger(store.view_rows("v_ci_pass_rate_weekly"), trigger_selectors(config))

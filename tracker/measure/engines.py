@@ -1,0 +1,199 @@
+"""Serving engines in the model lag: several engines' evidence for one regime, combined.
+
+A model family is served on a regime on the first date **any** configured engine serves it
+there (vLLM, SGLang, ...). The coverage rule marks each engine's definition with ``engine:``
+and names an "any engine" definition over them::
+
+    rocm:
+      - {definition: any_engine, primary: true, engines: [rocm_vllm_docker, sglang_rocm_image]}
+      - {definition: rocm_vllm_docker, engine: vllm,
+         evidence: {project: vllm-rocm-docker, kind: note}}
+      - {definition: sglang_rocm_image, engine: sglang,
+         evidence: {project: sglang-models, kind: note, image: sglang-rocm-docker}}
+
+- ``image: P``: the engine's list names no hardware; the family is served on the regime from
+  the first final release of project ``P`` (a ROCm image of the engine) dated on or after the
+  listing, with that image's URL. Without such an image it is open there.
+- The combined row: covered on the earliest covered engine date (its URL); open when every
+  engine has an open row; otherwise unknown (some engine's evidence does not reach back to day
+  0, so "open" could be wrong), listed with the reason like any truncated row.
+- Day 0 ``engine_cuda``: the earliest date any cuda engine serves the family (vLLM's registry
+  release, SGLang's list). A list's first collected version says "listed by then", not since
+  when: a family it already lists dates nothing, and when that is earlier than every other
+  engine's date the family's day 0 is unknown (reason given), never guessed.
+
+Pure functions over the facts :mod:`tracker.measure.model_lag` reads; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from tracker.errors import ConfigError
+from tracker.measure.coverage import EvidenceRule
+from tracker.measure.lag import LagSample, ReleaseFact, is_final
+
+MODEL_EVIDENCE_KINDS = ("note", "model_registry")
+Hits = dict[str, tuple[datetime, str]]
+
+
+@dataclass(frozen=True)
+class Combined:
+    """An "any engine" definition: the earliest of its engine definitions (same regime)."""
+
+    regime: str
+    definition: str
+    primary: bool
+    parts: tuple[str, ...]
+
+
+def parse_regime(
+    regime: str,
+    entries: Any,
+    where: str,
+    engines: dict[tuple[str, str], str],
+    images: dict[tuple[str, str], str],
+) -> list[EvidenceRule | Combined]:
+    """One regime's entries of a model coverage rule (ConfigError naming the key)."""
+    mine: list[EvidenceRule | Combined] = []
+    for entry in entries or []:
+        if isinstance(entry, Mapping) and "engines" in entry:
+            parts = entry.get("engines")
+            if not isinstance(parts, list) or not parts or "definition" not in entry:
+                raise ConfigError(
+                    f"{where}: regime {regime!r}: an 'engines' entry needs 'definition' and a "
+                    "non-empty list of the regime's engine definitions"
+                )
+            mine.append(
+                Combined(regime, str(entry["definition"]), bool(entry.get("primary", False)),
+                         tuple(str(p) for p in parts))
+            )  # fmt: skip
+            continue
+        ev = entry.get("evidence") if isinstance(entry, Mapping) else None
+        if (
+            not isinstance(ev, Mapping)
+            or "definition" not in entry
+            or ev.get("kind") not in MODEL_EVIDENCE_KINDS
+            or not ev.get("project")
+        ):
+            raise ConfigError(
+                f"{where}: regime {regime!r}: each entry needs 'definition' and "
+                f"evidence with 'project' and 'kind' ({' or '.join(MODEL_EVIDENCE_KINDS)})"
+            )
+        key = (regime, str(entry["definition"]))
+        if entry.get("engine"):
+            engines[key] = str(entry["engine"])
+        if ev.get("image"):
+            images[key] = str(ev["image"])
+        mine.append(
+            EvidenceRule(regime, key[1], bool(entry.get("primary", False)), str(ev["project"]),
+                         str(ev["kind"]), "models")
+        )  # fmt: skip
+    if sum(e.primary for e in mine) != 1:
+        raise ConfigError(
+            f"{where}: regime {regime!r} needs exactly one definition marked primary: true"
+        )
+    names = {e.definition for e in mine}
+    for combo in (e for e in mine if isinstance(e, Combined)):
+        missing = [p for p in combo.parts if p not in names or (regime, p) not in engines]
+        if missing:
+            raise ConfigError(
+                f"{where}: regime {regime!r}: {combo.definition!r} names {missing[0]!r}, which "
+                "is not an engine definition (with 'engine:') of this regime"
+            )
+    return mine
+
+
+def gate_by_image(
+    found: Hits, window: datetime | None, releases: Sequence[ReleaseFact], image: str
+) -> tuple[Hits, datetime | None]:
+    """Each listed family moved to the first final release of ``image`` on or after its listing
+    (that release's date and URL); the window starts when both streams have begun."""
+    shipped = sorted((f.occurred_at, f.url) for f in releases if f.project == image and is_final(f))
+    gated: Hits = {}
+    for fid, (listed, _url) in found.items():
+        first = next((s for s in shipped if s[0] >= listed), None)
+        if first is not None:
+            gated[fid] = first
+    if window is None or not shipped:
+        return gated, None
+    return gated, max(window, shipped[0][0])
+
+
+def engine_day0(
+    rule: Any, streams: Sequence[tuple[EvidenceRule, Hits, datetime | None]], base_why: dict
+) -> tuple[Hits, dict[str, str]]:
+    """(family -> (day 0, URL), family -> why unknown) under ``engine_cuda`` (module doc)."""
+    known: Hits = {}
+    why: dict[str, str] = {}
+    mine = [
+        (ev, found, window)
+        for ev, found, window in streams
+        if ev.regime == "cuda" and (ev.regime, ev.definition) in rule.engines
+    ]
+    families = set(base_why) | {fid for _, found, _ in mine for fid in found}
+    for fid in sorted(families):
+        dated: list[tuple[datetime, str]] = []
+        baseline: list[tuple[datetime, str]] = []
+        for ev, found, window in mine:
+            hit = found.get(fid)
+            if hit is None:
+                continue
+            if ev.kind == "note" and window is not None and hit[0] <= window:
+                baseline.append((hit[0], ev.project))
+            else:
+                dated.append(hit)
+        first = min(dated) if dated else None
+        early = min(baseline) if baseline else None
+        if first is not None and (early is None or early[0] >= first[0]):
+            known[fid] = first
+        elif early is not None:
+            why[fid] = (
+                f"listed by {early[1]} when its collected history starts ({early[0].date()}): "
+                "served earlier, since when is not known"
+            )
+        else:
+            why[fid] = base_why.get(fid) or "no configured engine serves it on CUDA"
+    return known, why
+
+
+def combine_engines(
+    rule: Any,
+    samples: Sequence[LagSample],
+    truncated: Mapping[tuple[str, str, str], set[str]],
+    unknown: list | None,
+) -> list[LagSample]:
+    """The "any engine" rows of ``rule`` from its engine rows (module doc)."""
+    out: list[LagSample] = []
+    for combo in rule.combined:
+        for d_index, d_def in enumerate(rule.day0):
+            rows: dict[str, dict[str, LagSample]] = {}
+            for s in samples:
+                if s.day0_definition == d_def and s.regime == combo.regime:
+                    if s.definition in combo.parts:
+                        rows.setdefault(s.series, {})[s.definition] = s
+            cut = {p: truncated.get((d_def, combo.regime, p), set()) for p in combo.parts}
+            families = set(rows) | {fid for fids in cut.values() for fid in fids}
+            for fid in sorted(families):
+                mine = rows.get(fid, {})
+                covered = [s for s in mine.values() if s.status == "covered"]
+                primary = combo.primary and d_index == 0
+                if covered:
+                    best = min(covered, key=lambda s: (s.available or s.day0, s.definition))
+                    out.append(replace(best, definition=combo.definition, primary=primary,
+                                       engine=""))  # fmt: skip
+                elif mine and len(mine) == len(combo.parts):
+                    any_row = next(iter(mine.values()))
+                    out.append(replace(any_row, definition=combo.definition, primary=primary,
+                                       engine=""))  # fmt: skip
+                elif unknown is not None:
+                    short = [p for p in combo.parts if fid in cut[p]]
+                    unknown.append(
+                        (rule.project, fid, combo.regime, combo.definition,
+                         f"no engine serves it yet and {', '.join(short) or 'an engine'}'s "
+                         f"evidence does not reach back to its {d_def} day 0")
+                    )  # fmt: skip
+    return out

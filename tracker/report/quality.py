@@ -1,0 +1,133 @@
+"""The report's data-quality sections, compact: per section one summary line with counts, every
+item in a collapsed list on the page and one row each in data_quality.csv beside it.
+
+Sections: stale evidence streams, model families without a known day 0, lags dated before day
+0, and artifacts not counted because their day 0 precedes the evidence collected.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from tracker.measure import palette
+from tracker.measure.lag import LagSample
+
+QUALITY_COLUMNS = [
+    "section",
+    "source",
+    "project",
+    "series",
+    "regime",
+    "definition",
+    "detail",
+    "url",
+]
+
+
+def _counts(values: Sequence[str], order_regimes: bool = False) -> str:
+    """ "neuron 34, xla 32, rocm 8" (regimes in the charts' order, else most first)."""
+    counted = Counter(values)
+    keys = (
+        palette.ordered(counted)
+        if order_regimes
+        else sorted(counted, key=lambda k: (-counted[k], k))
+    )
+    return ", ".join(f"{k} {counted[k]}" for k in keys)
+
+
+def quality_sections(
+    stale: Sequence[dict],
+    sources: int,
+    unknown: Sequence[tuple],
+    negative: Sequence[LagSample],
+    unread_tags: Sequence[dict] = (),
+) -> dict[str, Any]:
+    """Summary lines (one per section, with counts) and the rows of data_quality.csv."""
+    framework_unknown = [u for u in unknown if u[2] != "all"]
+    day0_unknown = [u for u in unknown if u[2] == "all"]
+    lines: dict[str, str] = {}
+    if stale:
+        oldest = stale[0]
+        lines["stale"] = (
+            f"{len(stale)} of {sources} sources have no fact in the last "
+            f"{stale[0]['stale_after_days']} days (by regime: "
+            f"{_counts([r['regime'] or 'none' for r in stale], True)}; oldest "
+            f"{oldest['source_id']}, {oldest['days_behind']} d)"
+        )
+    if day0_unknown:
+        lines["day0_unknown"] = (
+            f"{len(day0_unknown)} model families without a known day 0 (by day-0 definition: "
+            f"{_counts([u[3] for u in day0_unknown])})"
+        )
+    if negative:
+        lines["negative"] = (
+            f"{len(negative)} lags dated before day 0 (by regime: "
+            f"{_counts([s.regime for s in negative], True)}), reported as they are"
+        )
+    if framework_unknown:
+        lines["not_counted"] = (
+            f"{len(framework_unknown)} artifacts not counted (by regime: "
+            f"{_counts([u[2] for u in framework_unknown], True)}; by project: "
+            f"{_counts([u[0] for u in framework_unknown])})"
+        )
+    if unread_tags:
+        lines["unread_tags"] = (
+            f"{sum(r['count'] for r in unread_tags)} image tags no name pattern reads (by source: "
+            + ", ".join(f"{r['source_id']} {r['count']}" for r in unread_tags)
+            + ")"
+        )
+    rows: list[dict[str, Any]] = [
+        {
+            "section": "stale_source",
+            "source": r["source_id"],
+            "project": r["project"],
+            "regime": r["regime"],
+            "detail": f"newest fact {r['last_evidence']}, {r['days_behind']} d before as-of",
+        }
+        for r in stale
+    ]
+    rows += [
+        {
+            "section": "day0_unknown",
+            "project": u[0],
+            "series": u[1],
+            "definition": u[3],
+            "detail": u[4],
+        }
+        for u in day0_unknown
+    ]
+    rows += [
+        {
+            "section": "negative_lag",
+            "project": s.project,
+            "series": s.series,
+            "regime": s.regime,
+            "definition": s.definition,
+            "detail": f"{s.lag_days} days",
+            "url": s.evidence_url,
+        }
+        for s in negative
+    ]
+    rows += [
+        {
+            "section": "not_counted",
+            "project": u[0],
+            "series": u[1],
+            "regime": u[2],
+            "definition": u[3],
+            "detail": u[4],
+        }
+        for u in framework_unknown
+    ]
+    rows += [
+        {
+            "section": "unread_tag",
+            "source": r["source_id"],
+            "detail": f"{r['repository']}: {tag}",
+        }
+        for r in unread_tags
+        for tag in r["tags"]
+    ]
+    return {"lines": lines, "rows": rows}
