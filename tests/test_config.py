@@ -274,15 +274,30 @@ def test_a_sources_file_that_is_not_utf8_is_one_error(tmp_path):
 def test_every_option_key_of_every_kind_declares_its_type():
     # Keys without a declared type would be checked at collection time only (a traceback
     # then, not a line from `tracker sources check`).
-    from tracker.collect.sources import REGISTRY
+    from tracker.collect.sources import KINDS
     from tracker.config import VALUE_TYPES
 
-    for kind, module in REGISTRY.items():
-        keys = set(module.REQUIRED_KEYS) | set(module.OPTIONAL_KEYS)
-        types = getattr(module, "OPTION_TYPES", {})
-        assert set(types) == keys, (kind, keys ^ set(types))
-        for key, declared in types.items():
+    for kind, entry in KINDS.items():
+        keys = set(entry.required) | set(entry.optional)
+        assert set(entry.types) == keys, (kind, keys ^ set(entry.types))
+        for key, declared in entry.types.items():
             assert isinstance(declared, tuple) or callable(declared) or declared in VALUE_TYPES, (
                 kind,
                 key,
             )
+
+
+def test_every_option_a_collector_reads_is_a_key_of_its_kind():
+    # The KINDS table lives apart from the modules: a key a collector reads but its line in
+    # KINDS lacks would be refused in sources.yaml as unknown.
+    import re
+
+    from tracker.collect import sources
+    from tracker.collect.sources import KINDS
+
+    folder = Path(sources.__file__).parent
+    for kind, entry in KINDS.items():
+        text = (folder / f"{entry.module}.py").read_text(encoding="utf-8")
+        read = set(re.findall(r"\.option\(\s*\"(\w+)\"", text))
+        assert read, kind
+        assert read <= set(entry.required) | set(entry.optional), (kind, read - set(entry.types))

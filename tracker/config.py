@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
 from tracker.errors import ConfigError
 
@@ -56,8 +54,8 @@ def _iso_date(value: Any) -> bool:
 
 
 # What a value of each named option type must be: (test, what the error message asks for).
-# A collector kind declares its keys' types in OPTION_TYPES: key -> one of these names, a tuple
-# of allowed strings, or a function returning a problem (str) or None for structured values.
+# The KINDS table (tracker/collect/sources) declares each kind's keys' types: key -> one of
+# these names, a tuple of allowed strings, or a function returning a problem (str) or None.
 VALUE_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "text": (lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty string"),
     "texts": (
@@ -98,7 +96,7 @@ VALUE_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
         "a glob, or a valid regular expression starting with ^",
     ),
 }
-# The keys every source may carry, typed like a kind's OPTION_TYPES.
+# The keys every source may carry, typed like a kind's keys in KINDS.
 COMMON_TYPES: dict[str, Any] = {
     "id": "text",
     "kind": "text",
@@ -204,6 +202,9 @@ def checked_database_url(url: str, where: str) -> str:
         raise ConfigError(
             f"{where}: {url!r} is not a database URL ({hint}; an SQLite file is sqlite:///{url})"
         )
+    from sqlalchemy.engine import make_url  # here: ~0.3 s, and `tracker --help` reads this module
+    from sqlalchemy.exc import ArgumentError
+
     try:
         scheme = make_url(url).get_backend_name()
     except ArgumentError:
@@ -215,9 +216,22 @@ def checked_database_url(url: str, where: str) -> str:
     return url
 
 
-def read_config(path: str | os.PathLike | None, kinds: Mapping[str, Any]) -> Config:
+class KindKeys(Protocol):
+    """What config checking needs of a source kind: its keys and their types (see KINDS)."""
+
+    @property
+    def required(self) -> Collection[str]: ...
+
+    @property
+    def optional(self) -> Collection[str]: ...
+
+    @property
+    def types(self) -> Mapping[str, Any]: ...
+
+
+def read_config(path: str | os.PathLike | None, kinds: Mapping[str, KindKeys]) -> Config:
     """Read sources.yaml: the top level, the regimes, and each source entry checked against the
-    source kinds in `kinds` (kind -> module declaring REQUIRED_KEYS / OPTIONAL_KEYS). The other
+    source kinds in `kinds` (kind -> its required / optional keys). The other
     sections are kept as data for the stage that owns them (tracker.jobs.config.load_config
     checks them too). Raises ConfigError naming file, source and key."""
     file = sources_path(path)
@@ -312,7 +326,11 @@ def _shown(value: Any) -> str:
 
 
 def _source(
-    file: Path, index: int, entry: Any, registry: Mapping[str, Any], regime_ids: set[str] | None
+    file: Path,
+    index: int,
+    entry: Any,
+    registry: Mapping[str, KindKeys],
+    regime_ids: set[str] | None,
 ) -> SourceSpec:
     if not isinstance(entry, dict):
         raise ConfigError(
@@ -331,8 +349,8 @@ def _source(
             f"(known: {', '.join(sorted(registry))})"
         )
     module = registry[kind]
-    required = set(getattr(module, "REQUIRED_KEYS", set()))
-    allowed = COMMON_KEYS | required | set(getattr(module, "OPTIONAL_KEYS", set()))
+    required = set(module.required)
+    allowed = COMMON_KEYS | required | set(module.optional)
     for key in sorted(entry):
         if key not in allowed:
             raise ConfigError(
@@ -344,7 +362,7 @@ def _source(
             raise ConfigError(
                 f"{file}: source {name!r}: missing required key {key!r} for kind {kind!r}"
             )
-    types = getattr(module, "OPTION_TYPES", {})
+    types = module.types
     for key in sorted(set(entry) - COMMON_KEYS):
         if key in types:
             _check_value(file, f"source {name!r}", key, entry[key], types[key])

@@ -140,8 +140,10 @@ def clean_event(item: Event) -> Event:
     than its column, is refused: changing it would make it mean something else.
     """
     changes: dict[str, Any] = {}
-    for name, limit in EVENT_TEXT_LIMITS.items():
+    for name, limit in _TEXT_FIELDS:
         value = getattr(item, name)
+        if value.__class__ is str and _plain(value) and (limit is None or len(value) <= limit):
+            continue  # the common case: nothing to change, nothing to refuse
         if value is None:
             if name in _NOT_NULL:
                 changes[name] = ""
@@ -161,15 +163,48 @@ def clean_event(item: Event) -> Event:
             text = text[:limit]
         if text != value:
             changes[name] = text
-    labels = tuple(clean_text(_as_text(label, "a label")) for label in item.labels)
-    if labels != item.labels:
-        changes["labels"] = labels
+    if not all(label.__class__ is str and _plain(label) for label in item.labels):
+        labels = tuple(clean_text(_as_text(label, "a label")) for label in item.labels)
+        if labels != item.labels:
+            changes["labels"] = labels
     if not isinstance(item.attrs, abc.Mapping):
         raise InvalidEvent(f"attrs is a {type(item.attrs).__name__}, not a mapping")
-    attrs = _clean_json(item.attrs)
-    if attrs != item.attrs:
-        changes["attrs"] = attrs
+    if not (item.attrs.__class__ is dict and _json_plain(item.attrs)):
+        attrs = _clean_json(item.attrs)
+        if attrs != item.attrs:
+            changes["attrs"] = attrs
     return dataclasses.replace(item, **changes) if changes else item
+
+
+_TEXT_FIELDS = tuple(EVENT_TEXT_LIMITS.items())
+
+
+def _plain(text: str) -> bool:
+    """True when clean_text would return `text` unchanged, cheaply for ASCII (no surrogates)."""
+    if "\x00" in text:
+        return False
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _json_plain(value: Any) -> bool:
+    """True when _clean_json would return a value equal to `value` (plain JSON of dicts with
+    text keys, lists, clean text and finite numbers): attrs then skip the rebuild."""
+    cls = value.__class__
+    if cls is str:
+        return _plain(value)
+    if cls is dict:
+        return all(k.__class__ is str and _plain(k) and _json_plain(v) for k, v in value.items())
+    if cls is list:
+        return all(_json_plain(v) for v in value)
+    if cls is float:
+        return math.isfinite(value)
+    return value is None or cls is int or cls is bool
 
 
 def _as_text(value: Any, name: str) -> str:

@@ -9,9 +9,10 @@ from datetime import UTC, datetime
 from types import SimpleNamespace
 
 from tracker.collect.sources import (
-    REGISTRY,
+    KINDS,
     CollectContext,
     changelog_markdown,
+    collector_for,
     compat_matrix,
     release_notes,
 )
@@ -31,10 +32,10 @@ def day(y: int, m: int, d: int) -> datetime:
 
 
 def test_kinds_are_registered_and_helper_is_not():
-    assert REGISTRY["changelog_markdown"] is changelog_markdown
-    assert REGISTRY["release_notes"] is release_notes
-    assert REGISTRY["compat_matrix"] is compat_matrix
-    assert not any(name.startswith("_") for name in REGISTRY)
+    assert collector_for("changelog_markdown") is changelog_markdown
+    assert collector_for("release_notes") is release_notes
+    assert collector_for("compat_matrix") is compat_matrix
+    assert not any(name.startswith("_") for name in KINDS)
 
 
 def test_find_date_accepts_full_dates_only():
@@ -595,7 +596,6 @@ def test_default_sources_replay_their_cassettes():
     import vcr
 
     from tracker.collect.http import HttpClient
-    from tracker.collect.sources import collector_for
     from tracker.jobs.config import load_config
 
     repo = Path(__file__).resolve().parents[2]

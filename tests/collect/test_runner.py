@@ -3,6 +3,7 @@ replay from cassettes. A tiny collector kind defined here talks real HTTP to a l
 
 from __future__ import annotations
 
+import sys
 import types
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -46,18 +47,15 @@ def _collect(ctx):
         raise SourceSkipped("no token for this API")
 
 
-FAKE = types.SimpleNamespace(
-    KIND="fake_json",
-    REQUIRED_KEYS={"url"},
-    OPTIONAL_KEYS={"skip_me", "note"},
-    collect=_collect,
-    ASCENDING=True,
-)
+FAKE = types.SimpleNamespace(KIND="fake_json", collect=_collect, ASCENDING=True)
 
 
 @pytest.fixture(autouse=True)
 def fake_kind(monkeypatch):
-    monkeypatch.setitem(collectors.REGISTRY, "fake_json", FAKE)
+    # Registered like a real kind: a line in KINDS, and its module (here: already "imported").
+    kind = collectors.Kind("_fake_json", frozenset({"url"}), frozenset({"skip_me", "note"}))
+    monkeypatch.setitem(collectors.KINDS, "fake_json", kind)
+    monkeypatch.setitem(sys.modules, f"{collectors.__name__}._fake_json", FAKE)
 
 
 def config(*specs: SourceSpec) -> Config:

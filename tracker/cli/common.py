@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from tracker.config import Config
+
+
+def load_config(path) -> Config:
+    """tracker.jobs.config.load_config, imported when a command reads sources.yaml: `--help`
+    and commands that never read it start without the stages' modules."""
+    from tracker.jobs.config import load_config as load
+
+    return load(path)
 
 
 def store_for(ctx: click.Context, *, check: bool = True):

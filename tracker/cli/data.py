@@ -11,8 +11,7 @@ from pathlib import Path
 
 import click
 
-from tracker.cli.common import print_table, store_for
-from tracker.jobs.config import load_config
+from tracker.cli.common import load_config, print_table, store_for
 
 
 @click.command("import-events")

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import click
 
-from tracker.cli.common import print_table, store_for, when
+from tracker.cli.common import load_config, print_table, store_for, when
 from tracker.errors import StoreError
-from tracker.jobs.config import load_config
 
 log = logging.getLogger("tracker")
 
@@ -316,13 +315,13 @@ def parse(ctx: click.Context, file: str, kind: str, project: str, options) -> No
     Example:
       tracker parse CHANGELOG.md --kind changelog_markdown --project jax
     """
-    from tracker.collect.sources import REGISTRY, CollectContext
+    from tracker.collect.sources import KINDS, CollectContext, collector_for
     from tracker.config import SourceSpec
     from tracker.store.exchange import event_json
 
-    module = REGISTRY.get(kind)
+    module = collector_for(kind) if kind in KINDS else None
     if module is None or not hasattr(module, "parse"):
-        parsable = sorted(k for k, m in REGISTRY.items() if hasattr(m, "parse"))
+        parsable = sorted(k for k in KINDS if hasattr(collector_for(k), "parse"))
         raise click.UsageError(
             f"no parser for kind {kind!r}; kinds with one: {', '.join(parsable)}"
         )

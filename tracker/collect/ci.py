@@ -34,6 +34,7 @@ from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
 from typing import Any
 
+from tracker.collect.options import job_regimes_problem
 from tracker.errors import OutOfTime, RateLimited, SourceError, first_line
 from tracker.records import (
     REGIME_NONE,
@@ -179,24 +180,12 @@ def trigger_of(value: Any) -> str | None:
 
 
 def validate_job_regimes(value: Any, source: str) -> list[Mapping[str, Any]]:
-    """Check a ``job_regimes`` option: a list of {match, regime}; ValueError naming the source."""
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(
-        isinstance(r, Mapping) and r.get("match") and r.get("regime") for r in value
-    ):
-        raise ValueError(f"{source}: job_regimes must be a list of {{match: glob, regime: id}}")
-    return value
-
-
-def job_regimes_problem(value: Any) -> str | None:
-    """What is wrong with a ``job_regimes`` option (None when nothing): checked when
-    sources.yaml is read, so `tracker sources check` finds it."""
-    try:
-        validate_job_regimes(value, "job_regimes")
-    except ValueError:
-        return "must be a list of {match: glob, regime: id}"
-    return None
+    """Check a ``job_regimes`` option: a list of {match, regime}; ValueError naming the source.
+    The rule is the one sources.yaml is checked with (options.job_regimes_problem)."""
+    problem = job_regimes_problem(value)
+    if problem:
+        raise ValueError(f"{source}: job_regimes {problem}")
+    return value or []
 
 
 def queue_of(agent_query_rules: Iterable[str] | None) -> str | None:

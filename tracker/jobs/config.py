@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from tracker.collect.sources import REGISTRY
+from tracker.collect.sources import KINDS
 from tracker.config import Config, read_config
 from tracker.digest.settings import parse_thresholds
 from tracker.measure.ci_rates import trigger_selectors
@@ -20,7 +20,7 @@ from tracker.measure.staleness import validate_report_settings
 
 def load_config(path: str | os.PathLike | None = None) -> Config:
     """Read and validate sources.yaml; raise ConfigError naming file, source and key."""
-    config = read_config(path, REGISTRY)
+    config = read_config(path, KINDS)
     file = config.path
     reference = next((r.id for r in config.regimes if r.reference), "cuda")
     parse_coverage(config.coverage, str(file), reference)

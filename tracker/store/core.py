@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, func, select, update
+from sqlalchemy import create_engine, func, inspect, select, text, update
 from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
@@ -25,6 +25,8 @@ from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 from tracker.errors import StoreError, first_line
 from tracker.records import Event, now_utc
 from tracker.store.reads import StoreQueries
+from tracker.store.revisions import linear_head
+from tracker.store.sqlite_rows import sqlite_row, sqlite_time
 from tracker.store.state import SourceStates
 from tracker.store.tables import events
 
@@ -68,6 +70,7 @@ class Store(StoreQueries, SourceStates):
         except (SQLAlchemyError, ImportError, ValueError) as exc:
             raise StoreError(f"cannot open database {self.safe_url}: {exc}") from None
         self.dialect = self.engine.dialect.name
+        self._sqlite_sql: str | None = None
         if self.dialect == "sqlite":
             sa_event.listen(
                 self.engine,
@@ -122,9 +125,26 @@ class Store(StoreQueries, SourceStates):
         with self._connect() as conn:
             return MigrationContext.configure(conn).get_current_revision()
 
+    def _quick_revisions(self) -> tuple[str | None, str] | None:
+        """(current, head) without importing alembic (a third of a short command's start-up):
+        the version table read with one SELECT, the head found from the revision files' own
+        ``revision`` / ``down_revision`` lines. None when that is not plain (no single head, or
+        not exactly one row), and the caller asks alembic."""
+        head = linear_head(MIGRATIONS / "versions")
+        if head is None:
+            return None
+        with self._connect() as conn:
+            if not inspect(conn).has_table("alembic_version"):
+                return None, head
+            rows = conn.execute(text("SELECT version_num FROM alembic_version")).all()
+        if len(rows) > 1:
+            return None
+        return (rows[0][0] if rows else None), head
+
     def ensure_current(self) -> None:
         """Raise StoreError unless the schema is at the newest migration."""
-        current, head = self.current_revision(), self.head_revision()
+        quick = self._quick_revisions()
+        current, head = quick if quick else (self.current_revision(), self.head_revision())
         if current != head:
             where = "an empty database" if current is None else f"revision {current}"
             known = current is None or current.isdigit() and int(current) < int(head or 0)
@@ -218,20 +238,43 @@ class Store(StoreQueries, SourceStates):
 
         A re-collected event keeps its first_seen_at; a vanished one that reappears is unmarked.
         """
-        seen_at = seen_at or now_utc()
-        rows: dict[str, dict] = {}
-        for item in items:  # duplicates within one batch: the last one wins
-            rows[item.id] = event_row(item, seen_at, imported)
-        if not rows:
+        items = list(items)
+        sources = sorted({item.source_id for item in items})
+        if not sources:
             return 0, 0
-        sources = sorted({row["source_id"] for row in rows.values()})
         before = self._count_for(conn, sources)
+        written = self.write_events(conn, items, imported=imported, seen_at=seen_at)
+        return written, self._count_for(conn, sources) - before
+
+    def write_events(
+        self,
+        conn: Connection,
+        items: Iterable[Event],
+        *,
+        imported: bool = False,
+        seen_at: datetime | None = None,
+    ) -> int:
+        """upsert_events without counting what was new (a bulk import counts once, at the end);
+        return the rows written (duplicates within `items`: the last one wins)."""
+        seen_at = seen_at or now_utc()
+        if self.dialect == "sqlite":
+            seen, flag = sqlite_time(seen_at), int(imported)
+            assert seen is not None  # seen_at is a datetime
+            params = {item.id: sqlite_row(item, seen, flag, _dumps) for item in items}
+            if params:
+                raw = conn.connection.driver_connection
+                assert raw is not None  # a connection in use has its driver connection
+                raw.executemany(self._sqlite_upsert_sql(), list(params.values()))
+            return len(params)
+        rows = {item.id: event_row(item, seen_at, imported) for item in items}
+        if not rows:
+            return 0
         values = list(rows.values())
         if self.dialect == "postgresql":
             self._copy_upsert(conn, values)
         else:
-            self._executemany_upsert(conn, values)
-        return len(values), self._count_for(conn, sources) - before
+            conn.execute(self._upsert_statement(), values)  # other dialects: plain Core
+        return len(values)
 
     def _upsert_statement(self):
         stmt = self._insert()(events)
@@ -242,34 +285,16 @@ class Store(StoreQueries, SourceStates):
             },
         )
 
-    def _bind_processors(self) -> list:
-        dialect = self.engine.dialect
-        return [c.type.dialect_impl(dialect).bind_processor(dialect) for c in events.columns]
-
-    def _executemany_upsert(self, conn: Connection, values: list[dict]) -> None:
-        """SQLite: the compiled upsert through the driver's executemany (Core's per-row
-        parameter handling costs more than the insert itself), bind processors applied."""
-        compiled = self._upsert_statement().compile(dialect=self.engine.dialect)
-        order = (
-            [compiled.positiontup.index(name) for name in EVENT_COLUMNS]
-            if compiled.positiontup
-            else None
-        )
-        if order is None or len(compiled.positiontup) != len(EVENT_COLUMNS):
-            conn.execute(self._upsert_statement(), values)  # other dialects: plain Core
-            return
-        processors = self._bind_processors()
-        positions = sorted(range(len(EVENT_COLUMNS)), key=lambda i: order[i])
-        params = []
-        for row in values:
-            bound = [
-                row[name] if proc is None else proc(row[name])
-                for name, proc in zip(EVENT_COLUMNS, processors, strict=True)
-            ]
-            params.append(tuple(bound[i] for i in positions))
-        raw = conn.connection.driver_connection
-        assert raw is not None  # a connection in use has its driver connection
-        raw.executemany(str(compiled), params)
+    def _sqlite_upsert_sql(self) -> str:
+        """The compiled SQLite upsert, its parameters in column order (sqlite_row's order):
+        rows go straight to the driver's executemany (Core's per-row parameter handling costs
+        more than the insert itself)."""
+        if self._sqlite_sql is None:
+            compiled = self._upsert_statement().compile(dialect=self.engine.dialect)
+            if list(compiled.positiontup or ()) != EVENT_COLUMNS:
+                raise StoreError(f"unexpected upsert parameters: {compiled.positiontup}")
+            self._sqlite_sql = str(compiled)
+        return self._sqlite_sql
 
     def _copy_upsert(self, conn: Connection, values: list[dict]) -> None:
         """PostgreSQL: COPY into a temporary staging table, then one INSERT ... SELECT ...
@@ -299,6 +324,15 @@ class Store(StoreQueries, SourceStates):
                 f"ON CONFLICT (id) DO UPDATE SET {updates}"
             )
             cursor.execute("TRUNCATE events_stage")
+
+    @staticmethod
+    def count_events(conn: Connection, *, last_seen_at: datetime | None = None) -> int:
+        """How many events the store holds (only those last seen at `last_seen_at`, if given:
+        what one write stamped)."""
+        query = select(func.count()).select_from(events)
+        if last_seen_at is not None:
+            query = query.where(events.c.last_seen_at == last_seen_at)
+        return conn.execute(query).scalar_one()
 
     @staticmethod
     def _count_for(conn: Connection, sources: Sequence[str]) -> int:

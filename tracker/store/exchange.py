@@ -5,12 +5,12 @@ from __future__ import annotations
 import csv
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import IO, Any
 
 from tracker.errors import TrackerError
-from tracker.records import EVENT_KINDS, Event, InvalidEvent, clean_event, utc
+from tracker.records import EVENT_KINDS, Event, InvalidEvent, clean_event, now_utc, utc
 from tracker.store import Store
 
 EXPORT_FIELDS = [
@@ -134,24 +134,49 @@ def parse_event_line(line: str, lineno: int) -> tuple[Event, datetime | None]:
     return event, vanished
 
 
-def import_jsonl(store: Store, stream: IO[str], known_sources: set[str]) -> tuple[int, int, int]:
-    """Validate every line first, then save all in one transaction (nothing half-written).
+CHUNK = 5_000  # lines parsed and written at a time: memory stays flat whatever the file's size
 
-    Returns (events written, new events, events marked as manual evidence).
+
+def import_jsonl(store: Store, stream: IO[str], known_sources: set[str]) -> tuple[int, int, int]:
+    """Read, check and save the file in one transaction: a bad line (EventFileError naming it)
+    rolls back everything before it, so nothing is half-written. The file is streamed in chunks
+    of CHUNK lines, never held whole.
+
+    Returns (events written, new events, events marked as manual evidence). Written counts each
+    event once however often the file repeats it (the last line for an id wins).
     """
-    parsed = [parse_event_line(line, n) for n, line in enumerate(stream, 1) if line.strip()]
-    items = [event for event, _ in parsed]
-    manual = [e for e in items if e.source_id not in known_sources]
-    known = [e for e in items if e.source_id in known_sources]
+    seen_at = now_utc()
+    manual_count = 0
     # What vanished upstream stays vanished (the friction series leaves it out): marked after
-    # the upsert, which treats every line as seen now.
+    # every upsert, which treats each line as seen now. Only vanished lines are kept here.
     vanished: dict[tuple[datetime, str], list[str]] = defaultdict(list)
-    for event, when in parsed:
-        if when is not None:
-            vanished[(when, event.source_id)].append(event.external_id)
     with store.transaction() as conn:
-        written_m, new_m = store.upsert_events(conn, manual, imported=True)
-        written_k, new_k = store.upsert_events(conn, known)
+        before = store.count_events(conn)
+        for chunk in _chunks(stream):
+            manual: list[Event] = []
+            known: list[Event] = []
+            for event, when in chunk:
+                (known if event.source_id in known_sources else manual).append(event)
+                if when is not None:
+                    vanished[(when, event.source_id)].append(event.external_id)
+            manual_count += len(manual)
+            store.write_events(conn, manual, imported=True, seen_at=seen_at)
+            store.write_events(conn, known, seen_at=seen_at)
         for (when, source_id), external_ids in vanished.items():
             store.mark_vanished(conn, source_id, external_ids, when)
-    return written_m + written_k, new_m + new_k, len(manual)
+        written = store.count_events(conn, last_seen_at=seen_at)
+        new = store.count_events(conn) - before
+    return written, new, manual_count
+
+
+def _chunks(stream: IO[str]) -> Iterator[list[tuple[Event, datetime | None]]]:
+    chunk: list[tuple[Event, datetime | None]] = []
+    for lineno, line in enumerate(stream, 1):
+        if not line.strip():
+            continue
+        chunk.append(parse_event_line(line, lineno))
+        if len(chunk) >= CHUNK:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

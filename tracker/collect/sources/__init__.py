@@ -1,19 +1,22 @@
 """Collector interface and registry.
 
-A collector kind is one module in this package that defines:
+A collector kind is one module in this package plus one line in ``KINDS`` below. The line names
+the module and the kind-specific keys of a source entry, required and optional, each with its
+value type (a ``tracker.config.VALUE_TYPES`` name, a tuple of allowed strings, or a function of
+``tracker.collect.options`` returning what is wrong). sources.yaml is checked against this table
+when it is read, so ``tracker sources check`` and a run report a bad key or value the same way,
+and without importing any collector; the module is imported when the kind is first used
+(``collector_for``). The module defines:
 
-- ``KIND``: the ``kind:`` value in sources.yaml that selects it;
-- ``REQUIRED_KEYS`` / ``OPTIONAL_KEYS``: kind-specific keys of a source entry (sets of str);
-- ``OPTION_TYPES``: each of those keys' value type (a ``tracker.config.VALUE_TYPES`` name, a tuple
-  of allowed strings, or a function returning what is wrong), checked when sources.yaml is
-  read, so ``tracker sources check`` and a run report a bad value the same way;
+- ``KIND``: the ``kind:`` value in sources.yaml that selects it (the same as its ``KINDS`` key);
 - ``collect(ctx: CollectContext) -> Iterable[Event]``: fetch through ``ctx.http`` and yield events;
 - optionally ``parse(content: bytes, ctx: CollectContext) -> Iterable[Event]``: turn one fetched
   document into events with no network (used by ``collect`` and by ``tracker parse``);
 - optionally ``ASCENDING = True`` when ``collect`` yields in ascending cursor order, which lets
   the runner keep what was collected before a rate limit stopped the source.
 
-Modules are discovered automatically: adding a kind means adding one module, nothing else.
+Adding a kind means writing its module and registering it in ``KINDS``, nothing else (a test
+checks that every public module here is registered under its own ``KIND``).
 Collectors hold no state of their own; they never sleep, retry or set headers (that is
 ``tracker.collect.http``), and they report a bad item with ``ctx.skip`` instead of failing the
 source.
@@ -23,14 +26,14 @@ from __future__ import annotations
 
 import importlib
 import logging
-import pkgutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from tracker.collect import options as _options
 from tracker.collect.transport import json_text, loads
 from tracker.errors import FatalHTTPError, TrackerError
 
@@ -116,21 +119,116 @@ def load_json(
     return document
 
 
-def _discover() -> dict[str, ModuleType]:
-    registry: dict[str, ModuleType] = {}
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        kind = getattr(module, "KIND", None)
-        if kind:
-            registry[kind] = module
-    return registry
+# A key's value type: a tracker.config.VALUE_TYPES name, a tuple of the allowed strings, or a
+# function returning what is wrong with a value (None when nothing), for structured values.
+OptionType = str | tuple[str, ...] | Callable[[Any], str | None]
 
 
-REGISTRY: dict[str, ModuleType] = _discover()
+@dataclass(frozen=True)
+class Kind:
+    """One registered collector kind: its module in this package (imported on first use), the
+    kind-specific keys a source entry must have (`required`) or may have (`optional`), and each
+    of those keys' value type (`types`, checked by tracker.config when sources.yaml is read)."""
+
+    module: str
+    required: frozenset[str] = frozenset()
+    optional: frozenset[str] = frozenset()
+    types: Mapping[str, OptionType] = field(default_factory=dict)
+
+
+def _kind(
+    module: str, required: dict[str, OptionType], optional: dict[str, OptionType] | None = None
+) -> Kind:
+    optional = optional or {}
+    return Kind(module, frozenset(required), frozenset(optional), {**required, **optional})
+
+
+_CI_COMMON: dict[str, OptionType] = {
+    "api_url": "text",
+    "branch": "text",
+    "job_regimes": _options.job_regimes_problem,
+    "backfill_days": "non_negative_number",
+    "pending_max_days": "non_negative_number",
+    "trigger": "text_list",  # the triggers the headline rate counts (measure.ci_rates)
+}
+
+# kind -> its module, keys and their value types. Config checking reads only this table:
+# commands that never collect (query, report, ...) import no collector and none of their parsers.
+KINDS: dict[str, Kind] = {
+    "atom_feed": _kind("atom_feed", {"url": "text"}),
+    "buildkite": _kind(
+        "buildkite",
+        {"org": "text", "pipeline": "text"},
+        {**_CI_COMMON, "per_page": "positive_int"},
+    ),
+    "changelog_markdown": _kind(
+        "changelog_markdown", {"url": "text"}, {"package": "text", "heading_level": "positive_int"}
+    ),
+    "compat_matrix": _kind(
+        "compat_matrix",
+        {"url": "text"},
+        {"format": ("rst", "csv"), "history_url": "text", "frameworks": "text_list"},
+    ),
+    "doc_history": _kind(
+        "doc_history",
+        {"repo": "text", "paths": _options.paths_problem},
+        {"section": "text", "api_url": "text", "raw_url": "text"},
+    ),
+    "docker_tags": _kind(
+        "docker_tags",
+        {"repository": "text"},
+        {"url": "text", "name_pattern": "regexes", "ignore_pattern": "regex"},
+    ),
+    "github_actions": _kind(
+        "github_actions",
+        {"repo": "text"},
+        {**_CI_COMMON, "workflows": _options.workflows_problem, "workflow": "text"},
+    ),
+    "github_issues": _kind(
+        "github_issues",
+        {"repo": "text"},
+        {
+            "api_url": "text",
+            "labels": "texts",
+            "exclude_labels": "texts",
+            "include_pulls": "bool",
+            "body_chars": "positive_int",
+            "per_page": "positive_int",
+        },
+    ),
+    "github_releases": _kind(
+        "github_releases",
+        {"repo": "text"},
+        {"api_url": "text", "include_prereleases": "bool", "freshness_days": "non_negative_number"},
+    ),
+    "github_tags": _kind(
+        "github_tags",
+        {"repo": "text"},
+        {
+            "api_url": "text",
+            "tag_pattern": "pattern",
+            "include_prereleases": "bool",
+            "max_lookups": "non_negative_int",
+        },
+    ),
+    "model_list": _kind("model_list", {"pages": _options.pages_problem}),
+    "pypi": _kind("pypi", {"package": "text"}, {"url": "text"}),
+    "release_notes": _kind(
+        "release_notes",
+        {"url": "text"},
+        {
+            "format": ("markdown", "md", "rst", "html"),
+            "version": "text",
+            "release_date": "date",
+            "history_url": "text",
+            "product": "texts",
+            "releases": "bool",
+        },
+    ),
+}
 
 
 def collector_for(kind: str) -> ModuleType:
-    """The module registered for `kind` (KeyError when there is none)."""
-    return REGISTRY[kind]
+    """The module registered for `kind`, imported now if it was not yet (KeyError when `kind` is
+    not registered)."""
+    return importlib.import_module(f"{__name__}.{KINDS[kind].module}")

@@ -32,10 +32,6 @@ from tracker.records import Event
 from tracker.versions import parse_version, version_in_text
 
 KIND = "atom_feed"
-REQUIRED_KEYS = {"url"}
-OPTIONAL_KEYS: set[str] = set()
-# Value types, checked with the file when sources.yaml is read (tracker/config.py).
-OPTION_TYPES = {"url": "text"}
 TITLE_LIMIT = 300
 
 log = logging.getLogger("tracker.collect")

@@ -64,28 +64,6 @@ from tracker.records import Event
 
 KIND = "buildkite"
 AUTH = "buildkite"
-REQUIRED_KEYS = {"org", "pipeline"}
-OPTIONAL_KEYS = {
-    "api_url",
-    "branch",
-    "job_regimes",
-    "per_page",
-    "backfill_days",
-    "pending_max_days",
-    "trigger",
-}
-# Value types, checked with the file when sources.yaml is read (tracker/config.py).
-OPTION_TYPES = {
-    "org": "text",
-    "pipeline": "text",
-    "api_url": "text",
-    "branch": "text",
-    "job_regimes": ci.job_regimes_problem,
-    "per_page": "positive_int",
-    "backfill_days": "non_negative_number",
-    "pending_max_days": "non_negative_number",
-    "trigger": "text_list",  # the triggers the headline rate counts (measure.ci_rates)
-}
 
 DEFAULT_API = "https://api.buildkite.com"
 DEFAULT_BACKFILL_DAYS = 30

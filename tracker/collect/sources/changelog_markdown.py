@@ -43,10 +43,6 @@ from tracker.records import Event
 from tracker.versions import parse_version
 
 KIND = "changelog_markdown"
-REQUIRED_KEYS = {"url"}
-OPTIONAL_KEYS = {"package", "heading_level"}
-# Value types, checked with the file when sources.yaml is read (tracker/config.py).
-OPTION_TYPES = {"url": "text", "package": "text", "heading_level": "positive_int"}
 
 # "<package> <version> (<date>)"; the version may be parenthesised in old JAX entries.
 _HEADING = re.compile(

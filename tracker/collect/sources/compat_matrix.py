@@ -42,15 +42,6 @@ from tracker.records import Event
 from tracker.versions import parse_version
 
 KIND = "compat_matrix"
-REQUIRED_KEYS = {"url"}
-OPTIONAL_KEYS = {"format", "history_url", "frameworks"}
-# Value types, checked with the file when sources.yaml is read (tracker/config.py).
-OPTION_TYPES = {
-    "url": "text",
-    "format": ("rst", "csv"),
-    "history_url": "text",
-    "frameworks": "text_list",
-}
 
 DEFAULT_FRAMEWORKS = ("pytorch", "tensorflow", "jax")
 NAMES = {

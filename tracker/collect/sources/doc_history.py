@@ -48,33 +48,8 @@ from tracker.tagger.model_mentions import extract_model_mentions
 
 KIND = "doc_history"
 AUTH = "github"
-REQUIRED_KEYS = {"repo", "paths"}
-OPTIONAL_KEYS = {"section", "api_url", "raw_url"}
 
 
-def paths_problem(value: Any) -> str | None:
-    """What is wrong with a ``paths`` option (None when nothing): each entry a path, or a
-    mapping with a ``path`` (and optionally its own ``section``)."""
-    if (
-        isinstance(value, list)
-        and value
-        and all(
-            isinstance(p, str) and p or isinstance(p, dict) and isinstance(p.get("path"), str)
-            for p in value
-        )
-    ):
-        return None
-    return "must be a list of paths or of {path, section}"
-
-
-# Value types, checked with the file when sources.yaml is read (tracker/config.py).
-OPTION_TYPES = {
-    "repo": "text",
-    "paths": paths_problem,
-    "section": "text",
-    "api_url": "text",
-    "raw_url": "text",
-}
 DEFAULT_RAW = "https://raw.githubusercontent.com"
 READ_LIMIT = 2000  # commits remembered as read (the newest): a bound on the state's size
 

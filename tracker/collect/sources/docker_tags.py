@@ -55,15 +55,6 @@ from tracker.records import Event
 from tracker.versions import parse_version
 
 KIND = "docker_tags"
-REQUIRED_KEYS = {"repository"}
-OPTIONAL_KEYS = {"url", "name_pattern", "ignore_pattern"}
-# Value types, checked with the file when sources.yaml is read (tracker/config.py).
-OPTION_TYPES = {
-    "repository": "text",
-    "url": "text",
-    "name_pattern": "regexes",
-    "ignore_pattern": "regex",
-}
 DEFAULT_URL = "https://hub.docker.com/v2/repositories/{repository}/tags?page_size=100"
 _ROCM = r"^rocm(?P<rocm>\d+(?:\.\d+)*)"
 _VLLM = r"(?P<version>\d+(?:\.\d+)+(?:\.post\d+)?)"

@@ -65,42 +65,7 @@ from tracker.records import Event
 
 KIND = "github_actions"
 AUTH = "github"
-REQUIRED_KEYS = {"repo"}
-OPTIONAL_KEYS = {
-    "api_url",
-    "workflows",
-    "workflow",
-    "branch",
-    "job_regimes",
-    "backfill_days",
-    "pending_max_days",
-    "trigger",
-}
 
-
-def workflows_problem(value: Any) -> str | None:
-    """What is wrong with a ``workflows`` option (None when nothing)."""
-    if (
-        isinstance(value, list)
-        and value
-        and all(isinstance(w, str) and w or isinstance(w, Mapping) and w.get("file") for w in value)
-    ):
-        return None
-    return "must be a list of workflow files or of {file, regime, job_regimes}"
-
-
-# Value types, checked with the file when sources.yaml is read (tracker/config.py).
-OPTION_TYPES = {
-    "repo": "text",
-    "api_url": "text",
-    "workflows": workflows_problem,
-    "workflow": "text",
-    "branch": "text",
-    "job_regimes": ci.job_regimes_problem,
-    "backfill_days": "non_negative_number",
-    "pending_max_days": "non_negative_number",
-    "trigger": "text_list",  # the triggers the headline rate counts (measure.ci_rates)
-}
 
 DEFAULT_API = "https://api.github.com"
 LISTING_CAP = 1000  # filtered run listings return at most this many results

@@ -43,18 +43,6 @@ from tracker.records import Event
 KIND = "github_issues"
 AUTH = "github"
 ASCENDING = True
-REQUIRED_KEYS = {"repo"}
-OPTIONAL_KEYS = {"api_url", "labels", "exclude_labels", "include_pulls", "body_chars", "per_page"}
-# Value types, checked with the file when sources.yaml is read (tracker/config.py).
-OPTION_TYPES = {
-    "repo": "text",
-    "api_url": "text",
-    "labels": "texts",
-    "exclude_labels": "texts",
-    "include_pulls": "bool",
-    "body_chars": "positive_int",
-    "per_page": "positive_int",
-}
 
 DEFAULT_API = "https://api.github.com"
 DEFAULT_BODY_CHARS = 2000

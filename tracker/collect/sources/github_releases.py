@@ -41,15 +41,6 @@ from tracker.versions import parse_version
 
 KIND = "github_releases"
 AUTH = "github"
-REQUIRED_KEYS = {"repo"}
-OPTIONAL_KEYS = {"api_url", "include_prereleases", "freshness_days"}
-# Value types, checked with the file when sources.yaml is read (tracker/config.py).
-OPTION_TYPES = {
-    "repo": "text",
-    "api_url": "text",
-    "include_prereleases": "bool",
-    "freshness_days": "non_negative_number",
-}
 
 log = logging.getLogger("tracker.collect.github_releases")
 

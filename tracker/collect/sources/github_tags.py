@@ -35,16 +35,6 @@ from tracker.versions import parse_version
 
 KIND = "github_tags"
 AUTH = "github"
-REQUIRED_KEYS = {"repo"}
-OPTIONAL_KEYS = {"api_url", "tag_pattern", "include_prereleases", "max_lookups"}
-# Value types, checked with the file when sources.yaml is read (tracker/config.py).
-OPTION_TYPES = {
-    "repo": "text",
-    "api_url": "text",
-    "tag_pattern": "pattern",
-    "include_prereleases": "bool",
-    "max_lookups": "non_negative_int",
-}
 DEFAULT_MAX_LOOKUPS = 200
 
 log = logging.getLogger("tracker.collect")

@@ -39,21 +39,7 @@ from tracker.tagger.mentions import status_of
 from tracker.tagger.model_mentions import extract_model_mentions
 
 KIND = "model_list"
-REQUIRED_KEYS = {"pages"}
-OPTIONAL_KEYS: set[str] = set()
 
-
-def pages_problem(value: object) -> str | None:
-    """What is wrong with the ``pages`` option (None when nothing)."""
-    if isinstance(value, list) and all(
-        isinstance(p, dict) and p.get("url") and p.get("version") and p.get("date") for p in value
-    ):
-        return None
-    return "must be a list of {url, version, date}"
-
-
-# Value types, checked with the file when sources.yaml is read (tracker/config.py).
-OPTION_TYPES = {"pages": pages_problem}
 
 _PASS = re.compile(r"\u2705|\bpassing\b|\bpass\b|\bsupported\b|\byes\b", re.I)
 _FAIL = re.compile(r"\u274c|\bfail", re.I)

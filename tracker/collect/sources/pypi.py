@@ -28,10 +28,6 @@ from tracker.records import Event, parse_time
 from tracker.versions import parse_version
 
 KIND = "pypi"
-REQUIRED_KEYS = {"package"}
-OPTIONAL_KEYS = {"url"}
-# Value types, checked with the file when sources.yaml is read (tracker/config.py).
-OPTION_TYPES = {"package": "text", "url": "text"}
 DEFAULT_URL = "https://pypi.org/pypi/{package}/json"
 
 

@@ -61,18 +61,6 @@ from tracker.records import Event
 from tracker.versions import parse_version
 
 KIND = "release_notes"
-REQUIRED_KEYS = {"url"}
-OPTIONAL_KEYS = {"format", "version", "release_date", "history_url", "product", "releases"}
-# Value types, checked with the file when sources.yaml is read (tracker/config.py).
-OPTION_TYPES = {
-    "url": "text",
-    "format": ("markdown", "md", "rst", "html"),
-    "version": "text",
-    "release_date": "date",
-    "history_url": "text",
-    "product": "texts",
-    "releases": "bool",
-}
 
 DEFAULT_PRODUCTS = ("Neuron", "ROCm")
 
