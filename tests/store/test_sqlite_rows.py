@@ -75,7 +75,7 @@ def test_written_rows_read_back(sqlite_store: Store):
 
 
 def test_linear_head_is_alembics_head(sqlite_store: Store):
-    from tracker.store.core import MIGRATIONS
+    from tracker.store.migrate import MIGRATIONS
 
     assert linear_head(MIGRATIONS / "versions") == sqlite_store.head_revision()
     current, head = sqlite_store.current_revision(), sqlite_store.head_revision()

@@ -1,4 +1,4 @@
-"""The store: engine, migrations, bulk upserts (SQLite and PostgreSQL), source state, locks,
+"""The store: engine, bulk upserts (SQLite and PostgreSQL), source state, locks,
 read-only queries.
 
 Writes go through Core executemany upserts on the stable event id: no per-row ORM objects and no
@@ -14,24 +14,22 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, func, inspect, select, text, update
+from sqlalchemy import create_engine, func, select, update
 from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 
 from tracker.errors import StoreError, first_line
 from tracker.records import Event, now_utc
+from tracker.store.migrate import Migrations
 from tracker.store.reads import StoreQueries
-from tracker.store.revisions import linear_head
 from tracker.store.sqlite_rows import sqlite_row, sqlite_time
 from tracker.store.state import SourceStates
 from tracker.store.tables import events
 
 log = logging.getLogger("tracker.store")
-MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 # How long a write waits for another process's SQLite write lock. A nightly's largest
 # transaction (a first backfill's biggest source, ~100k CI jobs, at the ~4,600 events/s that
 # benchmarks/ingest.py measures on a loaded host) takes tens of seconds: 10 minutes leaves
@@ -59,7 +57,7 @@ def _dumps(value: Any) -> str:
     return _ENCODE(value)
 
 
-class Store(StoreQueries, SourceStates):
+class Store(StoreQueries, SourceStates, Migrations):
     """One database (SQLite file or PostgreSQL), addressed by SQLAlchemy URL."""
 
     def __init__(self, url: str, busy_timeout: float = SQLITE_BUSY_TIMEOUT) -> None:
@@ -86,74 +84,6 @@ class Store(StoreQueries, SourceStates):
             if hasattr(self, "engine")
             else re.sub(r":[^:@/]+@", ":***@", self.url)
         )
-
-    # -- schema ----------------------------------------------------------------------------
-    def _alembic_config(self, connection: Connection | None = None):
-        from alembic.config import Config as AlembicConfig
-
-        cfg = AlembicConfig(str(MIGRATIONS.parent / "alembic.ini"))
-        cfg.set_main_option("script_location", str(MIGRATIONS))
-        cfg.attributes["url"] = self.url
-        if connection is not None:
-            cfg.attributes["connection"] = connection
-        return cfg
-
-    def init_db(self) -> str:
-        """Upgrade the schema to the newest migration; return the revision."""
-        from alembic import command
-        from alembic.util.exc import CommandError
-
-        with self._connect() as conn:
-            try:
-                command.upgrade(self._alembic_config(conn), "head")
-            except CommandError as exc:  # a revision this code does not know: a newer tracker's
-                raise StoreError(
-                    f"{self.safe_url}: {exc}: the database was migrated by a newer "
-                    "tracker; upgrade tracker instead"
-                ) from None
-            conn.commit()
-        return self.current_revision() or "?"
-
-    def head_revision(self) -> str:
-        from alembic.script import ScriptDirectory
-
-        return ScriptDirectory.from_config(self._alembic_config()).get_current_head() or ""
-
-    def current_revision(self) -> str | None:
-        from alembic.runtime.migration import MigrationContext
-
-        with self._connect() as conn:
-            return MigrationContext.configure(conn).get_current_revision()
-
-    def _quick_revisions(self) -> tuple[str | None, str] | None:
-        """(current, head) without importing alembic (a third of a short command's start-up):
-        the version table read with one SELECT, the head found from the revision files' own
-        ``revision`` / ``down_revision`` lines. None when that is not plain (no single head, or
-        not exactly one row), and the caller asks alembic."""
-        head = linear_head(MIGRATIONS / "versions")
-        if head is None:
-            return None
-        with self._connect() as conn:
-            if not inspect(conn).has_table("alembic_version"):
-                return None, head
-            rows = conn.execute(text("SELECT version_num FROM alembic_version")).all()
-        if len(rows) > 1:
-            return None
-        return (rows[0][0] if rows else None), head
-
-    def ensure_current(self) -> None:
-        """Raise StoreError unless the schema is at the newest migration."""
-        quick = self._quick_revisions()
-        current, head = quick if quick else (self.current_revision(), self.head_revision())
-        if current != head:
-            where = "an empty database" if current is None else f"revision {current}"
-            known = current is None or current.isdigit() and int(current) < int(head or 0)
-            advice = (
-                "run `tracker init-db` first"
-                if known
-                else "it was migrated by a newer tracker: upgrade tracker"
-            )
-            raise StoreError(f"{self.safe_url} is {where}, the code expects {head}: {advice}")
 
     @contextmanager
     def _connect(self) -> Iterator[Connection]:
