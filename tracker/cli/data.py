@@ -210,7 +210,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     if trend:
         # Trends come from every sample and the filters then pick rows: filtering first would
         # label a pool of one project "all projects".
-        reference = next((r.id for r in config.regimes if r.reference), "cuda")
+        reference = config.reference_regime
         kept = {(s.project, s.regime) for s in samples}
         primary = {(s.project, s.regime, definition_label(s)) for s in everything if s.primary}
         _print_trend(everything, when, fmt, reference, kept, primary if primary_only else None)

@@ -64,7 +64,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     from tracker.measure.trend_figures import compute_trends, digest_line_by_regime
 
     limits = parse_thresholds(config.digest, str(config.path))
-    reference = next((r.id for r in config.regimes if r.reference), "cuda")
+    reference = config.reference_regime
     regimes = [r.id for r in config.regimes] or [reference]
     rules = parse_coverage(config.coverage, str(config.path), reference)
     projects = {r.project for r in rules} | {e.project for r in rules for e in r.evidence}

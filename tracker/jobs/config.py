@@ -22,7 +22,7 @@ def load_config(path: str | os.PathLike | None = None) -> Config:
     """Read and validate sources.yaml; raise ConfigError naming file, source and key."""
     config = read_config(path, KINDS)
     file = config.path
-    reference = next((r.id for r in config.regimes if r.reference), "cuda")
+    reference = config.reference_regime
     parse_coverage(config.coverage, str(file), reference)
     parse_model_coverage(config.coverage, str(file))
     report = validate_report_settings(config.report, file)

@@ -9,11 +9,10 @@ from datetime import datetime
 
 from tracker.config import Config
 from tracker.measure.coverage import parse_coverage
-from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, lag_samples
+from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_prerelease, lag_samples
 from tracker.measure.model_lag import model_lag_samples, note_context, parse_model_coverage
 from tracker.store import Store
 from tracker.tagger.families import load_families
-from tracker.versions import parse_version
 
 
 def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact], list[NoteFact]]:
@@ -54,7 +53,7 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
         # of the same line (a matrix row "gpt-oss-120b, Untested" names no status in words).
         structured = [m for m in _as_list(attrs.get("mentions")) if isinstance(m, dict)]
         # A release candidate's notes say what a release will serve, not what one does.
-        candidate = isinstance(row["version"], str) and _prerelease(row["version"])
+        candidate = isinstance(row["version"], str) and is_prerelease(row["version"])
         models = set() if candidate else {
             (m["model"], m["status"], note_context(attrs))
             for m in (
@@ -76,11 +75,6 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
     return releases, notes
 
 
-def _prerelease(version: str) -> bool:
-    parsed = parse_version(version)
-    return parsed is not None and parsed.prerelease
-
-
 def _as_list(value) -> list:
     return list(value) if isinstance(value, (list, tuple)) else []
 
@@ -94,7 +88,7 @@ def compute_lag(
 ) -> list[LagSample]:
     """Lag samples for every coverage rule of sources.yaml, from what the store holds
     (artifacts the evidence does not reach back to go to `unknown`, see metrics.lag_samples)."""
-    reference = next((r.id for r in config.regimes if r.reference), "cuda")
+    reference = config.reference_regime
     rules = parse_coverage(config.coverage, str(config.path), reference)
     model_rules = parse_model_coverage(config.coverage, str(config.path))
     projects = {r.project for r in rules} | {e.project for r in rules for e in r.evidence}

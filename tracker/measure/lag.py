@@ -111,7 +111,8 @@ def is_final(fact: ReleaseFact) -> bool:
     return parsed is not None and not parsed.prerelease
 
 
-def _prerelease(version: str) -> bool:
+def is_prerelease(version: str) -> bool:
+    """A pre-release or dev version by its own number (PyPI lists rc versions without a flag)."""
     parsed = parse_version(version)
     return parsed is not None and parsed.prerelease
 
@@ -183,7 +184,7 @@ def evidence_by_series(
             for version, status in mine:
                 if (
                     status == "supported"
-                    and not _prerelease(version)
+                    and not is_prerelease(version)
                     and artifact_series(version, rule.granularity) not in denied
                 ):
                     offer(version, note.occurred_at, note.url)

@@ -321,7 +321,7 @@ def trend_digest_lines(config, store, as_of: datetime) -> list[str]:
     from tracker.measure.ci_rates import ci_rate_rows
     from tracker.measure.facts import compute_lag
 
-    reference = next((r.id for r in config.regimes if r.reference), "cuda")
+    reference = config.reference_regime
     samples = compute_lag(config, store, as_of)
     trends = compute_trends(
         samples,

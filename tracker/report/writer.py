@@ -136,7 +136,7 @@ def write_report(
         store.view_rows("v_friction_weekly"), key=lambda r: (r["regime"] or "", r["week"])
     )
     overrides = store.overrides()
-    reference = next((r.id for r in config.regimes if r.reference), "cuda")
+    reference = config.reference_regime
     trends = trend_figures.compute_trends(samples, as_of, pass_rates, friction, reference)
     store.replace_lag_trend(trend_figures.store_rows(trends.lag, as_of))
     # Data quality: streams that ended long before as-of (their open rows age with the silence).
