@@ -163,9 +163,10 @@ def test_shipped_actions_cassettes_split_by_their_workflows_real_triggers(sqlite
     counts = ("runs_passed", "runs_failed", "jobs_passed", "jobs_failed")
     head = {(r["project"], r["regime"]): (r["triggers"], *(r[c] for c in counts)) for r in headline}
     assert head == {
-        # the 09:07 scheduled run of wheel_tests_continuous.yml: the CUDA and CPU jobs passed,
+        # the 09:07 scheduled run of wheel_tests_continuous.yml: the CUDA, ROCm and CPU jobs passed,
         # the TPU job failed, so the run (regime cuda, the workflow's) failed
         ("jax", "cuda"): ("schedule", 0, 1, 1, 0),
+        ("jax", "rocm"): ("schedule", 0, 0, 1, 0),  # its ROCm job (pytest_rocm.yml)
         ("jax", "xla"): ("schedule", 0, 0, 0, 1),
         ("jax", "none"): ("schedule", 0, 0, 1, 0),
         # the push run of rocm-mi300.yml: build and shard 1 passed, shard 2 failed
