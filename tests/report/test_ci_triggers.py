@@ -156,7 +156,7 @@ def test_shipped_actions_cassettes_split_by_their_workflows_real_triggers(sqlite
     workflow; its dispatch-only TPU workflow and push-only ROCm post-merge check are apart;
     PyTorch's headline is the push to main, its daily periodic-mode run apart."""
     config = load_config(REPO / "sources.yaml")
-    ids = ["jax-ci", "pytorch-ci-rocm", "torch-xla-ci-tpu"]
+    ids = ["jax-ci", "pytorch-ci-rocm", "pytorch-ci-trunk", "torch-xla-ci-tpu"]
     for result in run_sources(config, sqlite_store, only=ids, replay=REPO / "cassettes").results:
         assert result.status == "ok", result.error
     headline, other = ci_rate_rows(config, sqlite_store)
@@ -171,6 +171,10 @@ def test_shipped_actions_cassettes_split_by_their_workflows_real_triggers(sqlite
         ("jax", "none"): ("schedule", 0, 0, 1, 0),
         # the push run of rocm-mi300.yml: build and shard 1 passed, shard 2 failed
         ("pytorch", "rocm"): ("push", 0, 1, 2, 1),
+        # the push run of trunk.yml: default shard passed, distributed failed; macOS and
+        # Windows CPU jobs are none
+        ("pytorch", "cuda"): ("push", 1, 0, 1, 1),
+        ("pytorch", "none"): ("push", 0, 0, 2, 0),
         ("torch-xla", "xla"): ("push", 1, 0, 1, 0),
     }
     apart = {(r["project"], r["regime"], r["trigger"]): tuple(r[c] for c in counts) for r in other}
@@ -179,6 +183,7 @@ def test_shipped_actions_cassettes_split_by_their_workflows_real_triggers(sqlite
         ("jax", "rocm", "push"): (1, 0, 1, 0),  # rocm-ci.yml, post-merge
         # the daily 08:29 run in periodic modes: rerun_disabled_tests failed
         ("pytorch", "rocm", "schedule"): (0, 1, 2, 1),
+        ("pytorch", "cuda", "schedule"): (0, 1, 1, 1),
     }
 
 
