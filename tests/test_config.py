@@ -222,6 +222,37 @@ def test_a_database_url_that_is_not_one_is_an_error(monkeypatch, value, needle):
             "workflows",
             "must be a list of workflow files",
         ),
+        # The trigger selector is the source's (issue 20): one inside a workflow entry would
+        # otherwise be ignored and the headline would count every trigger of that workflow.
+        (
+            "{id: a, kind: github_actions, project: p, repo: x/y, "
+            "workflows: [a.yml, {file: nightly.yml, trigger: [schedule]}]}",
+            "workflows",
+            "entry 2 (nightly.yml): 'trigger' belongs to the source",
+        ),
+        (
+            "{id: a, kind: github_actions, project: p, repo: x/y, "
+            "workflows: [{file: a.yml, regimes: rocm}]}",
+            "workflows",
+            "entry 1 (a.yml): unknown key 'regimes' (known: file, regime, job_regimes)",
+        ),
+        (
+            "{id: a, kind: github_actions, project: p, repo: x/y, "
+            "workflows: [{file: a.yml, regime: [rocm]}]}",
+            "workflows",
+            "entry 1 (a.yml): 'regime' must be a non-empty string",
+        ),
+        (
+            "{id: a, kind: github_actions, project: p, repo: x/y, "
+            "workflows: [{file: a.yml, job_regimes: [rocm]}]}",
+            "workflows",
+            "entry 1 (a.yml): 'job_regimes' must be a list of {match: glob, regime: id}",
+        ),
+        (
+            "{id: a, kind: github_actions, project: p, repo: x/y, workflows: [{regime: rocm}]}",
+            "workflows",
+            "entry 1 must be a workflow file or a mapping with a 'file'",
+        ),
         (
             "{id: a, kind: model_list, project: p, pages: [{url: u}]}",
             "pages",

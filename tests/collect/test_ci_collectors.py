@@ -941,6 +941,19 @@ def counts(found):
     return Counter((e.kind, e.regime, e.outcome) for e in found)
 
 
+def test_both_vllm_pipelines_share_one_queue_map_with_amd_cpu_hosts_as_none():
+    """Issue 20, item 3: the same queue map in `ci` and `amd-ci`; AMD's CPU hosts (queue names
+    of the 2026-05-08 nightly builds: amd-cpu) are no GPU regime in either."""
+    config = load_config(REPO / "sources.yaml")
+    ci_map, amd_map = (config.source(s).options["job_regimes"] for s in ("vllm-ci", "vllm-amd-ci"))
+    assert ci_map == amd_map
+    for spec_id in ("vllm-ci", "vllm-amd-ci"):
+        spec = config.source(spec_id)
+        rules = spec.options["job_regimes"]
+        assert ci.job_regime("amd-cpu", rules, spec.regime) == "none"
+        assert ci.job_regime("amd_mi300_1", rules, spec.regime) == "rocm"
+
+
 def test_real_amd_nightly_passed_while_81_of_200_jobs_failed(corpus):
     found = corpus_events(corpus, "builds_amd.json", "vllm-amd-ci")
     run = [e for e in found if e.kind == "ci_run"]

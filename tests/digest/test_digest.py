@@ -476,7 +476,8 @@ def test_delivered_message_parts_charts_and_escaping(cli_env, inbox):
     text = text_part.get_content()
     assert "ISO week 2025-W47: 2025-11-17 to 2025-11-23 (UTC)" in text and "2025-W47" in html
     assert "- covered: pytorch 2.9 (vendor_matrix) on 2025-11-19, lag 35 d <https://r/7.1>" in text
-    assert "- vllm: 20.0% (2/10) vs 90.0% (36/40), -70.0 points" in text
+    # the headline line says which triggers it counts (a source sources.yaml does not list: all)
+    assert "- vllm (every trigger): 20.0% (2/10) vs 90.0% (36/40), -70.0 points" in text
     crossing = (
         "ROCm CI job pass rate (vllm) 20.0% (2/10) vs 90.0% (36/40) the previous 4 weeks: "
         "down 70.0 points"

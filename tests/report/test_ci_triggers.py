@@ -15,12 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from tracker.collect.runner import run_sources
 from tracker.collect.sources import CollectContext, buildkite
 from tracker.config import Config, Regime, SourceSpec
 from tracker.errors import ConfigError
+from tracker.jobs.config import load_config
 from tracker.measure.ci_rates import ci_rate_rows, trigger_selectors
 from tracker.report.writer import write_report
 
+REPO = Path(__file__).resolve().parents[2]
 REGIMES = (Regime("cuda", reference=True), Regime("rocm"), Regime("none"))
 QUEUES = [{"match": "amd-cpu*", "regime": "none"}, {"match": "amd*", "regime": "rocm"}]
 
@@ -130,6 +133,58 @@ def test_trigger_selector_must_be_a_list_of_names():
     }
     with pytest.raises(ConfigError, match="'vllm-amd-ci': key 'trigger'"):
         trigger_selectors(Config(Path("s"), REGIMES, (amd_ci(trigger=[1]),), ()))
+
+
+def test_every_shipped_ci_source_names_its_headline_trigger():
+    """No CI source of the shipped sources.yaml blends triggers: each says what its headline
+    counts, from its workflows' real `on:` (the comments beside each source say why)."""
+    selectors = trigger_selectors(load_config(REPO / "sources.yaml"))
+    assert selectors == {
+        "pytorch-ci-rocm": {"push"},  # its schedule runs are periodic test modes, apart
+        "pytorch-ci-trunk": {"push"},
+        "jax-ci": {"schedule"},  # wheel_tests_continuous.yml, every 3 hours
+        "torch-xla-ci-tpu": {"push"},  # build_and_test.yml has no schedule
+        "sglang-ci-amd": {"schedule"},
+        "sglang-ci": {"schedule"},
+        "vllm-ci": {"schedule"},
+        "vllm-amd-ci": {"schedule"},
+    }
+
+
+def test_shipped_actions_cassettes_split_by_their_workflows_real_triggers(sqlite_store):
+    """The shipped sources.yaml and cassettes: JAX's headline is its scheduled continuous
+    workflow; its dispatch-only TPU workflow and push-only ROCm post-merge check are apart;
+    PyTorch's headline is the push to main, its daily periodic-mode run apart."""
+    config = load_config(REPO / "sources.yaml")
+    ids = ["jax-ci", "pytorch-ci-rocm", "pytorch-ci-trunk", "torch-xla-ci-tpu"]
+    for result in run_sources(config, sqlite_store, only=ids, replay=REPO / "cassettes").results:
+        assert result.status == "ok", result.error
+    headline, other = ci_rate_rows(config, sqlite_store)
+    counts = ("runs_passed", "runs_failed", "jobs_passed", "jobs_failed")
+    head = {(r["project"], r["regime"]): (r["triggers"], *(r[c] for c in counts)) for r in headline}
+    assert head == {
+        # the 09:07 scheduled run of wheel_tests_continuous.yml: the CUDA, ROCm and CPU jobs passed,
+        # the TPU job failed, so the run (regime cuda, the workflow's) failed
+        ("jax", "cuda"): ("schedule", 0, 1, 1, 0),
+        ("jax", "rocm"): ("schedule", 0, 0, 1, 0),  # its ROCm job (pytest_rocm.yml)
+        ("jax", "xla"): ("schedule", 0, 0, 0, 1),
+        ("jax", "none"): ("schedule", 0, 0, 1, 0),
+        # the push run of rocm-mi300.yml: build and shard 1 passed, shard 2 failed
+        ("pytorch", "rocm"): ("push", 0, 1, 2, 1),
+        # the push run of trunk.yml: default shard passed, distributed failed; macOS and
+        # Windows CPU jobs are none
+        ("pytorch", "cuda"): ("push", 1, 0, 1, 1),
+        ("pytorch", "none"): ("push", 0, 0, 2, 0),
+        ("torch-xla", "xla"): ("push", 1, 0, 1, 0),
+    }
+    apart = {(r["project"], r["regime"], r["trigger"]): tuple(r[c] for c in counts) for r in other}
+    assert apart == {
+        ("jax", "xla", "workflow_dispatch"): (1, 0, 1, 0),  # cloud-tpu-ci-nightly.yml
+        ("jax", "rocm", "push"): (1, 0, 1, 0),  # rocm-ci.yml, post-merge
+        # the daily 08:29 run in periodic modes: rerun_disabled_tests failed
+        ("pytorch", "rocm", "schedule"): (0, 1, 2, 1),
+        ("pytorch", "cuda", "schedule"): (0, 1, 1, 1),
+    }
 
 
 def test_unread_tags_reach_the_data_quality_section(sqlite_store, tmp_path):

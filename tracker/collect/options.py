@@ -25,15 +25,36 @@ def job_regimes_problem(value: Any) -> str | None:
     return "must be a list of {match: glob, regime: id}"
 
 
+WORKFLOW_KEYS = ("file", "regime", "job_regimes")
+
+
 def workflows_problem(value: Any) -> str | None:
-    """A github_actions ``workflows`` option: workflow files, or {file, regime, job_regimes}."""
-    if (
-        isinstance(value, list)
-        and value
-        and all(isinstance(w, str) and w or isinstance(w, Mapping) and w.get("file") for w in value)
-    ):
-        return None
-    return "must be a list of workflow files or of {file, regime, job_regimes}"
+    """A github_actions ``workflows`` option: workflow files, or {file, regime, job_regimes}
+    (``file`` and ``regime`` text, ``job_regimes`` as the source-level key). The trigger
+    selector is the source's: a ``trigger`` inside an entry is refused with where it goes."""
+    if not isinstance(value, list) or not value:
+        return "must be a list of workflow files or of {file, regime, job_regimes}"
+    for number, entry in enumerate(value, 1):
+        if isinstance(entry, str) and entry:
+            continue
+        if not isinstance(entry, Mapping) or not entry.get("file"):
+            return f"entry {number} must be a workflow file or a mapping with a 'file'"
+        where = f"entry {number} ({entry['file']})"
+        for key, item in entry.items():
+            if key == "trigger":
+                return (
+                    f"{where}: 'trigger' belongs to the source, not to a workflow (the source's "
+                    "'trigger' selects the runs of all its workflows): give a workflow that "
+                    "needs other triggers a source of its own"
+                )
+            if key not in WORKFLOW_KEYS:
+                return f"{where}: unknown key {key!r} (known: {', '.join(WORKFLOW_KEYS)})"
+            if key in ("file", "regime") and not (isinstance(item, str) and item):
+                return f"{where}: {key!r} must be a non-empty string"
+        problem = job_regimes_problem(entry.get("job_regimes"))
+        if problem:
+            return f"{where}: 'job_regimes' {problem}"
+    return None
 
 
 def paths_problem(value: Any) -> str | None:

@@ -109,9 +109,11 @@ def ci_block(
     rows: Sequence[dict], regime: str, week: DigestWeek, previous: Sequence[DigestWeek]
 ) -> list[dict[str, Any]]:
     """Per project: CI job pass rate in the week and over the previous weeks pooled, with
-    counts (soft-failed jobs count as failed; from v_ci_pass_rate_weekly)."""
+    counts (soft-failed jobs count as failed; from v_ci_pass_rate_weekly) and, for headline
+    rows (tracker.measure.ci_rates), the ``triggers`` they count."""
     names = {p.name for p in previous}
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    triggers: dict[str, set[str]] = defaultdict(set)
     for row in rows:
         if (row.get("regime") or "none") != regime:
             continue
@@ -123,6 +125,7 @@ def ci_block(
         else:
             continue
         entry = counts[row["project"]]
+        triggers[row["project"]].update(t for t in str(row.get("triggers") or "").split(", ") if t)
         entry[slot] += passed
         entry[slot + 1] += passed + failed
     out = []
@@ -134,6 +137,7 @@ def ci_block(
         out.append(
             {
                 "project": project,
+                "triggers": ", ".join(sorted(triggers[project])),
                 "now_passed": now_passed,
                 "now_total": now_total,
                 "now_rate": now_rate,

@@ -42,6 +42,8 @@ Contract:
 - Trigger: ``attrs.trigger`` of the run and of its jobs is the run's ``event`` (schedule, push,
   pull_request, workflow_dispatch, ...); the source key ``trigger`` (e.g. ``[schedule]``) selects
   which make the headline pass rate (tracker.measure.ci_rates), it changes nothing collected.
+  It is the source's, for all its workflows (a ``workflows`` entry takes file, regime and
+  job_regimes only: tracker.collect.options.workflows_problem).
 - A workflow file that no longer exists (404) is logged and counted as a skipped item naming
   source and workflow; the other workflows of the source go on. So is a listed run or job that
   is not a JSON object, or a listing page that is not one.
