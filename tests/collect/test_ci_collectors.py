@@ -1253,3 +1253,24 @@ def test_buildkite_rate_limit_mid_backfill_keeps_older_builds_and_resumes(
         range(1, 9)
     )
     assert cursor_of(store, "bk") == created(8)
+
+
+def test_jax_artifact_builds_on_cpu_runners_are_no_gpu_regime():
+    """JAX's wheel_tests_continuous.yml builds its CUDA and ROCm wheels on CPU runners
+    (linux-x86-n4-16, amd-do-linux.jax.cpu): those jobs are not CUDA or ROCm jobs. Job names
+    and runner labels as the real workflow file spells them; the test jobs keep their regime."""
+    spec = load_config(REPO / "sources.yaml").source("jax-ci")
+    (entry,) = [w for w in spec.options["workflows"] if w["file"] == "wheel_tests_continuous.yml"]
+    rules = entry["job_regimes"]
+    for name, labels in (
+        (
+            "Build CUDA artifacts / build-artifacts (linux-x86-n4-16, jax-cuda-plugin)",
+            ["linux-x86-n4-16"],
+        ),
+        ("Build ROCm artifacts (TheRock 7.14.0) / build", ["amd-do-linux.jax.cpu"]),
+        ("Build jaxlib artifacts", ["linux-x86-n4-16"]),
+    ):
+        assert ci.job_regime([name, *labels], rules, "cuda") == "none", name
+    assert ci.job_regime(["Pytest CUDA (JAX artifacts version = head)"], rules, "cuda") == "cuda"
+    assert ci.job_regime(["Pytest ROCm (TheRock 7.14.0)"], rules, "cuda") == "rocm"
+    assert ci.job_regime(["Pytest TPU (JAX artifacts version = head)"], rules, "cuda") == "xla"
