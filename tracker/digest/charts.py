@@ -159,6 +159,7 @@ def _shares(
             adjacent=1.5,
             label=palette.name(regime),
             font=9,
+            below=i % 2 == 1,  # counts of neighbouring regimes above / below, apart
         )
     x = list(range(len(weeks)))
     ax.set_xlim(-0.5, len(x) - 0.5)

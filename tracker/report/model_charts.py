@@ -2,13 +2,13 @@
 
 One row per model family (newest day 0 on top), one column per regime; a cell holds the lag in
 days under the regime's primary definition from the primary day 0 (``engine_cuda``). Covered
-cells are filled by lag on one purple scale, light = short, dark = a year or more: a single hue
-read by lightness stays legible to colour-blind readers and in grey-scale print, and purple is
-none of the regime colours (tracker.measure.palette: green, red, blue, orange), so no cell
-reads as "this is CUDA" or "this is ROCm". Open cells are white, hatched in dark grey, and read
-``N+ open`` (their age at the report date: the lag is at least that); a family whose day 0
-precedes what was collected from the regime's evidence stream is a white ``?`` cell with a
-dotted edge (unknown, see the report's list).
+cells are filled by lag on one plum (red-purple) scale, light = short, dark = a year or more: a
+single hue read by lightness stays legible to colour-blind readers and in grey-scale print, and
+its hue is at least 40 degrees (CIE LCh) from every regime colour (tracker.measure.palette:
+green, red, blue, orange), so no cell reads as "this is CUDA" or "this is ROCm". Open cells are
+white, hatched in dark grey, and read ``N+ open`` (their age at the report date: the lag is at
+least that); a family whose day 0 precedes what was collected from the regime's evidence stream
+is a white ``?`` cell with a dotted edge (unknown, see the report's list).
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ from matplotlib.patches import Rectangle  # noqa: E402
 from tracker.measure.lag import LagSample  # noqa: E402
 from tracker.measure.model_summary import REGIMES, model_matrix  # noqa: E402
 
-# ColorBrewer "Purples" (single hue, colour-blind safe), from a visible lavender so a 0-day cell
-# is not mistaken for a white (open or unknown) one
-LAG_CMAP = LinearSegmentedColormap.from_list("lag", ["#e2dfee", "#9e9ac8", "#54278f"])
+# ColorBrewer RdPu's plum end, one hue (about 328 degrees in CIE LCh: the regime hues are 35,
+# 69, 123 and 284; "Purples" sat 11 degrees from XLA's blue); from a visible tint, so a 0-day
+# cell is not mistaken for a white (open or unknown) one
+LAG_CMAP = LinearSegmentedColormap.from_list("lag", ["#f1e3f0", "#c994c7", "#7a0177"])
 LAG_SCALE = Normalize(vmin=0, vmax=365, clip=True)  # a year or more is the darkest
-OPEN_INK = "#333333"  # open cells: hatching, border and text (not a regime colour)
-DARK_FROM = 200  # days: from here the fill is dark enough for white text
+OPEN_INK = "#333333"  # open cells: hatching, border and text (grey: no regime's colour)
 
 
 def cell_colour(lag_days: int) -> tuple[float, float, float, float]:
@@ -85,7 +85,8 @@ def model_matrix_chart(path: Path, samples: Sequence[LagSample], as_of: datetime
                     Rectangle((x, y), 1, 1, facecolor=cell_colour(cell.lag_days), edgecolor="white")
                 )
                 label = f"{cell.lag_days}" + (" (neg.)" if cell.lag_days < 0 else "")
-                ink = "white" if cell.lag_days >= DARK_FROM else "black"
+                r, g, b, _ = cell_colour(cell.lag_days)
+                ink = "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"
                 ax.text(x + 0.5, y + 0.5, label, ha="center", va="center", fontsize=7, color=ink)
     ax.set_xlim(0, len(REGIMES))
     ax.set_ylim(len(rows), 0)
