@@ -247,7 +247,10 @@ def _print_trend(
         writer.writerows(rows)
         return
     print_table(TREND_COLUMNS, [[r[c] for c in TREND_COLUMNS] for r in rows])
-    click.echo(f"\nslopes in days of lag per year of day 0; {THRESHOLDS}")
+    click.echo(
+        "\nslopes in days of lag per year of day 0; inf: open artifacts leave no limit on that"
+        f' side (read "at least slope_low"); {THRESHOLDS}'
+    )
 
 
 @click.command("report")
