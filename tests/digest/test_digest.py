@@ -469,7 +469,14 @@ def test_delivered_message_parts_charts_and_escaping(cli_env, inbox):
     html_part, *images = related.get_payload()
     assert html_part.get_content_type() == "text/html"
     html = html_part.get_content()
-    assert len(images) == 3 and {i.get_content_type() for i in images} == {"image/png"}
+    # issue 22: the friction events fall in one week of the 12 charted, too few for a chart (it
+    # drew a lone dot): a sentence with the counts takes its place; CI has 5 weeks, a chart
+    assert sorted(i.get_filename() for i in images) == ["2025-W47-ci.png", "2025-W47-lag.png"]
+    assert {i.get_content_type() for i in images} == {"image/png"}
+    assert (
+        "ROCm: friction / optimization events in 1 week(s) only (2025-W47) of the 12 charted: "
+        "2 friction of 3 (too little for a chart)" in html
+    )
     for image in images:
         assert image.get_content().startswith(b"\x89PNG")
         assert f'src="cid:{image["Content-ID"].strip("<>")}"' in html
@@ -822,3 +829,37 @@ def test_a_replayed_store_judges_source_health_by_its_replay_runs(tmp_path, monk
     assert not any(f"- {s}:" in footer for s in sources)
     enabled = [s for s in load_config(repo / "sources.yaml").sources if s.enabled]
     assert f"- {len(enabled) - 3} sources: never run" in footer
+
+
+def test_thin_ci_and_friction_weeks_are_sentences_with_the_reports_rules(setup):
+    """Issue 22: the digest's CI and friction charts follow the report's rules
+    (tracker.measure.share_chart): a regime with data in fewer than 3 of the charted weeks is a
+    sentence with its counts, not a lone dot; the others keep each week's counts."""
+    config, store = setup
+    data = digest_data(config, store, week_of(date(2025, 11, 17)))
+    history = data["history"]
+    # vLLM's ROCm jobs: 9 of 10 in each of W43-W46, 2 of 10 in W47 (W48's 50 come later)
+    assert [(t.period, t.hits, t.total) for t in history["ci"]["rocm"]] == [
+        ("2025-W43", 9, 10),
+        ("2025-W44", 9, 10),
+        ("2025-W45", 9, 10),
+        ("2025-W46", 9, 10),
+        ("2025-W47", 2, 10),
+    ]
+    assert history["ci_notes"] == []
+    # the tagged events of the fixture all fall in W47: one week, a sentence, no series
+    assert history["friction"] == {}
+    assert history["friction_notes"] == [
+        "ROCm: friction / optimization events in 1 week(s) only (2025-W47) of the 12 charted: "
+        "2 friction of 3 (too little for a chart)"
+    ]
+    # a week before, W46's window holds the same 4 CI weeks: still a chart
+    before = digest_data(config, store, week_of(date(2025, 11, 10)))["history"]
+    assert len(before["ci"]["rocm"]) == 4
+    # three weeks back (W44) it holds 2: the chart gives way to the sentence
+    early = digest_data(config, store, week_of(date(2025, 10, 27)))["history"]
+    assert early["ci"] == {}
+    assert early["ci_notes"] == [
+        "ROCm: CI jobs in 2 week(s) only (2025-W43, 2025-W44) of the 12 charted: 18/20 jobs "
+        "passed (too little for a chart)"
+    ]

@@ -295,10 +295,11 @@ def test_the_lag_chart_draws_each_regimes_trend_line(tmp_path, monkeypatch):
     labels = [str(ln.get_label()) for ln in drawn[0].axes[0].get_lines()]
     # by hand: 45 pairs; 6 open-open (-inf), 24 covered-open with lower ends -120 - 120/d
     # (d = months apart: 1, 2, 2, 3 x3, 4 x4, 5 x4, 6 x4, ...), 15 covered at -120; the 23rd
-    # lowest is the 17th covered-open end, d = 6: -140. 30 upper ends are +inf: unbounded.
+    # lowest is the 17th covered-open end, d = 6: -140. 30 upper ends are +inf: open, so the
+    # label reads "at least -140 d/yr", the table's words (issue 22: no "unbounded" for people).
     # the bracket straddles zero: no line is drawn (the low end alone, through the open
     # artifacts' current lags, would slope down as if closing); the legend keeps the figure
-    assert "rocm trend -140 to unbounded d/yr (open): direction unknown" in labels
+    assert "rocm trend at least -140 d/yr (open): direction unknown" in labels
     [entry] = [ln for ln in drawn[0].axes[0].get_lines() if "trend" in str(ln.get_label())]
     assert len(entry.get_xdata()) == 0
     plt.close(drawn[0])

@@ -161,10 +161,11 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     have status `open` and lag_days = as_of - day0.
 
     With --trend, one row per (artifact group, regime, definition) instead: the change in lag
-    per year of day 0 (slope_low..slope_high: the range open artifacts leave; inf = unbounded),
-    its 90% interval (ci_low, ci_high), the verdict (closing, widening, no clear change, or too
-    few artifacts below min_artifacts), and the Kaplan-Meier median lag of the last 12 months
-    against the 12 months before, with counts of artifacts and open ones.
+    per year of day 0 (slope_low..slope_high: the range open artifacts leave; inf = no upper
+    limit, which the report words "at least X d/yr"), its 90% interval (ci_low, ci_high), the
+    verdict (closing, widening, no clear change, or too few artifacts below min_artifacts), and
+    the Kaplan-Meier median lag of the last 12 months against the 12 months before, with counts
+    of artifacts and open ones.
 
     \b
     Examples:
@@ -246,7 +247,10 @@ def _print_trend(
         writer.writerows(rows)
         return
     print_table(TREND_COLUMNS, [[r[c] for c in TREND_COLUMNS] for r in rows])
-    click.echo(f"\nslopes in days of lag per year of day 0; {THRESHOLDS}")
+    click.echo(
+        "\nslopes in days of lag per year of day 0; inf: open artifacts leave no limit on that"
+        f' side (read "at least slope_low"); {THRESHOLDS}'
+    )
 
 
 @click.command("report")

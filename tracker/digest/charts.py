@@ -3,7 +3,9 @@
 Each regime keeps the report's colour and marker (tracker.measure.palette) and gets its own
 line style as well, so the charts still read printed in grey-scale. The legend sits under the
 plot: a legend beside it would squeeze the plot at phone width. A week with nothing to show is a gap
-in the line, never a zero.
+in the line, never a zero. The CI and friction shares follow the report's rules
+(tracker.measure.share_chart): counts beside the points, hollow and unjoined under a few events,
+and a regime with too few weeks is a sentence under the chart (tracker.digest.data), not a dot.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from tracker.measure import palette  # noqa: E402
+from tracker.measure.share_chart import MIN_SHARE_EVENTS, Tally, draw_shares  # noqa: E402
 
 LINE_STYLES = palette.LINE_STYLES
 _EXTRA_STYLES = ((0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2)))
@@ -40,10 +43,10 @@ def _lines(
     series: Mapping[str, Sequence[float | None]],
     title: str,
     ylabel: str,
-    unit_interval: bool,
     missing: str | None = None,
 ) -> bytes | None:
-    """One line per regime over `weeks` (None = gap); None when no regime has a value.
+    """One line per regime over `weeks` (None = gap); None when no regime has a value (the
+    fallback lag chart; the shares have :func:`_shares`).
     Regimes are nudged a little apart so equal values stay visible; with `missing`, a regime
     without any value still gets a legend entry saying so (e.g. "median not reached")."""
     drawn = {r: v for r, v in series.items() if any(x is not None for x in v)}
@@ -82,10 +85,7 @@ def _lines(
     ax.tick_params(axis="y", labelsize=10)
     ax.set_title(title, fontsize=12)
     ax.set_ylabel(ylabel, fontsize=11)
-    if unit_interval:
-        ax.set_ylim(-0.03, 1.03)
-    else:
-        ax.set_ylim(bottom=0)
+    ax.set_ylim(bottom=0)
     ax.grid(axis="y", color="#dddddd", linewidth=0.6)
     ax.legend(
         fontsize=11,
@@ -131,32 +131,69 @@ def lag_chart(weeks: Sequence[str], medians: Mapping[str, Sequence[float | None]
         medians,
         "Median day-0 coverage lag at each week's end",
         "days behind day 0",
-        unit_interval=False,
         missing="median not reached",
     )
 
 
-def ci_chart(weeks: Sequence[str], rates: Mapping[str, Sequence[float | None]]) -> bytes | None:
-    """CI job pass rate per regime and ISO week (soft-failed jobs count as failed)."""
-    return _lines(
-        weeks,
-        rates,
-        "CI job pass rate per week (soft-failed = failed)",
-        "job pass rate",
-        unit_interval=True,
+def _shares(
+    weeks: Sequence[str], series: Mapping[str, Sequence[Tally]], title: str, ylabel: str
+) -> bytes | None:
+    """One regime per series of weekly tallies, drawn as the report draws its shares
+    (tracker.measure.share_chart: points sized and labelled by count, hollow under
+    MIN_SHARE_EVENTS, lines only between consecutive solid weeks); None without a point.
+    Too-thin series are left out by the caller (tracker.digest.data), which words them."""
+    position = {w: i for i, w in enumerate(weeks)}
+    drawn = {r: [t for t in ts if t.period in position] for r, ts in series.items()}
+    drawn = {r: ts for r, ts in drawn.items() if ts}
+    if not drawn:
+        return None
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, HEIGHT_IN))
+    regimes = palette.ordered(drawn)
+    for i, regime in enumerate(regimes):
+        nudge = 0.09 * (i - (len(regimes) - 1) / 2)
+        draw_shares(
+            ax,
+            regime,
+            [position[t.period] + nudge for t in drawn[regime]],
+            drawn[regime],
+            adjacent=1.5,
+            label=palette.name(regime),
+            font=9,
+            below=i % 2 == 1,  # counts of neighbouring regimes above / below, apart
+        )
+    x = list(range(len(weeks)))
+    ax.set_xlim(-0.5, len(x) - 0.5)
+    step = 2 if len(x) > 8 else 1
+    ax.set_xticks(x[::step])
+    ax.set_xticklabels([w[2:] for w in weeks][::step], fontsize=10)
+    ax.tick_params(axis="y", labelsize=10)
+    ax.set_title(f"{title}\nnumbers = counts; hollow = fewer than {MIN_SHARE_EVENTS}", fontsize=11)
+    ax.set_ylabel(ylabel, fontsize=11)
+    ax.set_ylim(-0.05, 1.15)
+    ax.grid(axis="y", color="#dddddd", linewidth=0.6)
+    ax.legend(
+        fontsize=10,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.13),
+        ncol=max(1, min(4, len(drawn))),
+        frameon=False,
+    )
+    return _png(fig)
+
+
+def ci_chart(weeks: Sequence[str], tallies: Mapping[str, Sequence[Tally]]) -> bytes | None:
+    """CI job pass rate per regime and ISO week (soft-failed jobs count as failed), with the
+    jobs each week counts."""
+    return _shares(
+        weeks, tallies, "CI job pass rate per week (soft-failed = failed)", "job pass rate"
     )
 
 
-def friction_chart(
-    weeks: Sequence[str], shares: Mapping[str, Sequence[float | None]]
-) -> bytes | None:
-    """Friction share = friction / (friction + optimization) per regime and ISO week."""
-    return _lines(
-        weeks,
-        shares,
-        "Friction share: friction / (friction + optimization)",
-        "friction share",
-        unit_interval=True,
+def friction_chart(weeks: Sequence[str], tallies: Mapping[str, Sequence[Tally]]) -> bytes | None:
+    """Friction share = friction / (friction + optimization) per regime and ISO week, with
+    the events each week counts."""
+    return _shares(
+        weeks, tallies, "Friction share: friction / (friction + optimization)", "friction share"
     )
 
 
@@ -166,13 +203,14 @@ Series = Mapping[str, Sequence[float | None]]
 def digest_charts(
     weeks: Sequence[str],
     lag: Series,
-    ci: Series,
-    friction: Series,
+    ci: Mapping[str, Sequence[Tally]],
+    friction: Mapping[str, Sequence[Tally]],
     lag_points: Mapping | None = None,
     year_ago: Mapping | None = None,
 ) -> dict[str, bytes]:
     """The charts that have data, by content id (lag, ci, friction): PNG bytes. With
-    `lag_points` the lag chart is the report's headline chart (with `year_ago` faded)."""
+    `lag_points` the lag chart is the report's headline chart (with `year_ago` faded). `ci`
+    and `friction` hold the weekly tallies of the regimes with enough weeks to chart."""
     made = {
         "lag": headline_chart(weeks, lag_points, year_ago or {})
         if lag_points is not None

@@ -13,7 +13,6 @@ function appending dicts, not a template change.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -37,6 +36,7 @@ from tracker.digest.week import DigestWeek, iso_week, resolve_week, week_of
 from tracker.errors import TrackerError
 from tracker.measure.coverage import parse_coverage
 from tracker.measure.lag import LagSample, lag_samples
+from tracker.measure.share_chart import Tally
 from tracker.measure.survival import median_lag
 from tracker.records import now_utc
 from tracker.store import Store
@@ -204,32 +204,55 @@ def history(
     year_ends = [(w.name, w.start.date(), samples_at(w.as_of - YEAR_AGO)) for w in weeks]
     lag_points = {r: week_points(ends, r) for r in regimes}
     year_ago = {r: week_points(year_ends, r) for r in regimes}
-    ci = {r: _weekly_share(ci_rows, r, names, "jobs_passed", "jobs_failed") for r in regimes}
-    friction = {
-        r: _weekly_share(friction_rows, r, names, "friction", "optimization") for r in regimes
-    }
+    ci, ci_notes = _weekly_tallies(ci_rows, regimes, names, "jobs_passed", "jobs_failed")
+    friction, friction_notes = _weekly_tallies(
+        friction_rows, regimes, names, "friction", "optimization"
+    )
     return {
         "weeks": names,
         "lag": lag,
         "lag_points": lag_points,
         "lag_year_ago": year_ago,
         "ci": ci,
+        "ci_notes": ci_notes,
         "friction": friction,
+        "friction_notes": friction_notes,
     }
 
 
-def _weekly_share(
-    rows: Sequence[dict], regime: str, weeks: Sequence[str], hit: str, miss: str
-) -> list[float | None]:
-    """Per week of `weeks`, hit / (hit + miss) summed over the regime's rows (None = nothing):
-    the CI job pass rate (jobs_passed, jobs_failed) or the friction share (friction,
-    optimization)."""
-    counts: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for row in rows:
-        if (row.get("regime") or "none") == regime and row["week"] in weeks:
-            counts[row["week"]][0] += int(row[hit] or 0)
-            counts[row["week"]][1] += int(row[hit] or 0) + int(row[miss] or 0)
-    return [counts[w][0] / counts[w][1] if counts[w][1] else None for w in weeks]
+def _weekly_tallies(
+    rows: Sequence[dict], regimes: Sequence[str], weeks: Sequence[str], hit: str, miss: str
+) -> tuple[dict[str, list[Tally]], list[str]]:
+    """({regime: its weekly Tally of `weeks`, for regimes with enough weeks to chart}, one
+    sentence per regime with data in too few weeks): the CI job pass rate (jobs_passed,
+    jobs_failed) or the friction share (friction, optimization), projects pooled. The same
+    rules as the report's charts (tracker.measure.share_chart)."""
+    from tracker.measure.share_chart import pool, sparse_sentence, split_sparse
+
+    window = set(weeks)
+    pooled = pool(
+        (r for r in rows if r["week"] in window),
+        hit,
+        miss,
+        lambda r: r.get("regime") or "none",
+        lambda r: r["week"],
+    )
+    dense, sparse = split_sparse({r: pooled[r] for r in regimes if r in pooled})
+    ci = hit == "jobs_passed"
+    notes = []
+    for regime in regimes:
+        if regime in sparse:
+            hits, total = sum(t.hits for t in sparse[regime]), sum(t.total for t in sparse[regime])
+            notes.append(
+                sparse_sentence(
+                    display_name(regime),
+                    "CI jobs" if ci else "friction / optimization events",
+                    [t.period for t in sparse[regime]],
+                    [f"{hits}/{total} jobs passed" if ci else f"{hits} friction of {total}"],
+                    scope=f" of the {len(weeks)} charted",
+                )
+            )
+    return {str(r): list(v) for r, v in dense.items()}, notes
 
 
 def pooled_median(samples: Sequence[LagSample], regime: str) -> float | None:

@@ -37,8 +37,8 @@ MAX_BYTES = 1_000_000  # the whole message, charts included
 RETRY_DELAY = 5.0  # seconds before the first retry; doubled each time
 CHART_ALT = {
     "lag": "Median day-0 coverage lag per regime, week by week, with the same weeks a year before",
-    "ci": "CI job pass rate per regime, week by week",
-    "friction": "Friction share per regime, week by week",
+    "ci": "CI job pass rate per regime, week by week, with the jobs counted",
+    "friction": "Friction share per regime, week by week, with the events counted",
 }
 
 

@@ -116,31 +116,17 @@ def ends_text(what: str, week: str | None, as_of: datetime | None) -> str:
 
 # -- words and numbers -------------------------------------------------------------------------
 def days(value: float | None, signed: bool = True) -> str:
-    """A number of days for people: unbounded ends in words, never "inf"."""
+    """A finite number of days for people ("-" for None). Open (infinite) ends are worded by
+    :func:`plain_range` ("at least X d/yr"), never passed here: they read "open", not "inf"."""
     if value is None:
         return "-"
     if math.isinf(value):
-        return "unbounded" if value > 0 else "-unbounded"
+        return "open"
     if value == 0:
         return "0"  # "+0" read as a rounded small rise
     # small non-zero values keep a decimal: "+0" would read as "exactly no change"
     digits = 1 if 0 < abs(value) < 10 else 0
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
-
-
-def slope_text(t: LagTrend) -> str:
-    """ "-34 d/yr", or "-42 to +19 d/yr" when open artifacts leave a bracket."""
-    if t.slope_low is None:
-        return "-"
-    if t.slope_low == t.slope_high:
-        return f"{days(t.slope_low)} d/yr"
-    return f"{days(t.slope_low)} to {days(t.slope_high)} d/yr"
-
-
-def interval_text(low: float | None, high: float | None, unit: str = "") -> str:
-    if low is None or high is None:
-        return "-"
-    return f"{days(low)} to {days(high)}{unit}"
 
 
 def plain_range(low: float | None, high: float | None, unit: str = " d/yr") -> str:
@@ -261,8 +247,9 @@ def store_rows(trends: Sequence[LagTrend], as_of: datetime) -> list[dict]:
 
 
 def json_ready(trends: Trends) -> dict:
-    """For summary.json: strict JSON (no Infinity): unbounded ends as the strings "inf" /
-    "-inf", numbers rounded to 0.1 day."""
+    """For summary.json: strict JSON (no Infinity): open ends of the numeric fields as the
+    strings "inf" / "-inf" (machine-readable, as in the CSVs), numbers rounded to 0.1 day;
+    `by_regime` holds the table's words ("at least X d/yr")."""
 
     def clean(row: dict) -> dict:
         out = {}
@@ -284,7 +271,7 @@ def json_ready(trends: Trends) -> dict:
 
 def digest_lines(trends: Trends) -> list[str]:
     """One line per regime for the digest: the verdict, the figure and its counts, e.g.
-    "rocm: lag gap no clear change (-42 to +19 d/yr, 90%: -80 to unbounded; 10 artifacts,
+    "rocm: lag gap no clear change (-42 to +19 d/yr, 90%: at least -80 d/yr; 10 artifacts,
     2 open; KM median 65 d last 12 months vs 133 d before); CI job pass rate ...; friction ..."."""
     return [f"{regime}: {text}" for regime, text in digest_line_by_regime(trends).items()]
 

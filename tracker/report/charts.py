@@ -22,7 +22,16 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from tracker.measure import palette  # noqa: E402
 from tracker.measure.lag import LagSample  # noqa: E402
+from tracker.measure.share_chart import (  # noqa: E402
+    MIN_SHARE_EVENTS,
+    draw_shares,
+    is_sparse,
+    pool,
+    sparse_sentence,
+    split_sparse,
+)
 from tracker.measure.trend import trend_line  # noqa: E402
+from tracker.measure.trend_figures import plain_range  # noqa: E402
 
 
 def week_start(week: str) -> date:
@@ -32,8 +41,6 @@ def week_start(week: str) -> date:
 
 
 DPI = 110  # drawn at about 1100 px wide, shown at most that wide (sharp, and legible in print)
-MIN_CI_WEEKS = 3  # a project with CI jobs in fewer weeks gets a sentence, not a near-empty panel
-MIN_SHARE_EVENTS = 5  # months with fewer events are drawn hollow and never joined by a line
 
 
 def _save(fig, path: Path) -> None:
@@ -119,7 +126,9 @@ def lag_chart(path: Path, samples: Sequence[LagSample], as_of: datetime) -> bool
         )
         ax.set_ylabel("days after day 0")
         ax.axhline(0, color="#cccccc", linewidth=0.8)
-        ax.set_ylim(bottom=min(-5, ax.get_ylim()[0]))
+        # at least -5..5 days: a series of lags near 0 keeps its markers inside the box
+        low, high = ax.get_ylim()
+        ax.set_ylim(min(-5, low), max(5, high))
         _date_axis(ax)
         _legend_below(ax, ncol=2)
     fig.subplots_adjust(hspace=0.75)
@@ -138,11 +147,8 @@ def _trend_line(ax, group: Sequence[LagSample], regime: str) -> None:
     if line is None:
         return
     per_day, intercept, low, high = line
-    label = f"{regime} trend {low:+.0f} d/yr"
-    if high != low:
-        label = f"{regime} trend {low:+.0f} to " + (
-            "unbounded d/yr (open)" if high == float("inf") else f"{high:+.0f} d/yr (open)"
-        )
+    # the table's wording (trend_figures.plain_range): an open end reads "at least X d/yr"
+    label = f"{regime} trend {plain_range(low, high)}" + (" (open)" if high != low else "")
     if per_day is None:
         # An entry with no line: the legend keeps the figure without drawing a direction.
         ax.plot([], [], linestyle="none", label=label + ": direction unknown")
@@ -159,59 +165,60 @@ def _trend_line(ax, group: Sequence[LagSample], regime: str) -> None:
     )
 
 
-def _runs(points: list[tuple[date, float]], gap: timedelta) -> list[list[tuple[date, float]]]:
-    """Split date-sorted points where consecutive ones are more than ``gap`` apart."""
-    runs: list[list[tuple[date, float]]] = []
-    for point in points:
-        if runs and point[0] - runs[-1][-1][0] <= gap:
-            runs[-1].append(point)
-        else:
-            runs.append([point])
-    return runs
+def _month(row: dict) -> date:
+    return week_start(row["week"]).replace(day=1)
 
 
-def _plot_series(ax, series: dict[str, list[tuple[date, float]]], gap: timedelta) -> None:
-    """One line per regime, broken at gaps; regimes nudged ``gap / 7`` apart so equal values
-    in the same period stay visible."""
-    regimes = palette.ordered(series)
-    for k, regime in enumerate(regimes):
-        nudge = gap / 7 * (k - (len(regimes) - 1) / 2)
-        for i, run in enumerate(_runs(sorted(series[regime]), gap)):
-            ax.plot(
-                [d + nudge for d, _ in run],
-                [v for _, v in run],
-                marker=palette.marker(regime),
-                markersize=5,
-                color=palette.colour(regime),
-                linestyle=palette.line_style(regime),
-                label=regime if i == 0 else None,
-            )
-    ax.set_ylim(-0.03, 1.03)
+def _regime(row: dict) -> str:
+    return row.get("regime") or "none"
+
+
+def _project(row: dict) -> str:
+    return row.get("project") or "?"
 
 
 def ci_pass_rate_chart(path: Path, rows: Sequence[dict]) -> bool:
     """One panel per project: weekly CI job pass rate per regime (soft-failed jobs count as
-    failed), from ``v_ci_pass_rate_weekly`` rows."""
-    by_project: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    failed), from ``v_ci_pass_rate_weekly`` rows, drawn with its job counts
+    (tracker.measure.share_chart: sized and labelled points, weeks under MIN_SHARE_EVENTS jobs
+    hollow, lines only between consecutive weeks)."""
+    by_project: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
-        if row.get("job_pass_rate") is not None:
-            by_project[row.get("project") or "?"][row.get("regime") or "none"].append(
-                (week_start(row["week"]), float(row["job_pass_rate"]))
-            )
-    if not by_project:
+        by_project[_project(row)].append(row)
+    series = {
+        project: pool(mine, "jobs_passed", "jobs_failed", _regime, lambda r: week_start(r["week"]))
+        for project, mine in by_project.items()
+    }
+    series = {project: tallies for project, tallies in series.items() if tallies}
+    if not series:
         return False
-    projects = sorted(by_project)
-    days = [d for series in by_project.values() for points in series.values() for d, _ in points]
+    projects = sorted(series)
+    days = [t.period for by_regime in series.values() for ts in by_regime.values() for t in ts]
     fig, axes = plt.subplots(
         len(projects), 1, figsize=(10, 2.6 * len(projects)), squeeze=False, sharex=True
     )
     for ax, project in zip(axes[:, 0], projects, strict=True):
-        _plot_series(ax, by_project[project], gap=timedelta(days=7))
+        regimes = palette.ordered(series[project])
+        for k, regime in enumerate(regimes):
+            tallies = series[project][regime]
+            # regimes a day apart, so equal rates in the same week stay visible
+            nudge = timedelta(days=1) * (k - (len(regimes) - 1) / 2)
+            draw_shares(
+                ax,
+                regime,
+                list(mdates.date2num([t.period + nudge for t in tallies])),
+                tallies,
+                adjacent=7.5,
+                label=regime if regime != "none" else "no regime (job not mapped)",
+                below=k % 2 == 1,  # counts of neighbouring regimes above / below, apart
+            )
         # At least eight weeks wide: matplotlib would stretch a single week over four years.
         pad = max(timedelta(days=14), (timedelta(days=56) - (max(days) - min(days))) / 2)
-        ax.set_xlim(min(days) - pad, max(days) + pad)
+        ax.set_xlim(mdates.date2num(min(days) - pad), mdates.date2num(max(days) + pad))
+        ax.set_ylim(-0.05, 1.12)
         ax.set_title(
-            f"{project}: CI job pass rate per ISO week (soft-failed jobs count as failed)",
+            f"{project}: CI job pass rate per ISO week (soft-failed jobs count as failed); "
+            f"numbers = jobs; hollow = fewer than {MIN_SHARE_EVENTS}",
             fontsize=10,
         )
         ax.set_ylabel("job pass rate")
@@ -226,63 +233,35 @@ def friction_share_by_month(rows: Sequence[dict]) -> dict[str, list[tuple[date, 
     """Per regime, ``(month, friction share, events)`` pooled from ``v_friction_weekly`` rows:
     share = friction / (friction + optimization) over the ISO weeks whose Monday falls in the
     month (neutral events do not count; months with neither class are left out)."""
-    counts: dict[str, dict[date, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
-    for row in rows:
-        friction, optimization = int(row.get("friction") or 0), int(row.get("optimization") or 0)
-        if friction + optimization:
-            pair = counts[row.get("regime") or "none"][week_start(row["week"]).replace(day=1)]
-            pair[0] += friction
-            pair[1] += optimization
     return {
-        regime: sorted((month, f / (f + o), f + o) for month, (f, o) in months.items())
-        for regime, months in counts.items()
+        str(regime): [(t.period, t.share, t.total) for t in tallies]
+        for regime, tallies in pool(rows, "friction", "optimization", _regime, _month).items()
     }
 
 
 def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
     """Friction share per regime and calendar month (:func:`friction_share_by_month`): single
-    weeks hold too few events to read. Each point's area grows with its events and the
-    number is written beside it; a month with fewer than MIN_SHARE_EVENTS events is hollow
-    and never joined to its neighbours (one event is a share of 0 or 1, not a trend)."""
-    shares = friction_share_by_month(rows)
-    if not shares:
+    weeks hold too few events to read. Drawn with tracker.measure.share_chart's rules: each
+    point's area grows with its events and the number is written beside it; a month with
+    fewer than MIN_SHARE_EVENTS events is hollow and never joined to its neighbours (one event
+    is a share of 0 or 1, not a trend). Regimes with events in too few months are left to
+    :func:`sparse_notes`."""
+    dense, _ = split_sparse(pool(rows, "friction", "optimization", _regime, _month))
+    if not dense:
         return False
     fig, ax = plt.subplots(figsize=(10, 3.8))
-    regimes = palette.ordered(shares)
+    regimes = palette.ordered(dense)
     for k, regime in enumerate(regimes):
         nudge = timedelta(days=4) * (k - (len(regimes) - 1) / 2)
-        points = shares[regime]
-        colour = palette.colour(regime)
-        label = regime if regime != "none" else "no regime tagged"
-        for run in _runs(
-            [(m, v) for m, v, n in points if n >= MIN_SHARE_EVENTS], timedelta(days=31)
-        ):
-            if len(run) > 1:
-                ax.plot(
-                    mdates.date2num([m + nudge for m, _ in run]),
-                    [v for _, v in run],
-                    color=colour,
-                    linestyle=palette.line_style(regime),
-                    linewidth=1.2,
-                )
-        ax.scatter(
-            mdates.date2num([m + nudge for m, _, _ in points]),
-            [v for _, v, _ in points],
-            s=[12 + 10 * n for _, _, n in points],
-            marker=palette.marker(regime),
-            facecolors=[colour if n >= MIN_SHARE_EVENTS else "none" for _, _, n in points],
-            edgecolors=colour,
-            label=label,
+        tallies = dense[regime]
+        draw_shares(
+            ax,
+            regime,
+            list(mdates.date2num([t.period + nudge for t in tallies])),
+            tallies,
+            adjacent=31 + 8,  # consecutive months, whatever the nudge
+            label=regime if regime != "none" else "no regime tagged",
         )
-        for m, v, n in points:
-            ax.annotate(
-                str(n),
-                (float(mdates.date2num(m + nudge)), v),
-                xytext=(5, 4),
-                textcoords="offset points",
-                fontsize=7,
-                color=colour,
-            )
     ax.set_ylim(-0.08, 1.12)
     ax.set_title(
         "friction share = friction / (friction + optimization) per regime and month; "
@@ -297,37 +276,57 @@ def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
 
 
 def split_sparse_ci(rows: Sequence[dict]) -> tuple[list[dict], list[str]]:
-    """(rows of projects with CI jobs in at least MIN_CI_WEEKS weeks, one sentence per other
+    """(rows of projects with CI jobs in at least MIN_PERIODS weeks, one sentence per other
     project): a panel of one or two weeks is a near-empty box, a sentence says the same."""
-    weeks: dict[str, set[str]] = defaultdict(set)
+    by_project: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
-        if row.get("job_pass_rate") is not None:
-            weeks[row.get("project") or "?"].add(row["week"])
-    keep = {p for p, w in weeks.items() if len(w) >= MIN_CI_WEEKS}
-    sentences = []
-    for project in sorted(set(weeks) - keep):
-        mine = [r for r in rows if (r.get("project") or "?") == project]
-        parts = []
-        for regime in palette.ordered({r.get("regime") or "none" for r in mine}):
-            passed = sum(
-                int(r.get("jobs_passed") or 0)
-                for r in mine
-                if (r.get("regime") or "none") == regime
-            )
-            failed = sum(
-                int(r.get("jobs_failed") or 0)
-                for r in mine
-                if (r.get("regime") or "none") == regime
-            )
-            if passed + failed:
-                parts.append(f"{regime} {passed}/{passed + failed} jobs passed")
-        listed = ", ".join(sorted(weeks[project]))
+        by_project[_project(row)].append(row)
+    keep, sentences = set(), []
+    for project in sorted(by_project):
+        by_regime = pool(by_project[project], "jobs_passed", "jobs_failed", _regime, _week)
+        weeks = [t.period for ts in by_regime.values() for t in ts]
+        if not weeks:
+            continue
+        if not is_sparse([t for ts in by_regime.values() for t in ts]):
+            keep.add(project)
+            continue
+        parts = [
+            f"{regime} {sum(t.hits for t in ts)}/{sum(t.total for t in ts)} jobs passed"
+            for regime, ts in ((r, by_regime[r]) for r in palette.ordered(by_regime))
+        ]
         sentences.append(
-            f"{project}: CI jobs in {len(weeks[project])} week(s) only ({listed}): "
-            + ("; ".join(parts) or "no jobs counted")
-            + " (too little for a chart; every row is in the table and ci_pass_rate_weekly.csv)"
+            sparse_sentence(
+                project,
+                "CI jobs",
+                weeks,
+                parts,
+                note="; every row is in the table and ci_pass_rate_weekly.csv",
+            )
         )
-    return [r for r in rows if (r.get("project") or "?") in keep], sentences
+    return [r for r in rows if _project(r) in keep], sentences
+
+
+def sparse_friction(rows: Sequence[dict]) -> list[str]:
+    """One sentence per regime whose friction / optimization events fall in fewer than
+    MIN_PERIODS months (left out of :func:`friction_chart`)."""
+    _, sparse = split_sparse(pool(rows, "friction", "optimization", _regime, _month))
+    return [
+        sparse_sentence(
+            str(regime) if regime != "none" else "no regime tagged",
+            "friction / optimization events",
+            [t.period for t in sparse[regime]],
+            [
+                f"{sum(t.hits for t in sparse[regime])} friction of "
+                f"{sum(t.total for t in sparse[regime])} friction + optimization"
+            ],
+            note="; every week is in friction_weekly.csv",
+        )
+        for regime in palette.ordered(sparse)
+    ]
+
+
+def _week(row: dict) -> str:
+    return row["week"]
 
 
 def headline_chart(path: Path, series: dict, reference: str | None) -> bool:

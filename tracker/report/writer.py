@@ -271,6 +271,7 @@ def write_report(
             images=images,
             answer=answer,
             ci_sparse=ci_sparse,
+            friction_sparse=charts.sparse_friction(friction),
             quality=quality["lines"],
             regime_colour=palette.colour,
             negative=[s for s in samples if s.negative],
