@@ -14,7 +14,9 @@ import json
 import logging
 import socket
 import threading
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -239,3 +241,24 @@ def status_hint(status: int) -> str:
         404: " (moved or deleted upstream: check the source's URL / repo in sources.yaml)",
         410: " (gone upstream: remove or update the source in sources.yaml)",
     }.get(status, "")
+
+
+def next_link(response: requests.Response) -> str | None:
+    """The absolute URL of the response's Link rel="next", or None."""
+    link = response.links.get("next", {}).get("url")
+    return urljoin(response.url, link) if link else None
+
+
+def last_page(response: requests.Response) -> int | None:
+    """The page number of the response's Link rel="last" (GitHub's page-numbered listings send
+    it while pages remain), or None when there is none or it names no page number."""
+    link = response.links.get("last", {}).get("url")
+    pages = parse_qs(urlsplit(link).query).get("page") if link else None
+    return int(pages[0]) if pages and pages[0].isdigit() else None
+
+
+def is_full(page: Any, params: Mapping[str, Any] | None) -> bool:
+    """Whether a page holds as many items as per_page: the next item to arrive would start a
+    page after it and leave this one unchanged."""
+    per_page = (params or {}).get("per_page")
+    return isinstance(page, list) and per_page is not None and len(page) >= int(per_page)
