@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
@@ -148,6 +149,7 @@ class HttpClient(RateLimits):
         self.changed_validators: dict[str, dict] = {}
         self.stats = RequestStats()
         self._resume_at: float | None = None
+        self._one_at_a_time = threading.Lock()
 
     def get(
         self,
@@ -170,7 +172,14 @@ class HttpClient(RateLimits):
     def _fetch(
         self, url: str, params: Mapping[str, Any] | None, conditional: bool, accept: str | None
     ) -> tuple[str, requests.Response | None]:
-        """`get` without keeping the validators: (full URL, response or None on 304)."""
+        """`get` without keeping the validators: (full URL, response or None on 304). One at a
+        time: a paged walk may ask for its next page from a thread of its own."""
+        with self._one_at_a_time:
+            return self._fetch_now(url, params, conditional, accept)
+
+    def _fetch_now(
+        self, url: str, params: Mapping[str, Any] | None, conditional: bool, accept: str | None
+    ) -> tuple[str, requests.Response | None]:
         full_url = requests.Request("GET", url, params=params).prepare().url or url
         headers = {"Accept": accept} if accept else {}
         known = self.validators.get(full_url) if conditional else None

@@ -31,6 +31,7 @@ cap, a cursor asked for twice and a full page that adds nothing stop the walk
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
@@ -100,47 +101,65 @@ class KeysetListing:
         self.requests = 0
         self._yielded: set[tuple[Any, datetime]] = set()
         self._last: datetime | None = None
-        self._added = False
+        self.closed = False
 
     def __iter__(self) -> Iterator[tuple[datetime, Any]]:
         params = self.params
-        page = self._get(params, conditional=True)
-        if page is None:  # 304: the listing is as it was when this page ended it
-            self.unchanged = True
-            self._ended(params)
-            return
-        self.first_page_empty = not page.data
-        number = 1  # of `page` within its since= listing
-        while True:
-            yield from self._items(page.data)
-            if len(page.data) < self.per_page:
+        try:
+            page = self._get(params, conditional=True)
+            if page is None:  # 304: the listing is as it was when this page ended it
+                self.unchanged = True
                 self._ended(params)
                 return
-            if not self._added:
-                self.guard.stop(
-                    f"page {self.requests} is full but holds no {self.noun} not read before"
-                )
-            since, last = parse_time(params.get("since")), self._last
-            if last is None or (since is not None and last <= since):
-                number += 1  # one timestamp fills the page: step on by page number
-                params["page"] = number
-                page = self._required(params)
-                continue
-            params["since"] = iso(last)
-            params.pop("page", None)
-            if page.last_page is not None and page.last_page - number >= 3:
-                # The new since= listing holds at least 100 * (last - number) - 98 items: two
-                # full pages and more. Its page 2 first, then page 1 (see the module docstring).
-                top = self._required({**params, "page": 2})
-                yield from self._items(self._required(params).data)
-                page, number, params["page"] = top, 2, 2
-                continue
-            number = 1
-            answer = self._get(params, conditional=True)
-            if answer is None:  # 304: a last page kept from an earlier run, as it was
-                self._ended(params)
-                return
-            page = answer
+            self.first_page_empty = not page.data
+            number = 1  # of `page` within its since= listing
+            while True:
+                fresh = self._fresh(page.data)
+                if len(page.data) < self.per_page:
+                    yield from fresh
+                    self._ended(params)
+                    return
+                if not fresh:
+                    self.guard.stop(
+                        f"page {self.requests} is full but holds no {self.noun} not read before"
+                    )
+                # The next request goes out now and is answered while this page's items are
+                # read (one request at a time; its error is raised after them, as before).
+                step = self._plan(params, page, number)
+                if step == "pair":  # page 2 asked first, page 1 second (module docstring)
+                    asks = [({**params, "page": 2}, False), (dict(params), False)]
+                else:  # a keyset page may be a last page kept from an earlier run: conditional
+                    asks = [(dict(params), step == "single")]
+                ahead = _Ahead(self, asks)
+                yield from fresh
+                pages = ahead.wait()
+                if step == "pair":
+                    top, bottom = pages
+                    assert top is not None and bottom is not None  # unconditional: no 304
+                    yield from self._fresh(bottom.data)
+                    page, number, params["page"] = top, 2, 2
+                    continue
+                if pages[0] is None:  # 304: a last page kept from an earlier run, as it was
+                    self._ended(params)
+                    return
+                page, number = pages[0], params.get("page", 1)
+        finally:
+            self.closed = True  # a request not yet sent is not sent
+
+    def _plan(self, params: dict[str, Any], page: Page, number: int) -> str:
+        """Set `params` to the next request after full `page` (page `number` of its listing):
+        "tie" (one timestamp fills it: the next page number), "pair" or "single" (keyset)."""
+        since, last = parse_time(params.get("since")), self._last
+        if last is None or (since is not None and last <= since):
+            params["page"] = number + 1
+            return "tie"
+        params["since"] = iso(last)
+        params.pop("page", None)
+        # The new since= listing holds at least 100 * (last - number) - 98 items: with 3 or
+        # more, two full pages and more.
+        if page.last_page is not None and page.last_page - number >= 3:
+            return "pair"
+        return "single"
 
     def _get(self, params: dict[str, Any], *, conditional: bool) -> Page | None:
         self.guard.visit(f"since={params.get('since')} page={params.get('page', 1)}")
@@ -155,14 +174,10 @@ class KeysetListing:
             )
         return page
 
-    def _required(self, params: dict[str, Any]) -> Page:
-        """A page the walk needs whole: asked without validators, so never a 304."""
-        page = self._get(params, conditional=False)
-        assert page is not None  # an unconditional request is never answered 304
-        return page
-
-    def _items(self, data: list) -> Iterator[tuple[datetime, Any]]:
-        self._added = False
+    def _fresh(self, data: list) -> list[tuple[datetime, Any]]:
+        """The page's items not yielded before, with their timestamps; `_last` is the last
+        timestamp on the page."""
+        fresh = []
         for item in data:
             stamp = self.key(item)
             if stamp is None:
@@ -173,11 +188,38 @@ class KeysetListing:
             if seen in self._yielded:
                 continue  # a boundary item, or one read on the other page of a pair
             self._yielded.add(seen)
-            self._added = True
-            yield stamp, item
+            fresh.append((stamp, item))
+        return fresh
 
     def _ended(self, params: dict[str, Any]) -> None:
         """The walk ended on (or was answered 304 for) a last page with room to spare: a page-1
         page can be asked again first by the next run (``resume_since``)."""
         if "page" not in params:
             self.ended_since = params.get("since")
+
+
+class _Ahead:
+    """Requests of a walk sent now, in a thread of their own, one after the other in the order
+    given (the HttpClient sends one request at a time); ``wait`` returns their pages or raises
+    what one of them raised. A walk that was closed sends nothing more."""
+
+    def __init__(self, walk: KeysetListing, asks: list[tuple[dict[str, Any], bool]]) -> None:
+        self._pages: list[Page | None] = []
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(walk, asks), daemon=True)
+        self._thread.start()
+
+    def _run(self, walk: KeysetListing, asks: list[tuple[dict[str, Any], bool]]) -> None:
+        try:
+            for params, conditional in asks:
+                if walk.closed:
+                    return
+                self._pages.append(walk._get(params, conditional=conditional))
+        except BaseException as exc:  # raised in the walk's own thread by wait()
+            self._error = exc
+
+    def wait(self) -> list[Page | None]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._pages

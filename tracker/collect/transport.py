@@ -167,7 +167,14 @@ def _too_big(url: str, what: str, cap: int) -> str:
 def loads(text: str) -> Any:
     """json.loads, except that an integer too long for Python to read (over 4,300 digits) stays
     the text it was: one odd value in one item, not a page that fails to parse."""
-    return json.loads(text, parse_int=_int)
+    try:
+        return json.loads(text)  # C all the way: no Python call per integer
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            raise
+        # int() refused a number over the digit limit: read the document again, numbers
+        # through _int.
+        return json.loads(text, parse_int=_int)
 
 
 def _int(digits: str) -> int | str:
