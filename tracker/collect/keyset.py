@@ -31,6 +31,7 @@ cap, a cursor asked for twice and a full page that adds nothing stop the walk
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -102,6 +103,14 @@ class KeysetListing:
         self._yielded: set[tuple[Any, datetime]] = set()
         self._last: datetime | None = None
         self.closed = False
+        self._jobs: queue.SimpleQueue | None = None
+
+    def worker(self) -> queue.SimpleQueue:
+        """The queue of the walk's worker thread (started on first use)."""
+        if self._jobs is None:
+            self._jobs = queue.SimpleQueue()
+            threading.Thread(target=_work, args=(self._jobs,), daemon=True).start()
+        return self._jobs
 
     def __iter__(self) -> Iterator[tuple[datetime, Any]]:
         params = self.params
@@ -145,6 +154,8 @@ class KeysetListing:
                 page, number = pages[0], params.get("page", 1)
         finally:
             self.closed = True  # a request not yet sent is not sent
+            if self._jobs is not None:
+                self._jobs.put(None)  # the worker ends
 
     def _plan(self, params: dict[str, Any], page: Page, number: int) -> str:
         """Set `params` to the next request after full `page` (page `number` of its listing):
@@ -199,17 +210,17 @@ class KeysetListing:
 
 
 class _Ahead:
-    """Requests of a walk sent now, in a thread of their own, one after the other in the order
+    """Requests of a walk sent now by the walk's worker thread, one after the other in the order
     given (the HttpClient sends one request at a time); ``wait`` returns their pages or raises
     what one of them raised. A walk that was closed sends nothing more."""
 
     def __init__(self, walk: KeysetListing, asks: list[tuple[dict[str, Any], bool]]) -> None:
         self._pages: list[Page | None] = []
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(walk, asks), daemon=True)
-        self._thread.start()
+        self._done = threading.Event()
+        walk.worker().put((self, walk, asks))
 
-    def _run(self, walk: KeysetListing, asks: list[tuple[dict[str, Any], bool]]) -> None:
+    def run(self, walk: KeysetListing, asks: list[tuple[dict[str, Any], bool]]) -> None:
         try:
             for params, conditional in asks:
                 if walk.closed:
@@ -217,9 +228,18 @@ class _Ahead:
                 self._pages.append(walk._get(params, conditional=conditional))
         except BaseException as exc:  # raised in the walk's own thread by wait()
             self._error = exc
+        finally:
+            self._done.set()
 
     def wait(self) -> list[Page | None]:
-        self._thread.join()
+        self._done.wait()
         if self._error is not None:
             raise self._error
         return self._pages
+
+
+def _work(jobs: queue.SimpleQueue) -> None:
+    """A walk's worker: runs its _Ahead jobs until it gets None."""
+    while (job := jobs.get()) is not None:
+        ahead, walk, asks = job
+        ahead.run(walk, asks)

@@ -3,17 +3,20 @@ credentials kept to their origin on redirects, JSON decoded without failing on o
 
 Deadline: urllib3's timeouts bound each socket read, so a server that sends one byte every few
 seconds never trips them. Each request therefore runs under a ``Deadline``: every connection the
-request takes from the pool is registered with it, and when the deadline passes a timer thread
+request takes from the pool is registered with it, and when the deadline passes the watchdog thread
 shuts those sockets down, which ends the blocked read at once. The request then fails with
-``DeadlineExceeded`` (retries included: a fired deadline refuses further connections).
+``DeadlineExceeded`` (retries included: a fired deadline refuses further connections). One
+watchdog thread serves every deadline of the process.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 import logging
 import socket
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
@@ -45,18 +48,19 @@ class Deadline:
     def __init__(self, seconds: float) -> None:
         self.seconds = max(seconds, 0.0)
         self.fired = False
+        self.done = False
         self._connections: list[Any] = []
         self._lock = threading.Lock()
-        self._timer = threading.Timer(self.seconds, self._fire)
-        self._timer.daemon = True
 
     def __enter__(self) -> Deadline:
         _current.deadline = self
-        self._timer.start()
+        _WATCHDOG.watch(self, time.monotonic() + self.seconds)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._timer.cancel()
+        with self._lock:
+            self.done = True  # the watchdog drops it when its time comes
+            self._connections.clear()
         _current.deadline = None
 
     def watch(self, connection: Any) -> None:
@@ -65,8 +69,10 @@ class Deadline:
                 raise DeadlineExceeded(f"deadline of {self.seconds:.0f}s passed")
             self._connections.append(connection)
 
-    def _fire(self) -> None:
+    def fire(self) -> None:
         with self._lock:
+            if self.done:
+                return
             self.fired = True
             connections = list(self._connections)
         for connection in connections:
@@ -78,6 +84,48 @@ class Deadline:
                     socket.socket.shutdown(sock, socket.SHUT_RDWR)
                 except OSError:
                     pass
+
+
+class _Watchdog:
+    """One daemon thread for every Deadline of the process: it sleeps until the earliest one is
+    due and fires it. (A timer thread per request cost more than the request itself on a busy
+    machine: each start waits for the new thread to be scheduled.) A finished Deadline stays in
+    the heap, marked done, until its time comes; only one due sooner than every other wakes
+    the thread."""
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int, Deadline]] = []
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._count = 0
+
+    def watch(self, deadline: Deadline, at: float) -> None:
+        with self._wake:
+            self._count += 1
+            sooner = not self._due or at < self._due[0][0]
+            heapq.heappush(self._due, (at, self._count, deadline))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="tracker-deadlines")
+                self._thread.daemon = True
+                self._thread.start()
+            elif sooner:
+                self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while True:
+                    while self._due and self._due[0][2].done:
+                        heapq.heappop(self._due)
+                    wait = self._due[0][0] - time.monotonic() if self._due else None
+                    if wait is not None and wait <= 0:
+                        due = heapq.heappop(self._due)[2]
+                        break
+                    self._wake.wait(wait)
+            due.fire()
+
+
+_WATCHDOG = _Watchdog()
 
 
 class GiveUpRetry(Retry):
