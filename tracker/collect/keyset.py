@@ -10,11 +10,14 @@ The walk (``KeysetListing``):
   bulk edit) steps on by page number.
 - Two pages at once, the higher first: when the Link header's rel="last" shows that the new
   ``since=`` listing holds at least two more full pages, its page 2 is asked before its page 1.
-  An item only ever moves towards the front of the listing (updates go to its end), so whatever
-  slides between the two answers lands on page 1, asked second: it is read twice (and dropped
-  once), never missed. Page 2 needs no boundary item, so such a pair reads one item more than
-  two keyset pages; that slack lets a walk end on a page with room to spare (10,000 issues at
-  per_page 100: 101 requests, the last holding 99).
+  An item only ever moves towards the front of the listing (one updated, deleted or unlabelled
+  leaves its place, an update goes to the end), so whatever slides between the two answers
+  lands on page 1, asked second: it is read twice (and dropped once), never missed. Page 2
+  needs no boundary item, so such a pair reads one item more than two keyset pages; that slack
+  lets a walk end on a page with room to spare (10,000 issues at per_page 100: 101 requests,
+  the last holding 99). What this relies on: nothing enters the listing ahead of its end, i.e.
+  every change that lists an issue bumps its updated_at, as GitHub's do; an issue entering
+  among page 1's items between the two answers would push one past page 1 unread.
 - Conditional requests: a page's validators are kept only when it ends the listing with room
   to spare (``HttpClient.get_page``). Its 304 then means the whole ``since=`` listing is as it
   was: an item added, updated, dropped or inserted anywhere before it would shift or change
@@ -26,7 +29,9 @@ The walk (``KeysetListing``):
 
 Every page is a request through the one HttpClient (retries, rate limits, bounds); the page
 cap, a cursor asked for twice and a full page that adds nothing stop the walk
-(``HttpClient.listing``).
+(``HttpClient.listing``). The next request goes out (from the walk's worker thread, the client
+sending one request at a time) while the current page's items are read; its error is raised
+after them, so what came before is kept as with a plain loop.
 """
 
 from __future__ import annotations
