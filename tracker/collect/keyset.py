@@ -171,8 +171,9 @@ class KeysetListing:
             return "tie"
         params["since"] = iso(last)
         params.pop("page", None)
-        # The new since= listing holds at least 100 * (last - number) - 98 items: with 3 or
-        # more, two full pages and more.
+        # The new since= listing holds at least per_page * (last - number - 1) + 2 items (the
+        # rest of this listing after this page, plus the boundary item): with a difference of 3
+        # or more, two full pages and more.
         if page.last_page is not None and page.last_page - number >= 3:
             return "pair"
         return "single"
