@@ -220,3 +220,25 @@ def test_a_run_stopped_part_way_keeps_no_resume_point(store, httpserver):
     result = one(run_sources(config, store))
     assert result.status == "partial" and result.events_new == 4  # 101-104 of 101-105
     assert "resume" not in store.load_source("iss").state
+
+
+def test_each_label_listing_resumes_from_its_own_last_page(store, httpserver):
+    listing = Listing(25)  # both labels list the same 25 issues here
+    httpserver.expect_request("/repos/o/r/issues").respond_with_handler(listing.handler)
+    spec = SourceSpec(
+        id="iss",
+        kind="github_issues",
+        project="vllm",
+        options={
+            "repo": "o/r",
+            "api_url": httpserver.url_for(""),
+            "per_page": 10,
+            "labels": ["rocm", "tpu"],
+        },
+    )
+    config = Config(Path("sources.yaml"), (), (spec,))
+    first = one(run_sources(config, store))
+    assert (first.requests, first.events_new) == (6, 25)  # 10 + 9 + 6 per label
+    assert store.load_source("iss").state["resume"] == {"rocm": stamp(19), "tpu": stamp(19)}
+    again = one(run_sources(config, store))
+    assert (again.requests, again.not_modified) == (2, 2)
