@@ -31,6 +31,8 @@ def now_utc() -> datetime:
 
 def utc(value: datetime) -> datetime:
     """Return `value` as an aware UTC datetime (naive values are taken to be UTC)."""
+    if value.tzinfo is UTC:
+        return value
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
     return value.astimezone(UTC)
@@ -42,7 +44,7 @@ def parse_time(value: str | None) -> datetime | None:
     if not value or not isinstance(value, str):
         return None
     try:
-        return utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
+        return utc(datetime.fromisoformat(value))  # Python 3.11 reads "Z" itself
     except (ValueError, OverflowError):  # "0001-01-01T00:00:00+01:00" is before year 1 in UTC
         return None
 

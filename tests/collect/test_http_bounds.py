@@ -15,7 +15,7 @@ from werkzeug import Request, Response
 from tests.collect.hostile import DripServer, http_reply
 from tracker.collect.http import HttpClient
 from tracker.collect.limits import Limits, origin
-from tracker.collect.transport import Session
+from tracker.collect.transport import Deadline, Session
 from tracker.errors import FatalHTTPError, ListingStopped, OutOfTime, SourceError
 
 SENTINEL = "ghp_SENTINEL_token_never_elsewhere"
@@ -155,6 +155,23 @@ def test_a_dripping_server_is_cut_at_the_request_deadline():
         print(f"\ndrip, deadline 1s: {server.connections} connection(s), {took:.2f}s")
     assert not isinstance(caught.value, OutOfTime)
     assert took < 3 and server.connections == 1  # no retry after the deadline
+
+
+def test_a_deadline_due_before_the_pending_ones_still_fires():
+    # One watchdog thread serves every deadline and sleeps until the earliest is due: a new one
+    # due sooner must wake it, or it would fire only when the 300 s one is due.
+    pending = Deadline(300).__enter__()
+    time.sleep(0.2)  # the watchdog settles into its sleep until the pending one is due
+    try:
+        with Deadline(0.05) as soon:
+            for _ in range(400):  # polls up to 20 s; fires after about 0.05 s
+                if soon.fired:
+                    break
+                time.sleep(0.05)
+            assert soon.fired
+    finally:
+        pending.__exit__(None, None, None)
+    assert not pending.fired
 
 
 def test_the_time_budget_cuts_a_request_and_refuses_the_next(httpserver):

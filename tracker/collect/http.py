@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin
 
 import requests
 
 from tracker import __version__
 from tracker.collect.limits import Limits, PageGuard, origin, show_origin
+from tracker.collect.ratelimit import RateLimits, RequestStats, utc_text
 from tracker.collect.transport import (
     MAX_RATE_WAIT,
     Deadline,
@@ -40,7 +41,10 @@ from tracker.collect.transport import (
     GiveUpRetry,
     Session,
     WatchedAdapter,
+    is_full,
+    last_page,
     network_error,
+    next_link,
     parse_json,
     read_body,
     status_hint,
@@ -63,16 +67,19 @@ AUTH_SCHEMES: dict[str, tuple[tuple[str, ...], str]] = {
 # Where each API's token may go when the source names no api_url of its own.
 AUTH_ORIGINS = {"github": "https://api.github.com", "buildkite": "https://api.buildkite.com"}
 
-__all__ = ["MAX_RATE_WAIT", "HttpClient", "RequestStats", "parse_json", "token_for"]
+__all__ = ["MAX_RATE_WAIT", "HttpClient", "Page", "RequestStats", "parse_json", "token_for"]
 
 
-@dataclass
-class RequestStats:
-    """What one source's collection cost: reported in the run row and `tracker status`."""
+@dataclass(frozen=True)
+class Page:
+    """One page of a paged JSON listing: its parsed body, the full URL asked, and what its Link
+    header says of the pages after it (rel="next" as an absolute URL, the page number of
+    rel="last"; None when absent)."""
 
-    requests: int = 0
-    not_modified: int = 0
-    rate_remaining: int | None = None
+    data: Any
+    url: str
+    next_url: str | None
+    last_page: int | None
 
 
 def token_for(auth: str | None) -> str | None:
@@ -86,7 +93,7 @@ def token_for(auth: str | None) -> str | None:
     return None
 
 
-class HttpClient:
+class HttpClient(RateLimits):
     """One source's view of the web.
 
     `validators` maps a full URL to {"etag": ..., "last_modified": ...}; it is loaded from the
@@ -142,6 +149,7 @@ class HttpClient:
         self.changed_validators: dict[str, dict] = {}
         self.stats = RequestStats()
         self._resume_at: float | None = None
+        self._one_at_a_time = threading.Lock()
 
     def get(
         self,
@@ -164,7 +172,14 @@ class HttpClient:
     def _fetch(
         self, url: str, params: Mapping[str, Any] | None, conditional: bool, accept: str | None
     ) -> tuple[str, requests.Response | None]:
-        """`get` without keeping the validators: (full URL, response or None on 304)."""
+        """`get` without keeping the validators: (full URL, response or None on 304). One at a
+        time: a paged walk may ask for its next page from a thread of its own."""
+        with self._one_at_a_time:
+            return self._fetch_now(url, params, conditional, accept)
+
+    def _fetch_now(
+        self, url: str, params: Mapping[str, Any] | None, conditional: bool, accept: str | None
+    ) -> tuple[str, requests.Response | None]:
         full_url = requests.Request("GET", url, params=params).prepare().url or url
         headers = {"Accept": accept} if accept else {}
         known = self.validators.get(full_url) if conditional else None
@@ -192,7 +207,7 @@ class HttpClient:
             if refused:
                 raise RateLimited(
                     f"{full_url}: HTTP {response.status_code}: API rate limit still spent after "
-                    f"a retry (reset time {_utc(self._resume_at)}; a past one means clock skew "
+                    f"a retry (reset time {utc_text(self._resume_at)}; a past one means clock skew "
                     "or a replayed rate-limited response): the source stops here and resumes "
                     "from its cursor on the next run"
                 )
@@ -282,29 +297,52 @@ class HttpClient:
             raise FatalHTTPError(f"{response.url}: expected a JSON document, got null")
         return document
 
+    def get_page(
+        self,
+        url: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        conditional: bool = True,
+        guard: PageGuard | None = None,
+    ) -> Page | None:
+        """One page of a paged listing; None on 304 (only when `conditional`).
+
+        Its validators are kept only when it ends the listing with room to spare (no rel="next",
+        fewer items than per_page): an ascending listing adds at its end, so a full page, or one
+        with pages after it, stays byte-identical while the listing grows, and a 304 there would
+        hide what was added."""
+        full_url, response = self._fetch(url, params, conditional, "application/json")
+        if response is None:
+            return None
+        if guard is not None:
+            guard.read(response.content)
+        data = parse_json(response)
+        page = Page(data, full_url, next_link(response), last_page(response))
+        if conditional and not page.next_url and not is_full(data, params):
+            self._remember(full_url, response)
+        return page
+
+    def knows(self, url: str, params: Mapping[str, Any] | None = None) -> bool:
+        """Whether validators are kept for this URL: asking it can be answered 304."""
+        return (requests.Request("GET", url, params=params).prepare().url or url) in self.validators
+
     def get_pages(
         self, url: str, params: Mapping[str, Any] | None = None, *, conditional: bool = True
     ) -> Generator[Any, None, None]:
         """Yield the JSON of each page, following Link rel="next".
 
-        Only the first page is conditional, and its validators are kept only when it was the
-        whole listing (no rel="next", fewer items than per_page): an ascending listing's new
-        items land on its last page while page 1 stays byte-identical, so a 304 on page 1 of a
-        longer listing would hide them. A 304 therefore means nothing changed, and nothing is
-        yielded. Later pages are plain requests (their URLs carry page cursors).
+        Only the first page is conditional (``get_page``: its validators are kept only when it
+        was the whole listing), so a 304 means nothing changed, and nothing is yielded. Later
+        pages are plain requests (their URLs carry page cursors).
         """
         guard = self.listing(url)
         guard.visit(requests.Request("GET", url, params=params).prepare().url or url)
-        full_url, response = self._fetch(url, params, conditional, "application/json")
-        if response is None:
+        page = self.get_page(url, params, conditional=conditional, guard=guard)
+        if page is None:
             return
-        guard.read(response.content)
-        page = parse_json(response)
-        next_url = _next_link(response)
-        if conditional and not next_url and not _may_continue(page, params):
-            self._remember(full_url, response)
+        full_url, next_url, data = page.url, page.next_url, page.data
         while True:
-            yield page
+            yield data
             if not next_url:
                 return
             if origin(next_url) != origin(full_url):
@@ -317,8 +355,8 @@ class HttpClient:
             if response is None:  # an unasked-for 304: nothing to read
                 return
             guard.read(response.content)
-            page = parse_json(response)
-            next_url = _next_link(response)
+            data = parse_json(response)
+            next_url = next_link(response)
 
     def listing(self, what: str) -> PageGuard:
         """The bounds of one paged listing (page cap, loops) for a collector that pages itself."""
@@ -333,54 +371,5 @@ class HttpClient:
             self.validators[full_url] = entry
             self.changed_validators[full_url] = entry
 
-    # -- rate limits -----------------------------------------------------------------------
-    def _note_rate_limit(self, response: requests.Response) -> None:
-        remaining = response.headers.get("X-RateLimit-Remaining")
-        reset = response.headers.get("X-RateLimit-Reset")
-        if remaining is None:
-            return
-        try:
-            self.stats.rate_remaining = int(remaining)
-            if int(remaining) <= 0 and reset is not None:
-                self._resume_at = float(reset)
-        except ValueError:
-            log.warning("ignoring malformed rate-limit headers %r / %r", remaining, reset)
-
-    @staticmethod
-    def _rate_limit_spent(response: requests.Response) -> bool:
-        return response.headers.get("X-RateLimit-Remaining") == "0"
-
-    def _wait_for_rate_limit(self, url: str) -> None:
-        if self._resume_at is None:
-            return
-        wait = self._resume_at - time.time()
-        if wait > self.max_rate_wait:
-            raise RateLimited(
-                f"{url}: API rate limit spent; it resets in {wait / 60:.0f} min at "
-                f"{_utc(self._resume_at)}: the source stops here and resumes from its cursor "
-                "on the next run"
-            )
-        if wait > 0:
-            log.info("rate limit spent; sleeping %.0fs until reset", wait)
-            self.sleep(wait + 1)
-        self._resume_at = None
-
     def close(self) -> None:
         self.session.close()
-
-
-def _may_continue(page: Any, params: Mapping[str, Any] | None) -> bool:
-    """Whether a last page is full (as many items as per_page): the next item to arrive would
-    start a second page and leave this one unchanged."""
-    per_page = (params or {}).get("per_page")
-    return isinstance(page, list) and per_page is not None and len(page) >= int(per_page)
-
-
-def _next_link(response: requests.Response) -> str | None:
-    """The absolute URL of the response's Link rel="next", or None."""
-    link = response.links.get("next", {}).get("url")
-    return urljoin(response.url, link) if link else None
-
-
-def _utc(timestamp: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(timestamp))

@@ -180,13 +180,17 @@ def _collect_and_save(
         state={} if replay else dict(state.state),
         now=started,
     )
-    collected: list[Event] = []
+    collected: list[Event] = []  # cleaned for the store (records.clean_event) as they come
+    unstorable: list[tuple[Event, InvalidEvent]] = []  # skipped if the run is kept
     status, error = "ok", None
     stopped: Exception | None = None
     try:
         with cassette(spec.id, replay, record):
             for item in module.collect(ctx):
-                collected.append(item)
+                try:
+                    collected.append(clean_event(item))
+                except InvalidEvent as exc:
+                    unstorable.append((item, exc))
     except SourceSkipped as exc:
         status, error = "skipped", str(exc)
         stopped = exc
@@ -197,13 +201,14 @@ def _collect_and_save(
         ascending = getattr(module, "ASCENDING", False)
         # An ascending collector's state (runs still pending) is kept after a rate limit even
         # when it had yielded nothing yet.
-        kept = collected or (ascending and isinstance(exc, RateLimited))
+        read = len(collected) + len(unstorable)
+        kept = read or (ascending and isinstance(exc, RateLimited))
         status = "partial" if kept else "failed"
         error, stopped = str(exc), exc
         if isinstance(exc, RateLimited):
             error = f"rate limited: {error}"
-        if collected:
-            error += f" (the {len(collected)} events read before are saved)"
+        if read:
+            error += f" (the {read} events read before are saved)"
         log.error("%s: %s", spec.id, error)
     except Exception as exc:  # a collector bug or hostile input must not stop the other sources
         status, error = "failed", f"{type(exc).__name__}: {exc}"
@@ -213,7 +218,11 @@ def _collect_and_save(
 
     keep = status in ("ok", "partial")
     # Only events the store can keep reach the upsert: one bad item is a skip, not the source.
-    collected = _storable(collected, ctx) if keep else []
+    if keep:
+        for item, problem in unstorable:
+            ctx.skip(f"{item.kind} {item.external_id!r:.100}", str(problem))
+    else:
+        collected = []
     error = clean_text(error) if error else error  # quoted upstream text may hold a NUL
     result = SourceResult(
         spec.id,
@@ -279,18 +288,6 @@ def _collect_and_save(
         except Exception:
             log.exception("%s: could not record the failed run either", spec.id)
     return result
-
-
-def _storable(collected: list[Event], ctx: CollectContext) -> list[Event]:
-    """The collected events cleaned for the store (records.clean_event); one that cannot be
-    stored is skipped with ctx.skip, naming it, and the others are kept."""
-    kept = []
-    for item in collected:
-        try:
-            kept.append(clean_event(item))
-        except InvalidEvent as exc:
-            ctx.skip(f"{item.kind} {item.external_id!r:.100}", str(exc))
-    return kept
 
 
 def _save_run(

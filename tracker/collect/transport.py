@@ -3,18 +3,23 @@ credentials kept to their origin on redirects, JSON decoded without failing on o
 
 Deadline: urllib3's timeouts bound each socket read, so a server that sends one byte every few
 seconds never trips them. Each request therefore runs under a ``Deadline``: every connection the
-request takes from the pool is registered with it, and when the deadline passes a timer thread
+request takes from the pool is registered with it, and when the deadline passes the watchdog thread
 shuts those sockets down, which ends the blocked read at once. The request then fails with
-``DeadlineExceeded`` (retries included: a fired deadline refuses further connections).
+``DeadlineExceeded`` (retries included: a fired deadline refuses further connections). One
+watchdog thread serves every deadline of the process.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 import logging
 import socket
 import threading
+import time
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -43,18 +48,19 @@ class Deadline:
     def __init__(self, seconds: float) -> None:
         self.seconds = max(seconds, 0.0)
         self.fired = False
+        self.done = False
         self._connections: list[Any] = []
         self._lock = threading.Lock()
-        self._timer = threading.Timer(self.seconds, self._fire)
-        self._timer.daemon = True
 
     def __enter__(self) -> Deadline:
         _current.deadline = self
-        self._timer.start()
+        _WATCHDOG.watch(self, time.monotonic() + self.seconds)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._timer.cancel()
+        with self._lock:
+            self.done = True  # the watchdog drops it when its time comes
+            self._connections.clear()
         _current.deadline = None
 
     def watch(self, connection: Any) -> None:
@@ -63,8 +69,10 @@ class Deadline:
                 raise DeadlineExceeded(f"deadline of {self.seconds:.0f}s passed")
             self._connections.append(connection)
 
-    def _fire(self) -> None:
+    def fire(self) -> None:
         with self._lock:
+            if self.done:
+                return
             self.fired = True
             connections = list(self._connections)
         for connection in connections:
@@ -76,6 +84,48 @@ class Deadline:
                     socket.socket.shutdown(sock, socket.SHUT_RDWR)
                 except OSError:
                     pass
+
+
+class _Watchdog:
+    """One daemon thread for every Deadline of the process: it sleeps until the earliest one is
+    due and fires it. (A timer thread per request cost more than the request itself on a busy
+    machine: each start waits for the new thread to be scheduled.) A finished Deadline stays in
+    the heap, marked done, until its time comes; only one due sooner than every other wakes
+    the thread."""
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int, Deadline]] = []
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._count = 0
+
+    def watch(self, deadline: Deadline, at: float) -> None:
+        with self._wake:
+            self._count += 1
+            sooner = not self._due or at < self._due[0][0]
+            heapq.heappush(self._due, (at, self._count, deadline))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="tracker-deadlines")
+                self._thread.daemon = True
+                self._thread.start()
+            elif sooner:
+                self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while True:
+                    while self._due and self._due[0][2].done:
+                        heapq.heappop(self._due)
+                    wait = self._due[0][0] - time.monotonic() if self._due else None
+                    if wait is not None and wait <= 0:
+                        due = heapq.heappop(self._due)[2]
+                        break
+                    self._wake.wait(wait)
+            due.fire()
+
+
+_WATCHDOG = _Watchdog()
 
 
 class GiveUpRetry(Retry):
@@ -165,7 +215,14 @@ def _too_big(url: str, what: str, cap: int) -> str:
 def loads(text: str) -> Any:
     """json.loads, except that an integer too long for Python to read (over 4,300 digits) stays
     the text it was: one odd value in one item, not a page that fails to parse."""
-    return json.loads(text, parse_int=_int)
+    try:
+        return json.loads(text)  # C all the way: no Python call per integer
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            raise
+        # int() refused a number over the digit limit: read the document again, numbers
+        # through _int.
+        return json.loads(text, parse_int=_int)
 
 
 def _int(digits: str) -> int | str:
@@ -239,3 +296,24 @@ def status_hint(status: int) -> str:
         404: " (moved or deleted upstream: check the source's URL / repo in sources.yaml)",
         410: " (gone upstream: remove or update the source in sources.yaml)",
     }.get(status, "")
+
+
+def next_link(response: requests.Response) -> str | None:
+    """The absolute URL of the response's Link rel="next", or None."""
+    link = response.links.get("next", {}).get("url")
+    return urljoin(response.url, link) if link else None
+
+
+def last_page(response: requests.Response) -> int | None:
+    """The page number of the response's Link rel="last" (GitHub's page-numbered listings send
+    it while pages remain), or None when there is none or it names no page number."""
+    link = response.links.get("last", {}).get("url")
+    pages = parse_qs(urlsplit(link).query).get("page") if link else None
+    return int(pages[0]) if pages and pages[0].isdigit() else None
+
+
+def is_full(page: Any, params: Mapping[str, Any] | None) -> bool:
+    """Whether a page holds as many items as per_page: the next item to arrive would start a
+    page after it and leave this one unchanged."""
+    per_page = (params or {}).get("per_page")
+    return isinstance(page, list) and per_page is not None and len(page) >= int(per_page)

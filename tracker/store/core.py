@@ -51,10 +51,23 @@ def _json_default(value: Any) -> Any:
 
 
 _ENCODE = json.JSONEncoder(default=_json_default, ensure_ascii=False).encode
+# The same encoding made once: JSONEncoder.encode builds a C encoder on every call, which costs
+# as much as encoding a labels list or an attrs dict. No markers (no circular-reference check,
+# and no state shared between threads): events hold JSON read from APIs, which has no cycles.
+_C_ENCODE = (
+    json.encoder.c_make_encoder(  # type: ignore[attr-defined]  # missing from the stub
+        None, _json_default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True
+    )
+    if json.encoder.c_make_encoder is not None  # type: ignore[attr-defined]
+    else None
+)
 
 
 def _dumps(value: Any) -> str:
-    return _ENCODE(value)
+    """A value as the store's JSON text (labels, attrs, the json_serializer of the engine)."""
+    if _C_ENCODE is None:
+        return _ENCODE(value)
+    return "".join(_C_ENCODE(value, 0))
 
 
 class Store(StoreQueries, SourceStates, Migrations):

@@ -8,8 +8,13 @@ any of them, e.g. those another, regime-specific source already collects), ``inc
 Contract:
 - ``GET {api_url}/repos/{repo}/issues?state=all&sort=updated&direction=asc&per_page=100
   [&since=<ctx.since>][&labels=<one label>]``, paged by keyset (the next ``since`` is the last
-  ``updated_at`` read, see ``_listing``), conditional requests through ``ctx.http``. Not the
-  search API: its results stop at 1,000. ``per_page`` is a source key (default 100).
+  ``updated_at`` read; tracker/collect/keyset.py), conditional requests through ``ctx.http``.
+  Not the search API: its results stop at 1,000. ``per_page`` is a source key (default 100).
+- State: ``resume`` maps each listing (its label, "" for none) to the ``since=`` of the page its
+  last walk ended on. The next run asks that page first when it covers the run's window (cursor
+  less ``lookback_days``) and its validators are kept: a 304 there means nothing changed, so
+  a run after a backfill whose last page was a keyset step costs one request, not a second
+  pass over that step.
 - GitHub's ``labels=a,b`` means "a AND b", so "any of several labels" is one listing per label;
   the listings are merged lazily by ``updated_at`` so events come out in ascending cursor order
   (``ASCENDING = True``: after a rate limit the runner keeps what came before). An issue seen in
@@ -35,6 +40,7 @@ from datetime import datetime
 from typing import Any
 
 from tracker.collect.ci import iso, parse_time
+from tracker.collect.keyset import UNSET, KeysetListing, resume_since
 from tracker.collect.sources import CollectContext, load_json
 from tracker.errors import FatalHTTPError
 from tracker.progress import Progress
@@ -54,22 +60,21 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     """Yield the repository's issues updated since ``ctx.since``, oldest update first."""
     repo = ctx.option("repo")
     url = f"{ctx.option('api_url', DEFAULT_API).rstrip('/')}/repos/{repo}/issues"
-    labels = _as_list(ctx.option("labels"))
     base: dict[str, Any] = {
         "state": "all",
         "sort": "updated",
         "direction": "asc",
         "per_page": int(ctx.option("per_page", 100)),
     }
-    if ctx.since is not None:
-        base["since"] = iso(ctx.since)
-    listings = (
-        [_listing(ctx, url, {**base, "labels": label}) for label in labels]
-        if labels
-        else [_listing(ctx, url, base)]
-    )
+    # Where each listing's walk ended last time (keyset.resume_since); kept again only when
+    # every listing was read to its end, so a run stopped part-way resumes from its window.
+    saved = ctx.state.pop("resume", None) or {}
+    walks = [
+        _walk(ctx, url, {**base, "labels": label} if label else dict(base), saved.get(label, UNSET))
+        for label in _as_list(ctx.option("labels")) or [""]
+    ]
     # heapq.merge pulls one page at a time from each listing, keeping the global order.
-    merged = heapq.merge(*listings, key=lambda pair: pair[0])
+    merged = heapq.merge(*(_listing(ctx, walk) for walk in walks), key=lambda pair: pair[0])
     seen: dict[Any, datetime] = {}  # by issue number, as listed (parse_item checks it)
     with Progress(f"{ctx.spec.id}: issues", unit="issue") as progress:
         for updated, item in merged:
@@ -79,69 +84,59 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
             seen[number] = updated
             event = None
             with ctx.item(f"issue {_number(item)}"):
-                event = parse_item(item, ctx)
+                event = parse_item(item, ctx, updated)
             if event is not None:
                 progress.update()
                 yield event
+    ends = {walk.params.get("labels", ""): _resumable(walk, ctx.since) for walk in walks}
+    ctx.state["resume"] = {label: end for label, end in ends.items() if end is not UNSET}
 
 
-def _listing(ctx: CollectContext, url: str, params: dict) -> Iterator[tuple[datetime, dict]]:
-    """(updated_at, item) of one listing, in the order GitHub returns them (ascending).
+def _walk(ctx: CollectContext, url: str, params: dict, saved: Any) -> KeysetListing:
+    """The keyset walk of one listing (tracker/collect/keyset.py), from where the last run's
+    walk ended when that page covers this run's window, else from ``ctx.since``."""
+    client = ctx.client()
+    start = resume_since(client, url, params, saved, ctx.since)
+    if start is UNSET and ctx.since is not None:
+        params["since"] = iso(ctx.since)
+    elif start is not UNSET and start is not None:
+        params["since"] = start
+    return KeysetListing(
+        client,
+        url,
+        params,
+        key=_updated,
+        number=lambda item: item.get("number") if isinstance(item, dict) else None,
+        skip=lambda item, reason: ctx.skip(f"issue {_number(item)}", reason),
+        what=f"{url} (labels={params.get('labels', '')})",
+        noun="issue",
+    )
 
-    Paged by keyset, not by page number: after a full page the next request starts at that
-    page's last ``updated_at`` (``since=``, inclusive; items already yielded are dropped). With
-    page numbers an issue updated during a long backfill moves to the end and shifts the next
-    unread item onto the page already read, where nobody sees it. Only a page whose items all
-    share the ``since`` timestamp (a bulk edit) steps on by page number.
+
+def _listing(ctx: CollectContext, walk: KeysetListing) -> Iterator[tuple[datetime, dict]]:
+    """(updated_at, item) of one listing, ascending (KeysetListing).
 
     GitHub answers a label that does not exist (renamed upstream) with an empty list, not an
     error: when a label's listing comes back empty (not 304), the label is looked up once
     (a conditional request, free on later nights) and a missing one is logged as a skip."""
-    params = dict(params)
-    per_page = int(params["per_page"])
-    yielded: set[tuple[Any, datetime]] = set()
-    requests = 0
-    # Bounds the keyset walk: page cap, a cursor asked for twice, a full page adding nothing.
-    guard = ctx.client().listing(f"{url} (labels={params.get('labels', '')})")
-    while True:
-        guard.visit(f"since={params.get('since')} page={params.get('page', 1)}")
-        # One page per request; get_pages keeps the validators of a short last page only.
-        page = next(iter(ctx.client().get_pages(url, params)), None)
-        requests += 1
-        if page is None:
-            return  # 304: as it was
-        if not isinstance(page, list):
-            # Not a skip: with several labels merged, the other listings' later items would move
-            # the cursor past this one's unread items for good. The source stops here: what
-            # was yielded before is saved and the cursor stays at it (heapq.merge asks a
-            # listing for its next page only right after yielding its last item).
-            raise FatalHTTPError(
-                f"{url}: page {requests} is a JSON {type(page).__name__}, not a list of issues"
-            )
-        if requests == 1 and not page and params.get("labels"):
-            _check_label(ctx, url, params["labels"])
-        last, added = None, False
-        for item in page:
-            updated = parse_time(item.get("updated_at")) if isinstance(item, dict) else None
-            if updated is None:
-                ctx.skip(f"issue {_number(item)}", "no parseable updated_at")
-                continue
-            last = updated
-            if (item.get("number"), updated) in yielded:
-                continue  # the page boundary item, read again from ``since``
-            yielded.add((item.get("number"), updated))
-            added = True
-            yield updated, item
-        if len(page) < per_page:
-            return
-        if not added:
-            guard.stop(f"page {requests} is full but holds no issue not read before")
-        since = parse_time(params.get("since"))
-        if last is None or (since is not None and last <= since):
-            params["page"] = int(params.get("page", 1)) + 1  # one timestamp fills the page
-        else:
-            params["since"] = iso(last)
-            params.pop("page", None)
+    yield from walk
+    if walk.first_page_empty and walk.requests == 1 and walk.params.get("labels"):
+        _check_label(ctx, walk.url, walk.params["labels"])
+
+
+def _resumable(walk: KeysetListing, window: datetime | None) -> Any:
+    """Where the walk ended, as the next run's resume point, or UNSET. A run that resumed
+    before its own window and found the listing changed keeps no point there: the next run
+    starts at its window again, so the start never lags behind the cursor."""
+    ended = walk.ended_since
+    if ended is UNSET or walk.unchanged or window is None:
+        return ended
+    start = parse_time(ended) if ended is not None else None
+    return ended if start is not None and start >= window else UNSET
+
+
+def _updated(item: Any) -> datetime | None:
+    return parse_time(item.get("updated_at")) if isinstance(item, dict) else None
 
 
 def _check_label(ctx: CollectContext, issues_url: str, label: str) -> None:
@@ -172,8 +167,9 @@ def parse(content: bytes, ctx: CollectContext) -> Iterable[Event]:
     return [e for e in events if e is not None]
 
 
-def parse_item(item: dict, ctx: CollectContext) -> Event | None:
-    """One issue (or pull request, when asked for) -> Event; None when dropped or malformed."""
+def parse_item(item: dict, ctx: CollectContext, updated: datetime | None = None) -> Event | None:
+    """One issue (or pull request, when asked for) -> Event; None when dropped or malformed.
+    `updated`: its updated_at when the caller has read it already."""
     number = item.get("number")
     is_pull = is_pull_request(item)
     if is_pull and not ctx.option("include_pulls", False):
@@ -204,7 +200,7 @@ def parse_item(item: dict, ctx: CollectContext) -> Event | None:
         labels=labels,
         state=item.get("state"),
         ended_at=parse_time(item.get("closed_at")),
-        updated_at=parse_time(item.get("updated_at")) or created,
+        updated_at=updated or parse_time(item.get("updated_at")) or created,
         attrs={
             "number": number,
             "comments": item.get("comments"),
