@@ -41,6 +41,11 @@ def cell_colour(lag_days: int) -> tuple[float, float, float, float]:
     return LAG_CMAP(LAG_SCALE(max(lag_days, 0)))
 
 
+def blank_cell(x: int, y: int, **edge) -> Rectangle:
+    """A white cell inset in its square (open or unknown), its edge and hatch from ``edge``."""
+    return Rectangle((x + 0.04, y + 0.08), 0.92, 0.84, facecolor="white", **edge)
+
+
 def model_matrix_chart(path: Path, samples: Sequence[LagSample], as_of: datetime) -> bool:
     """Draw the matrix into ``path``; False (nothing written) when there are no model rows."""
     rows = model_matrix(samples)
@@ -51,30 +56,10 @@ def model_matrix_chart(path: Path, samples: Sequence[LagSample], as_of: datetime
         for x, regime in enumerate(REGIMES):
             cell = row.cells.get(regime)
             if cell is None:
-                ax.add_patch(
-                    Rectangle(
-                        (x + 0.04, y + 0.08),
-                        0.92,
-                        0.84,
-                        facecolor="white",
-                        edgecolor="#bbbbbb",
-                        linestyle=":",
-                        linewidth=0.8,
-                    )  # fmt: skip
-                )
+                ax.add_patch(blank_cell(x, y, edgecolor="#bbbbbb", linestyle=":", linewidth=0.8))
                 ax.text(x + 0.5, y + 0.5, "?", ha="center", va="center", fontsize=7, color="#777")
             elif cell.status == "open":
-                ax.add_patch(
-                    Rectangle(
-                        (x + 0.04, y + 0.08),
-                        0.92,
-                        0.84,
-                        facecolor="white",
-                        edgecolor=OPEN_INK,
-                        hatch="///",
-                        linewidth=1.0,
-                    )  # fmt: skip
-                )
+                ax.add_patch(blank_cell(x, y, edgecolor=OPEN_INK, hatch="///", linewidth=1.0))
                 ax.text(
                     x + 0.5, y + 0.5, f"{cell.lag_days}+ open", ha="center", va="center",
                     fontsize=7, color=OPEN_INK, fontweight="bold",
