@@ -1,0 +1,251 @@
+"""The percentile bootstrap of the Theil-Sen bracket (tracker.measure.trend), computed without
+finding every resample's medians.
+
+A resample that picks artifact p c_p times holds c_p * c_q copies of the pair (p, q) and
+nothing else (a repeated artifact pairs only with itself: same x, no slope). Its bracket ends
+are therefore weighted medians of the original pairs' bounds with weights c_p * c_q
+(:func:`resample_bracket`, the definition, O(pairs) per resample). The interval needs only two
+order statistics of those medians over all resamples: the low end's (1-level)/2 quantile and the
+high end's (1+level)/2 quantile. :func:`bootstrap_interval` finds each by quickselect on the
+value: whether a resample's median lies below a threshold t follows from one number, the weight
+of its pairs whose bound is below t, and that weight is a quadratic form c^T M_t c, computed for
+all resamples at once with one matrix product (exact: small integers in floating point) or, for
+a narrow range of t, from the pairs in that range. Only the few resamples left near the answer
+get their medians computed. Same resamples, same values, same quantiles as the direct
+computation (:func:`bootstrap_interval_direct`, kept as the reference the tests compare with):
+the answer is always one of the resample medians, and every comparison is exact.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+LEVEL = 0.90
+BOOTSTRAP_SAMPLES = 2000
+BOOTSTRAP_SEED = 13  # fixed: the same facts and as_of give the same report
+FEW = 24  # candidates left: compute their medians and pick
+CHUNK = 1 << 22  # elements per block of (resamples x pairs) weights
+
+
+def pair_bounds(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """For every pair i < j with x_i != x_j (same-x pairs have no slope), the lowest and highest
+    slope the pair can have. A covered lag is exact; an open one is a lower bound. Ordering
+    each pair so that x_a < x_b: an open later lag raises the slope without limit (upper end
+    +inf), an open earlier lag lowers it (lower end -inf), both open bound nothing."""
+    xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
+    i, j = _pairs(xs)
+    swap = xs[i] > xs[j]
+    a, b = np.where(swap, j, i), np.where(swap, i, j)  # x[a] < x[b]
+    slope = (ys[b] - ys[a]) / (xs[b] - xs[a])
+    low = np.where(obs[a], slope, -np.inf)  # an open earlier lag may be longer: slope lower
+    high = np.where(obs[b], slope, np.inf)  # an open later lag may be longer: slope higher
+    return low, high
+
+
+def _pairs(xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    i, j = np.triu_indices(len(xs), k=1)
+    keep = xs[i] != xs[j]
+    return i[keep], j[keep]
+
+
+class _End:
+    """One end's bounds (low or high) of every pair, sorted, with the pair's two artifacts."""
+
+    def __init__(self, values: np.ndarray, i: np.ndarray, j: np.ndarray, n: int) -> None:
+        order = np.argsort(values, kind="stable")
+        self.values = values[order]
+        self.a, self.b = i[order].astype(np.intp), j[order].astype(np.intp)
+        self.n = n
+        self.flat = self.a * n + self.b
+
+    def median(self, counts: np.ndarray) -> float:
+        """The weighted median of this end for the resample holding artifact p counts[p] times
+        (the definition; O(pairs))."""
+        return _weighted_median(self.values, counts[self.a] * counts[self.b])
+
+    def below(self, counts: np.ndarray, stop: int) -> np.ndarray:
+        """Per resample (rows of `counts`), the weight of the pairs at positions < stop: c^T M c
+        with M counting those pairs, as one matrix product. Exact: every entry of counts @ M is
+        at most the resample size (< 2**24, float32 holds it), the final sum is taken in int64."""
+        if stop == 0 or len(counts) == 0:
+            return np.zeros(len(counts), np.int64)
+        matrix = np.bincount(self.flat[:stop], minlength=self.n * self.n)
+        product = counts.astype(np.float32) @ matrix.reshape(self.n, self.n).astype(np.float32)
+        return (product.astype(np.int64) * counts).sum(axis=1)
+
+    def between(self, columns: np.ndarray, start: int, stop: int) -> np.ndarray:
+        """Per resample, the weight of the pairs at positions start .. stop-1; `columns` holds
+        the resamples' counts one column each (artifacts x resamples, so a pair's two rows are
+        read whole)."""
+        total = np.zeros(columns.shape[1], np.int64)
+        step = max(1, CHUNK // max(1, columns.shape[1]))
+        for lo in range(start, stop, step):
+            hi = min(stop, lo + step)
+            a, b = columns[self.a[lo:hi]], columns[self.b[lo:hi]]
+            total += np.einsum("kr,kr->r", a, b, dtype=np.int64)
+        return total
+
+
+def _weighted_median(ordered: np.ndarray, weights: np.ndarray) -> float:
+    """The median of the multiset holding ordered[k] weights[k] times (`ordered` sorted); with
+    infinities allowed (inf / 2 is inf; -inf and +inf never meet, see pair_bounds)."""
+    cumulative = np.cumsum(weights)
+    size = int(cumulative[-1]) if cumulative.size else 0
+    if size == 0:
+        return math.nan
+
+    def at(rank: int) -> float:
+        return float(ordered[np.searchsorted(cumulative, rank, side="right")])
+
+    mid = size // 2
+    if size % 2:
+        return at(mid)
+    lo, hi = at(mid - 1), at(mid)
+    if lo == hi:
+        return lo
+    return lo / 2 + hi / 2
+
+
+def _resample_counts(n: int, samples: int, seed: int) -> np.ndarray:
+    """How often each resample picks each artifact (the draws of the direct computation)."""
+    rng = np.random.default_rng(seed)
+    return np.stack(
+        [np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(samples)]
+    ).astype(np.int64)
+
+
+def _sizes(xs: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Pairs (with two different x) per resample: (n^2 - sum over x values of picks^2) / 2."""
+    _, group = np.unique(xs, return_inverse=True)
+    per_x = np.zeros((len(counts), group.max() + 1), np.int64)
+    np.add.at(per_x.T, group, counts.T)
+    total = counts.sum(axis=1)
+    return (total * total - (per_x * per_x).sum(axis=1)) // 2
+
+
+def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
+    """The k-th smallest (0-based) of the resamples' medians of `end`, all sizes > 0.
+
+    Invariant: the answer is the k-th smallest median among `rows`, whose medians all lie in
+    [values[lo], values[hi]) (values[len] meaning +inf); `weight_lo` is each row's weight of
+    the pairs below position lo. A threshold t = values[p] (p the first position of its value)
+    splits the rows exactly: with B the weight below t and mid = size // 2, the median is below
+    t when rank mid is (B > mid); at or above when rank mid - 1 (odd size: mid) is not; the
+    rest (even size, B == mid exactly) have their median computed and compared."""
+    values, total = end.values, len(end.values)
+    rows = np.arange(len(counts))
+    mid, even = sizes // 2, sizes % 2 == 0
+    lo, hi = 0, total
+    weight_lo = np.zeros(len(rows), np.int64)
+    estimate: np.ndarray | None = None  # each row's guessed median position
+    for _ in range(64):
+        if len(rows) <= FEW or hi - lo <= 1:
+            break
+        p = _pivot(values, lo, hi, k, estimate)
+        if p is None:
+            break
+        if p - lo < end.n * end.n // 64:  # a thin slice costs less than the product
+            columns = np.ascontiguousarray(counts[rows].T, dtype=np.int32)
+            weight = weight_lo + end.between(columns, lo, p)
+        else:
+            weight = end.below(counts[rows], p)
+        below = mid[rows] < weight
+        unsure = ~below & even[rows] & (mid[rows] - 1 < weight)
+        for n in np.flatnonzero(unsure):
+            below[n] = end.median(counts[rows[n]]) < values[p]
+        spread = np.maximum(sizes[rows], 1) / max(1, total)
+        estimate = p + (mid[rows] - weight) / spread  # positions if weight were uniform
+        taken = int(below.sum())
+        if k < taken:
+            rows, weight_lo, estimate, hi = rows[below], weight_lo[below], estimate[below], p
+        else:
+            k -= taken
+            rows, weight_lo, estimate, lo = rows[~below], weight[~below], estimate[~below], p
+    medians = sorted(end.median(counts[r]) for r in rows)
+    return medians[k]
+
+
+def _pivot(values: np.ndarray, lo: int, hi: int, k: int, estimate: np.ndarray | None) -> int | None:
+    """A position strictly inside (lo, hi) that starts a value: near the k-th row's estimated
+    median position, overshooting so that few rows stay on the kept side; the middle at first."""
+    if estimate is None:
+        p = (lo + hi) // 2
+    else:
+        order = np.sort(estimate)
+        margin = max(2, len(order) // 40)
+        near = k + margin if k < len(order) / 2 else k - margin
+        p = int(np.clip(order[int(np.clip(near, 0, len(order) - 1))], lo + 1, hi - 1))
+    p = int(np.searchsorted(values, values[p], side="left"))
+    if p <= lo:
+        p = int(np.searchsorted(values, values[lo], side="right"))
+    return p if lo < p < hi else None
+
+
+def _tables(xs: np.ndarray, ys: np.ndarray, obs: np.ndarray) -> tuple[_End, _End]:
+    i, j = _pairs(xs)
+    low, high = pair_bounds(xs, ys, obs)  # the same pairs, in the same order
+    return _End(low, i, j, len(xs)), _End(high, i, j, len(xs))
+
+
+def _quantile_index(n: int, q: float) -> int:
+    """The index np.quantile(..., method="inverted_cdf") picks from n sorted values."""
+    return int(np.quantile(np.arange(n), q, method="inverted_cdf"))
+
+
+def bootstrap_interval(
+    x: ArrayLike,
+    y: ArrayLike,
+    observed: ArrayLike,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = LEVEL,
+) -> tuple[float, float]:
+    """Percentile bootstrap over artifacts (resampled with replacement, open ones with their
+    flag): the (1-level)/2 quantile of the bracket's low end and the (1+level)/2 quantile of its
+    high end ("inverted_cdf": an observed value, so an infinite upper end stays infinite).
+    Resamples with a single distinct x give no slope and are left out. Equal to
+    :func:`bootstrap_interval_direct` (see the module)."""
+    xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
+    counts = _resample_counts(len(xs), samples, seed)
+    sizes = _sizes(xs, counts)
+    valid = sizes > 0
+    if not valid.any():
+        return math.nan, math.nan
+    counts, sizes = counts[valid], sizes[valid]
+    low, high = _tables(xs, ys, obs)
+    tail = (1 - level) / 2
+    return (
+        _select(low, counts, sizes, _quantile_index(len(sizes), tail)),
+        _select(high, counts, sizes, _quantile_index(len(sizes), 1 - tail)),
+    )
+
+
+def bootstrap_interval_direct(
+    x: ArrayLike,
+    y: ArrayLike,
+    observed: ArrayLike,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = LEVEL,
+) -> tuple[float, float]:
+    """bootstrap_interval by its definition: every resample's bracket, then the quantiles."""
+    xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
+    rng = np.random.default_rng(seed)
+    low_end, high_end = _tables(xs, ys, obs)
+    lows, highs = [], []
+    for _ in range(samples):
+        counts = np.bincount(rng.integers(0, len(xs), len(xs)), minlength=len(xs))
+        low = low_end.median(counts)
+        if not math.isnan(low):
+            lows.append(low)
+            highs.append(high_end.median(counts))
+    if not lows:
+        return math.nan, math.nan
+    tail = (1 - level) / 2
+    return (
+        float(np.quantile(lows, tail, method="inverted_cdf")),
+        float(np.quantile(highs, 1 - tail, method="inverted_cdf")),
+    )
