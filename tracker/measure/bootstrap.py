@@ -110,11 +110,14 @@ def _weighted_median(ordered: np.ndarray, weights: np.ndarray) -> float:
 
 
 def _resample_counts(n: int, samples: int, seed: int) -> np.ndarray:
-    """How often each resample picks each artifact (the draws of the direct computation)."""
+    """How often each resample picks each artifact (the draws of the direct computation, one
+    call per resample: a single call for all would draw other numbers)."""
     rng = np.random.default_rng(seed)
-    return np.stack(
-        [np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(samples)]
-    ).astype(np.int64)
+    picks = np.empty((samples, n), np.int64)
+    for row in picks:
+        row[:] = rng.integers(0, n, n)
+    picks += np.arange(samples)[:, None] * n
+    return np.bincount(picks.ravel(), minlength=samples * n).reshape(samples, n)
 
 
 def _sizes(xs: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -134,12 +137,14 @@ def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
     the pairs below position lo. A threshold t = values[p] (p the first position of its value)
     splits the rows exactly: with B the weight below t and mid = size // 2, the median is below
     t when rank mid is (B > mid); at or above when rank mid - 1 (odd size: mid) is not; the
-    rest (even size, B == mid exactly) have their median computed and compared."""
+    rest (even size, B == mid exactly) have their median computed and compared. The rows left
+    at the end whose ranks both fall in [lo, hi) where every value is the same (a block of
+    ties, or of infinities) have that value as their median; the others are computed."""
     values, total = end.values, len(end.values)
     rows = np.arange(len(counts))
     mid, even = sizes // 2, sizes % 2 == 0
     lo, hi = 0, total
-    weight_lo = np.zeros(len(rows), np.int64)
+    weight_lo, weight_hi = np.zeros(len(rows), np.int64), sizes.copy()
     estimate: np.ndarray | None = None  # each row's guessed median position
     for _ in range(64):
         if len(rows) <= FEW or hi - lo <= 1:
@@ -159,12 +164,19 @@ def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
         spread = np.maximum(sizes[rows], 1) / max(1, total)
         estimate = p + (mid[rows] - weight) / spread  # positions if weight were uniform
         taken = int(below.sum())
-        if k < taken:
-            rows, weight_lo, estimate, hi = rows[below], weight_lo[below], estimate[below], p
+        if k < taken:  # the answer is below values[p]
+            keep = below
+            hi, weight_lo, weight_hi = p, weight_lo[keep], weight[keep]
         else:
-            k -= taken
-            rows, weight_lo, estimate, lo = rows[~below], weight[~below], estimate[~below], p
-    medians = sorted(end.median(counts[r]) for r in rows)
+            keep = ~below
+            k, lo, weight_lo, weight_hi = k - taken, p, weight[keep], weight_hi[keep]
+        rows, estimate = rows[keep], estimate[keep]
+    tied = values[lo] == values[hi - 1]
+    inside = (weight_lo <= mid[rows] - even[rows]) & (mid[rows] < weight_hi)
+    medians = sorted(
+        float(values[lo]) if tied and inside[n] else end.median(counts[r])
+        for n, r in enumerate(rows)
+    )
     return medians[k]
 
 
