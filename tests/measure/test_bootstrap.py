@@ -10,10 +10,16 @@ import math
 import numpy as np
 import pytest
 
-from tracker.measure.bootstrap import FEW, bootstrap_interval, bootstrap_interval_direct
+from tracker.measure.bootstrap import (
+    FEW,
+    bootstrap_interval,
+    bootstrap_interval_direct,
+    bracket_and_interval,
+)
+from tracker.measure.trend import slope_bracket
 
 
-def same(a: tuple[float, float], b: tuple[float, float]) -> bool:
+def same(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return all((math.isnan(p) and math.isnan(q)) or p == q for p, q in zip(a, b, strict=True))
 
 
@@ -34,8 +40,9 @@ def test_selection_equals_the_definition_on_random_groups(seed):
     for case in range(25):
         xs, ys, observed = random_group(rng)
         samples = int(rng.choice([30, 400, 2000]))
-        fast = bootstrap_interval(xs, ys, observed, samples=samples, seed=case)
-        assert same(fast, bootstrap_interval_direct(xs, ys, observed, samples=samples, seed=case))
+        fast = bracket_and_interval(xs, ys, observed, samples=samples, seed=case)
+        direct = bootstrap_interval_direct(xs, ys, observed, samples=samples, seed=case)
+        assert same(fast, slope_bracket(xs, ys, observed) + direct)
 
 
 def test_selection_equals_the_definition_on_a_larger_group():

@@ -27,6 +27,7 @@ LEVEL = 0.90
 BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 13  # fixed: the same facts and as_of give the same report
 FEW = 24  # candidates left: compute their medians and pick
+PROBE = 128  # resamples whose medians are located first, to aim the first threshold
 CHUNK = 1 << 22  # elements per block of (resamples x pairs) weights
 
 
@@ -36,7 +37,12 @@ def pair_bounds(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[np.nda
     each pair so that x_a < x_b: an open later lag raises the slope without limit (upper end
     +inf), an open earlier lag lowers it (lower end -inf), both open bound nothing."""
     xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
-    i, j = _pairs(xs)
+    return _bounds(xs, ys, obs, *_pairs(xs))
+
+
+def _bounds(
+    xs: np.ndarray, ys: np.ndarray, obs: np.ndarray, i: np.ndarray, j: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     swap = xs[i] > xs[j]
     a, b = np.where(swap, j, i), np.where(swap, i, j)  # x[a] < x[b]
     slope = (ys[b] - ys[a]) / (xs[b] - xs[a])
@@ -69,12 +75,14 @@ class _End:
     def below(self, counts: np.ndarray, stop: int) -> np.ndarray:
         """Per resample (rows of `counts`), the weight of the pairs at positions < stop: c^T M c
         with M counting those pairs, as one matrix product. Exact: every entry of counts @ M is
-        at most the resample size (< 2**24, float32 holds it), the final sum is taken in int64."""
+        at most the resample size (< 2**24, float32 holds it); the final sums, below 2**53, are
+        taken in float64."""
         if stop == 0 or len(counts) == 0:
             return np.zeros(len(counts), np.int64)
-        matrix = np.bincount(self.flat[:stop], minlength=self.n * self.n)
-        product = counts.astype(np.float32) @ matrix.reshape(self.n, self.n).astype(np.float32)
-        return (product.astype(np.int64) * counts).sum(axis=1)
+        matrix = np.bincount(self.flat[:stop], minlength=self.n * self.n).astype(np.float32)
+        single = counts.astype(np.float32)
+        product = single @ matrix.reshape(self.n, self.n)
+        return np.einsum("ij,ij->i", product, single, dtype=np.float64).astype(np.int64)
 
     def between(self, columns: np.ndarray, start: int, stop: int) -> np.ndarray:
         """Per resample, the weight of the pairs at positions start .. stop-1; `columns` holds
@@ -122,9 +130,10 @@ def _resample_counts(n: int, samples: int, seed: int) -> np.ndarray:
 
 def _sizes(xs: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Pairs (with two different x) per resample: (n^2 - sum over x values of picks^2) / 2."""
-    _, group = np.unique(xs, return_inverse=True)
-    per_x = np.zeros((len(counts), group.max() + 1), np.int64)
-    np.add.at(per_x.T, group, counts.T)
+    order = np.argsort(xs, kind="stable")
+    ordered = xs[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    per_x = np.add.reduceat(counts[:, order], starts, axis=1)
     total = counts.sum(axis=1)
     return (total * total - (per_x * per_x).sum(axis=1)) // 2
 
@@ -145,11 +154,18 @@ def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
     mid, even = sizes // 2, sizes % 2 == 0
     lo, hi = 0, total
     weight_lo, weight_hi = np.zeros(len(rows), np.int64), sizes.copy()
-    estimate: np.ndarray | None = None  # each row's guessed median position
+    # each row's guessed median position; the first guesses from a probe of PROBE rows
+    estimate: np.ndarray | None = None
+    if len(rows) > 4 * PROBE:
+        p = _pivot(values, lo, hi, k, None, len(rows))
+        if p is not None:
+            probe = rows[:PROBE]
+            weight = end.below(counts[probe], p)
+            estimate = p + (mid[probe] - weight) / (np.maximum(sizes[probe], 1) / max(1, total))
     for _ in range(64):
         if len(rows) <= FEW or hi - lo <= 1:
             break
-        p = _pivot(values, lo, hi, k, estimate)
+        p = _pivot(values, lo, hi, k, estimate, len(rows))
         if p is None:
             break
         if p - lo < end.n * end.n // 64:  # a thin slice costs less than the product
@@ -180,15 +196,18 @@ def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
     return medians[k]
 
 
-def _pivot(values: np.ndarray, lo: int, hi: int, k: int, estimate: np.ndarray | None) -> int | None:
-    """A position strictly inside (lo, hi) that starts a value: near the k-th row's estimated
-    median position, overshooting so that few rows stay on the kept side; the middle at first."""
-    if estimate is None:
+def _pivot(
+    values: np.ndarray, lo: int, hi: int, k: int, estimate: np.ndarray | None, rows: int
+) -> int | None:
+    """A position strictly inside (lo, hi) that starts a value: near the k-th of `rows` rows'
+    estimated median positions (`estimate` may hold a sample of them), overshooting so that few
+    rows stay on the kept side; the middle without estimates."""
+    if estimate is None or len(estimate) == 0:
         p = (lo + hi) // 2
     else:
         order = np.sort(estimate)
-        margin = max(2, len(order) // 40)
-        near = k + margin if k < len(order) / 2 else k - margin
+        margin = max(2, rows // 40)
+        near = (k + margin if k < rows / 2 else k - margin) * len(order) / rows
         p = int(np.clip(order[int(np.clip(near, 0, len(order) - 1))], lo + 1, hi - 1))
     p = int(np.searchsorted(values, values[p], side="left"))
     if p <= lo:
@@ -198,7 +217,7 @@ def _pivot(values: np.ndarray, lo: int, hi: int, k: int, estimate: np.ndarray | 
 
 def _tables(xs: np.ndarray, ys: np.ndarray, obs: np.ndarray) -> tuple[_End, _End]:
     i, j = _pairs(xs)
-    low, high = pair_bounds(xs, ys, obs)  # the same pairs, in the same order
+    low, high = _bounds(xs, ys, obs, i, j)  # pair_bounds: the same pairs, in the same order
     return _End(low, i, j, len(xs)), _End(high, i, j, len(xs))
 
 
@@ -220,19 +239,47 @@ def bootstrap_interval(
     high end ("inverted_cdf": an observed value, so an infinite upper end stays infinite).
     Resamples with a single distinct x give no slope and are left out. Equal to
     :func:`bootstrap_interval_direct` (see the module)."""
+    return bracket_and_interval(x, y, observed, samples, seed, level)[2:]
+
+
+def bracket_and_interval(
+    x: ArrayLike,
+    y: ArrayLike,
+    observed: ArrayLike,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = LEVEL,
+) -> tuple[float, float, float, float]:
+    """(low, high, ci_low, ci_high): trend.slope_bracket and :func:`bootstrap_interval` of
+    the same artifacts, the pairs' bounds formed and sorted once for both."""
     xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
+    low, high = _tables(xs, ys, obs)
+    bracket = (_sorted_median(low.values), _sorted_median(high.values))
     counts = _resample_counts(len(xs), samples, seed)
     sizes = _sizes(xs, counts)
     valid = sizes > 0
     if not valid.any():
-        return math.nan, math.nan
+        return (*bracket, math.nan, math.nan)
     counts, sizes = counts[valid], sizes[valid]
-    low, high = _tables(xs, ys, obs)
     tail = (1 - level) / 2
     return (
+        *bracket,
         _select(low, counts, sizes, _quantile_index(len(sizes), tail)),
         _select(high, counts, sizes, _quantile_index(len(sizes), 1 - tail)),
     )
+
+
+def _sorted_median(ordered: np.ndarray) -> float:
+    """trend._median of values already sorted (every pair once: the complete data's bracket)."""
+    if ordered.size == 0:
+        return math.nan
+    mid = ordered.size // 2
+    if ordered.size % 2:
+        return float(ordered[mid])
+    lo, hi = float(ordered[mid - 1]), float(ordered[mid])
+    if lo == hi:
+        return lo
+    return lo / 2 + hi / 2
 
 
 def bootstrap_interval_direct(

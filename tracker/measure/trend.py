@@ -35,8 +35,9 @@ from numpy.typing import ArrayLike
 
 # LEVEL: every interval here is a 90% interval (re-exported: the rate trends and the figures
 # take it from here); the bootstrap's seed is fixed: the same facts and as_of give the same report
-from tracker.measure.bootstrap import BOOTSTRAP_SAMPLES, bootstrap_interval, pair_bounds
+from tracker.measure.bootstrap import BOOTSTRAP_SAMPLES, bracket_and_interval, pair_bounds
 from tracker.measure.bootstrap import LEVEL as LEVEL
+from tracker.measure.bootstrap import bootstrap_interval as bootstrap_interval
 from tracker.measure.lag import LagSample
 from tracker.measure.survival import median_lag
 
@@ -164,8 +165,8 @@ def lag_trend(
     obs = [s.status == "covered" for s in samples]
     n, n_open = len(samples), sum(not o for o in obs)
     if n >= 2:
-        low, high = slope_bracket(x, y, obs)
-        ci_low, ci_high = bootstrap_interval(x, y, obs, samples_n)
+        # slope_bracket and bootstrap_interval of the same pairs, formed once
+        low, high, ci_low, ci_high = bracket_and_interval(x, y, obs, samples_n)
     else:
         low = high = ci_low = ci_high = math.nan
     recent_from = as_of - timedelta(days=PERIOD_DAYS)
