@@ -61,7 +61,7 @@ class _End:
     """One end's bounds (low or high) of every pair, sorted, with the pair's two artifacts."""
 
     def __init__(self, values: np.ndarray, i: np.ndarray, j: np.ndarray, n: int) -> None:
-        order = np.argsort(values, kind="stable")
+        order = np.argsort(values)  # the order within ties changes no value
         self.values = values[order]
         self.a, self.b = i[order].astype(np.intp), j[order].astype(np.intp)
         self.n = n
