@@ -251,22 +251,71 @@ def bracket_and_interval(
     level: float = LEVEL,
 ) -> tuple[float, float, float, float]:
     """(low, high, ci_low, ci_high): trend.slope_bracket and :func:`bootstrap_interval` of
-    the same artifacts, the pairs' bounds formed and sorted once for both."""
+    the same artifacts, the pairs' bounds formed and sorted once for both. An end that is
+    infinite (open artifacts bound nothing) is known from counts alone (:func:`_infinite`):
+    its pairs are then not sorted at all."""
     xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
-    low, high = _tables(xs, ys, obs)
-    bracket = (_sorted_median(low.values), _sorted_median(high.values))
+    ones = np.ones((1, len(xs)), np.int64)
+    infinite = _infinite(_sizes(xs, ones), *_infinite_weights(xs, obs, ones))
     counts = _resample_counts(len(xs), samples, seed)
     sizes = _sizes(xs, counts)
     valid = sizes > 0
-    if not valid.any():
-        return (*bracket, math.nan, math.nan)
     counts, sizes = counts[valid], sizes[valid]
     tail = (1 - level) / 2
-    return (
-        *bracket,
-        _select(low, counts, sizes, _quantile_index(len(sizes), tail)),
-        _select(high, counts, sizes, _quantile_index(len(sizes), 1 - tail)),
+    ks = (
+        (_quantile_index(len(sizes), tail), _quantile_index(len(sizes), 1 - tail))
+        if len(sizes)
+        else (0, 0)
     )
+    resampled = _infinite(sizes, *_infinite_weights(xs, obs, counts))
+    out: list[float] = []
+    ends: tuple[_End, _End] | None = None
+    no_pair = _sizes(xs, ones)[0] == 0
+    for side, sign in ((0, -1), (1, 1)):
+        if no_pair:
+            out.append(math.nan)
+        elif infinite[side][0]:
+            out.append(sign * math.inf)
+        else:
+            ends = ends or _tables(xs, ys, obs)
+            out.append(_sorted_median(ends[side].values))
+    for side, sign in ((0, -1), (1, 1)):
+        if not valid.any():
+            out.append(math.nan)
+            continue
+        # the k-th smallest median is infinite when enough medians are: -inf sort first
+        flagged = int(resampled[side].sum())
+        if (ks[0] < flagged) if side == 0 else (ks[1] >= len(sizes) - flagged):
+            out.append(sign * math.inf)
+        else:
+            ends = ends or _tables(xs, ys, obs)
+            out.append(_select(ends[side], counts, sizes, ks[side]))
+    return out[0], out[1], out[2], out[3]
+
+
+def _infinite_weights(
+    xs: np.ndarray, obs: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of `counts`: the weight of the pairs whose low end is -inf (the earlier
+    artifact open) and of those whose high end is +inf (the later one open), O(artifacts)."""
+    order = np.argsort(xs, kind="stable")
+    ordered = xs[order]
+    c = counts[:, order]
+    cumulative = np.concatenate([np.zeros((len(c), 1), np.int64), np.cumsum(c, axis=1)], axis=1)
+    later = cumulative[:, -1:] - cumulative[:, np.searchsorted(ordered, ordered, side="right")]
+    earlier = cumulative[:, np.searchsorted(ordered, ordered, side="left")]
+    shut = ~obs[order]
+    return (c * later * shut).sum(axis=1), (c * earlier * shut).sum(axis=1)
+
+
+def _infinite(
+    sizes: np.ndarray, minus: np.ndarray, plus: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Whose medians are infinite: the low end's is -inf when its rank mid - 1 (odd size:
+    mid) falls among the `minus` lowest (-inf / 2 + a finite value is -inf); the high end's
+    is +inf when rank mid falls among the `plus` highest."""
+    mid, even = sizes // 2, (sizes % 2 == 0).astype(np.int64)
+    return (sizes > 0) & (mid - even < minus), (sizes > 0) & (mid >= sizes - plus)
 
 
 def _sorted_median(ordered: np.ndarray) -> float:
