@@ -63,9 +63,9 @@ class _End:
     def __init__(self, values: np.ndarray, i: np.ndarray, j: np.ndarray, n: int) -> None:
         order = np.argsort(values)  # the order within ties changes no value
         self.values = values[order]
-        self.a, self.b = i[order].astype(np.intp), j[order].astype(np.intp)
+        index = np.int32 if n < 2**31 else np.int64  # half the memory of a pair list
+        self.a, self.b = i[order].astype(index), j[order].astype(index)
         self.n = n
-        self.flat = self.a * n + self.b
 
     def median(self, counts: np.ndarray) -> float:
         """The weighted median of this end for the resample holding artifact p counts[p] times
@@ -79,7 +79,8 @@ class _End:
         taken in float64."""
         if stop == 0 or len(counts) == 0:
             return np.zeros(len(counts), np.int64)
-        matrix = np.bincount(self.flat[:stop], minlength=self.n * self.n).astype(np.float32)
+        flat = self.a[:stop].astype(np.int64) * self.n + self.b[:stop]
+        matrix = np.bincount(flat, minlength=self.n * self.n).astype(np.float32)
         single = counts.astype(np.float32)
         product = single @ matrix.reshape(self.n, self.n)
         return np.einsum("ij,ij->i", product, single, dtype=np.float64).astype(np.int64)
