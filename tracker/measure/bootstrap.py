@@ -64,7 +64,8 @@ class _End:
         order = np.argsort(values)  # the order within ties changes no value
         self.values = values[order]
         index = np.int32 if n < 2**31 else np.int64  # half the memory of a pair list
-        self.a, self.b = i[order].astype(index), j[order].astype(index)
+        self.a: np.ndarray = i[order].astype(index)
+        self.b: np.ndarray = j[order].astype(index)
         self.n = n
 
     def median(self, counts: np.ndarray) -> float:
