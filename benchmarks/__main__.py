@@ -466,6 +466,8 @@ class Harness:
             kind = source["kind"]
             if kind in GITHUB_KINDS:
                 source["api_url"] = url
+            elif kind == "doc_history":  # GitHub's API and raw documents
+                source["api_url"] = source["raw_url"] = url
             elif kind == "pypi":
                 source["url"] = url + "/pypi/{package}/json"
             elif kind == "docker_tags":

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 from packaging.version import InvalidVersion, Version
 
@@ -39,7 +40,7 @@ class ParsedVersion:
     prerelease: bool
     raw: str
 
-    @property
+    @cached_property
     def parsed(self) -> Version:
         """The `packaging` Version of the public part (for ordering)."""
         return Version(self.version)
@@ -52,8 +53,10 @@ def _as_version(text: str) -> Version | None:
         return None
 
 
+@lru_cache(maxsize=1 << 16)  # the metrics ask about the same few thousand versions again and again
 def parse_version(text: str | None) -> ParsedVersion | None:
-    """Normalise a tag, title or version string; None when it holds no version (see module doc)."""
+    """Normalise a tag, title or version string; None when it holds no version (see module doc).
+    Cached: the result is immutable."""
     if not text:
         return None
     raw = text

@@ -33,13 +33,15 @@ from datetime import date, datetime, timedelta
 import numpy as np
 from numpy.typing import ArrayLike
 
+# LEVEL: every interval here is a 90% interval (re-exported: the rate trends and the figures
+# take it from here); the bootstrap's seed is fixed: the same facts and as_of give the same report
+from tracker.measure.bootstrap import BOOTSTRAP_SAMPLES, bracket_and_interval, pair_bounds
+from tracker.measure.bootstrap import LEVEL as LEVEL
+from tracker.measure.bootstrap import bootstrap_interval as bootstrap_interval
 from tracker.measure.lag import LagSample
 from tracker.measure.survival import median_lag
 
 MIN_TREND_ARTIFACTS = 6  # fewer artifacts in a group: "too few artifacts", never a verdict
-LEVEL = 0.90  # every interval here is a 90% interval
-BOOTSTRAP_SAMPLES = 2000
-BOOTSTRAP_SEED = 13  # fixed: the same facts and as_of give the same report
 PERIOD_DAYS = 365  # "last 12 months" and "the 12 months before", by day 0
 RECENT_WEEKS = 4  # rates: the last 4 ISO weeks ...
 PRIOR_WEEKS = 8  # ... against the 8 before
@@ -59,23 +61,6 @@ IMPROVING, WORSENING = "improving", "worsening"
 
 
 # -- the lag slope ---------------------------------------------------------------------------
-def pair_bounds(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """For every pair i < j with x_i != x_j (same-x pairs have no slope), the lowest and highest
-    slope the pair can have. A covered lag is exact; an open one is a lower bound. Ordering
-    each pair so that x_a < x_b: an open later lag raises the slope without limit (upper end
-    +inf), an open earlier lag lowers it (lower end -inf), both open bound nothing."""
-    xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
-    i, j = np.triu_indices(len(xs), k=1)
-    keep = xs[i] != xs[j]
-    i, j = i[keep], j[keep]
-    swap = xs[i] > xs[j]
-    a, b = np.where(swap, j, i), np.where(swap, i, j)  # x[a] < x[b]
-    slope = (ys[b] - ys[a]) / (xs[b] - xs[a])
-    low = np.where(obs[a], slope, -np.inf)  # an open earlier lag may be longer: slope lower
-    high = np.where(obs[b], slope, np.inf)  # an open later lag may be longer: slope higher
-    return low, high
-
-
 def _median(values: np.ndarray) -> float:
     """The median, with infinities allowed (one infinite middle value makes it infinite)."""
     if values.size == 0:
@@ -97,82 +82,6 @@ def slope_bracket(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[floa
     two different x."""
     low, high = pair_bounds(x, y, observed)
     return _median(low), _median(high)
-
-
-def bootstrap_interval(
-    x: ArrayLike,
-    y: ArrayLike,
-    observed: ArrayLike,
-    samples: int = BOOTSTRAP_SAMPLES,
-    seed: int = BOOTSTRAP_SEED,
-    level: float = LEVEL,
-) -> tuple[float, float]:
-    """Percentile bootstrap over artifacts (resampled with replacement, open ones with their
-    flag): the (1-level)/2 quantile of the bracket's low end and the (1+level)/2 quantile of its
-    high end. Resamples with a single distinct x give no slope and are left out.
-
-    Each resample's bracket is slope_bracket of the resampled artifacts, computed without
-    forming their pairs: a resample that picks artifact p c_p times holds c_p * c_q copies of
-    the pair (p, q) and nothing else (a repeated artifact pairs only with itself, same x, no
-    slope), so its medians are weighted medians of the original pairs' bounds, sorted once.
-    Same values, same order, same medians as slope_bracket on the resample; O(pairs) per
-    resample instead of O(pairs log pairs)."""
-    xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
-    rng = np.random.default_rng(seed)
-    table = _PairTable(xs, ys, obs)
-    lows, highs = [], []
-    for _ in range(samples):
-        pick = rng.integers(0, len(xs), len(xs))
-        low, high = table.bracket(np.bincount(pick, minlength=len(xs)))
-        if not math.isnan(low):
-            lows.append(low)
-            highs.append(high)
-    if not lows:
-        return math.nan, math.nan
-    tail = (1 - level) / 2
-    # "inverted_cdf" picks an observed value, so an infinite upper end stays infinite
-    return (
-        float(np.quantile(lows, tail, method="inverted_cdf")),
-        float(np.quantile(highs, 1 - tail, method="inverted_cdf")),
-    )
-
-
-class _PairTable:
-    """pair_bounds of the original artifacts, each end sorted with the pair's two artifacts."""
-
-    def __init__(self, xs: np.ndarray, ys: np.ndarray, obs: np.ndarray) -> None:
-        i, j = np.triu_indices(len(xs), k=1)
-        keep = xs[i] != xs[j]
-        i, j = i[keep], j[keep]
-        low, high = pair_bounds(xs, ys, obs)  # the same pairs, in the same order
-        self.ends = []
-        for values in (low, high):
-            order = np.argsort(values, kind="stable")
-            self.ends.append((values[order], i[order].astype(np.intp), j[order].astype(np.intp)))
-
-    def bracket(self, counts: np.ndarray) -> tuple[float, float]:
-        """slope_bracket of the resample that holds artifact p counts[p] times."""
-        low, high = (_weighted_median(v, counts[a] * counts[b]) for v, a, b in self.ends)
-        return low, high
-
-
-def _weighted_median(ordered: np.ndarray, weights: np.ndarray) -> float:
-    """_median of the multiset holding ordered[k] weights[k] times (`ordered` sorted)."""
-    cumulative = np.cumsum(weights)
-    size = int(cumulative[-1]) if cumulative.size else 0
-    if size == 0:
-        return math.nan
-
-    def at(rank: int) -> float:
-        return float(ordered[np.searchsorted(cumulative, rank, side="right")])
-
-    mid = size // 2
-    if size % 2:
-        return at(mid)
-    lo, hi = at(mid - 1), at(mid)
-    if lo == hi:
-        return lo
-    return lo / 2 + hi / 2  # as _median: inf / 2 is inf
 
 
 def slope_verdict(n: int, ci_low: float, ci_high: float, minimum: int = MIN_TREND_ARTIFACTS) -> str:
@@ -256,8 +165,8 @@ def lag_trend(
     obs = [s.status == "covered" for s in samples]
     n, n_open = len(samples), sum(not o for o in obs)
     if n >= 2:
-        low, high = slope_bracket(x, y, obs)
-        ci_low, ci_high = bootstrap_interval(x, y, obs, samples_n)
+        # slope_bracket and bootstrap_interval of the same pairs, formed once
+        low, high, ci_low, ci_high = bracket_and_interval(x, y, obs, samples_n)
     else:
         low = high = ci_low = ci_high = math.nan
     recent_from = as_of - timedelta(days=PERIOD_DAYS)

@@ -16,6 +16,7 @@ from sqlalchemy import Connection, Engine, func, select
 from tracker.config import query_role
 from tracker.errors import StoreError
 from tracker.records import now_utc
+from tracker.store import weekly
 from tracker.store.query import DEFAULT_TIMEOUT, run_query
 from tracker.store.tables import events, lag_samples, lag_trend, tag_overrides, tags
 
@@ -184,10 +185,13 @@ class StoreQueries:
                 conn.execute(lag_trend.insert(), rows)
 
     def view_rows(self, view: str) -> list[dict]:
-        """All rows of one of the documented SQL views."""
+        """All rows of one of the documented SQL views. The two weekly views are read by day
+        and summed into weeks (tracker/store/weekly.py: same rows, ordered by their keys)."""
         if view not in DOCUMENTED_VIEWS:
             raise ValueError(f"not a documented view: {view}")
         with self._connect() as conn:
+            if view in weekly.READERS:
+                return weekly.READERS[view](conn, self.dialect)
             return [dict(r) for r in conn.exec_driver_sql(f"SELECT * FROM {view}").mappings()]
 
     # -- analysts --------------------------------------------------------------------------

@@ -3,6 +3,8 @@ tagger, tag rows written beside the events. Used by `tracker nightly` and `track
 
 from __future__ import annotations
 
+import itertools
+
 from tracker.progress import Progress
 from tracker.store import Store
 
@@ -11,22 +13,27 @@ def tag_store(store: Store, retag: bool = False, batch: int = 2000, tagger=None)
     """Tag every untagged event (all of them with `retag`) in batches; analyst overrides are
     separate rows and survive. The tag row holds what the tagger read in the text; the
     effective regime (the source's, when it is regime-specific) is applied by v_event_tags.
-    Returns a one-line summary."""
+    Returns a one-line summary. The tagger (spaCy and the model) is loaded only when there is
+    something to tag."""
     import time
 
+    started = time.perf_counter()
+    todo = store.events_to_tag(retag=retag)
+    first = next(todo, None)
+    if first is None:  # a nightly with nothing new: spaCy and the model stay unloaded
+        return f"tag: 0 events tagged in {time.perf_counter() - started:.1f} s (none untagged)"
     if tagger is None:
         try:
             from tracker.tagger import load_tagger
         except ImportError as exc:
             return f"tag: skipped (tagger unavailable: {exc})"
         tagger = load_tagger()
-    started = time.perf_counter()
     done = 0
     pending: list[dict] = []
     # A first tagging or a --retag of a large store takes a while: a bar on a terminal, a log
     # line every 30 s under cron.
     with Progress("tag: events", unit="event") as progress:
-        for item in store.events_to_tag(retag=retag):
+        for item in itertools.chain([first], todo):
             pending.append(item)
             if len(pending) >= batch:
                 progress.update(_tag_batch(tagger, store, pending))

@@ -1,0 +1,63 @@
+"""The trend bootstrap found by selection (tracker.measure.bootstrap.bootstrap_interval) gives
+exactly what its definition gives (every resample's bracket, then the quantiles), on random
+groups with ties in x and in lag, open artifacts, near-perfect lines (many equal slopes) and
+groups too small to bracket."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tracker.measure.bootstrap import (
+    FEW,
+    bootstrap_interval,
+    bootstrap_interval_direct,
+    bracket_and_interval,
+)
+from tracker.measure.trend import slope_bracket
+
+
+def same(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return all((math.isnan(p) and math.isnan(q)) or p == q for p, q in zip(a, b, strict=True))
+
+
+def random_group(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    n = int(rng.integers(2, 90))
+    xs = rng.integers(0, max(2, n // int(rng.integers(1, 4))), n) / 7.3  # ties in x
+    if rng.random() < 0.3:
+        ys = np.round(xs * 3 + rng.normal(0, 1, n))  # near a line: many equal slopes
+    else:
+        ys = rng.integers(0, 30, n).astype(float)
+    observed = rng.random(n) < rng.choice([0.0, 0.5, 0.9, 1.0])
+    return xs, ys, observed
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_selection_equals_the_definition_on_random_groups(seed):
+    rng = np.random.default_rng(seed)
+    for case in range(25):
+        xs, ys, observed = random_group(rng)
+        samples = int(rng.choice([30, 400, 2000]))
+        fast = bracket_and_interval(xs, ys, observed, samples=samples, seed=case)
+        direct = bootstrap_interval_direct(xs, ys, observed, samples=samples, seed=case)
+        assert same(fast, slope_bracket(xs, ys, observed) + direct)
+
+
+def test_selection_equals_the_definition_on_a_larger_group():
+    # large enough that the selection takes matrix products and thin slices before the last
+    # few candidates (FEW) get their medians computed
+    rng = np.random.default_rng(11)
+    n = 260
+    xs = np.sort(rng.uniform(55.6, 56.7, n))
+    ys = np.round(np.maximum(0, 40 - 10 * (xs - 55.6) + rng.exponential(30, n)))
+    observed = rng.random(n) < 0.6
+    fast = bootstrap_interval(xs, ys, observed)
+    assert same(fast, bootstrap_interval_direct(xs, ys, observed))
+    assert math.isfinite(fast[0]) and 2000 > FEW
+
+
+def test_no_slope_at_all_is_nan_both_ways():
+    assert all(math.isnan(v) for v in bootstrap_interval([1, 1, 1], [2, 3, 4], [True] * 3))
+    assert all(math.isnan(v) for v in bootstrap_interval_direct([1, 1], [2, 3], [True, True]))

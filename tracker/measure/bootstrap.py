@@ -1,0 +1,361 @@
+"""The percentile bootstrap of the Theil-Sen bracket (tracker.measure.trend), computed without
+finding every resample's medians.
+
+A resample that picks artifact p c_p times holds c_p * c_q copies of the pair (p, q) and
+nothing else (a repeated artifact pairs only with itself: same x, no slope). Its bracket ends
+are therefore weighted medians of the original pairs' bounds with weights c_p * c_q
+(:func:`resample_bracket`, the definition, O(pairs) per resample). The interval needs only two
+order statistics of those medians over all resamples: the low end's (1-level)/2 quantile and the
+high end's (1+level)/2 quantile. :func:`bootstrap_interval` finds each by quickselect on the
+value: whether a resample's median lies below a threshold t follows from one number, the weight
+of its pairs whose bound is below t, and that weight is a quadratic form c^T M_t c, computed for
+all resamples at once with one matrix product (exact: small integers in floating point) or, for
+a narrow range of t, from the pairs in that range. Only the few resamples left near the answer
+get their medians computed. Same resamples, same values, same quantiles as the direct
+computation (:func:`bootstrap_interval_direct`, kept as the reference the tests compare with):
+the answer is always one of the resample medians, and every comparison is exact.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+LEVEL = 0.90
+BOOTSTRAP_SAMPLES = 2000
+BOOTSTRAP_SEED = 13  # fixed: the same facts and as_of give the same report
+FEW = 24  # candidates left: compute their medians and pick
+PROBE = 128  # resamples whose medians are located first, to aim the first threshold
+CHUNK = 1 << 22  # elements per block of (resamples x pairs) weights
+
+
+def pair_bounds(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """For every pair i < j with x_i != x_j (same-x pairs have no slope), the lowest and highest
+    slope the pair can have. A covered lag is exact; an open one is a lower bound. Ordering
+    each pair so that x_a < x_b: an open later lag raises the slope without limit (upper end
+    +inf), an open earlier lag lowers it (lower end -inf), both open bound nothing."""
+    xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
+    return _bounds(xs, ys, obs, *_pairs(xs))
+
+
+def _bounds(
+    xs: np.ndarray, ys: np.ndarray, obs: np.ndarray, i: np.ndarray, j: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    swap = xs[i] > xs[j]
+    a, b = np.where(swap, j, i), np.where(swap, i, j)  # x[a] < x[b]
+    slope = (ys[b] - ys[a]) / (xs[b] - xs[a])
+    low = np.where(obs[a], slope, -np.inf)  # an open earlier lag may be longer: slope lower
+    high = np.where(obs[b], slope, np.inf)  # an open later lag may be longer: slope higher
+    return low, high
+
+
+def _pairs(xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    i, j = np.triu_indices(len(xs), k=1)
+    keep = xs[i] != xs[j]
+    return i[keep], j[keep]
+
+
+class _End:
+    """One end's bounds (low or high) of every pair, sorted, with the pair's two artifacts."""
+
+    def __init__(self, values: np.ndarray, i: np.ndarray, j: np.ndarray, n: int) -> None:
+        order = np.argsort(values)  # the order within ties changes no value
+        self.values = values[order]
+        index = np.int32 if n < 2**31 else np.int64  # half the memory of a pair list
+        self.a: np.ndarray = i[order].astype(index)
+        self.b: np.ndarray = j[order].astype(index)
+        self.n = n
+
+    def median(self, counts: np.ndarray) -> float:
+        """The weighted median of this end for the resample holding artifact p counts[p] times
+        (the definition; O(pairs))."""
+        return _weighted_median(self.values, counts[self.a] * counts[self.b])
+
+    def below(self, counts: np.ndarray, stop: int) -> np.ndarray:
+        """Per resample (rows of `counts`), the weight of the pairs at positions < stop: c^T M c
+        with M counting those pairs, as one matrix product. Exact: every entry of counts @ M is
+        at most the resample size (< 2**24, float32 holds it); the final sums, below 2**53, are
+        taken in float64."""
+        if stop == 0 or len(counts) == 0:
+            return np.zeros(len(counts), np.int64)
+        flat = self.a[:stop].astype(np.int64) * self.n + self.b[:stop]
+        matrix = np.bincount(flat, minlength=self.n * self.n).astype(np.float32)
+        single = counts.astype(np.float32)
+        product = single @ matrix.reshape(self.n, self.n)
+        return np.einsum("ij,ij->i", product, single, dtype=np.float64).astype(np.int64)
+
+    def between(self, columns: np.ndarray, start: int, stop: int) -> np.ndarray:
+        """Per resample, the weight of the pairs at positions start .. stop-1; `columns` holds
+        the resamples' counts one column each (artifacts x resamples, so a pair's two rows are
+        read whole)."""
+        total = np.zeros(columns.shape[1], np.int64)
+        step = max(1, CHUNK // max(1, columns.shape[1]))
+        for lo in range(start, stop, step):
+            hi = min(stop, lo + step)
+            a, b = columns[self.a[lo:hi]], columns[self.b[lo:hi]]
+            total += np.einsum("kr,kr->r", a, b, dtype=np.int64)
+        return total
+
+
+def _weighted_median(ordered: np.ndarray, weights: np.ndarray) -> float:
+    """The median of the multiset holding ordered[k] weights[k] times (`ordered` sorted); with
+    infinities allowed (inf / 2 is inf; -inf and +inf never meet, see pair_bounds)."""
+    cumulative = np.cumsum(weights)
+    size = int(cumulative[-1]) if cumulative.size else 0
+    if size == 0:
+        return math.nan
+
+    def at(rank: int) -> float:
+        return float(ordered[np.searchsorted(cumulative, rank, side="right")])
+
+    mid = size // 2
+    if size % 2:
+        return at(mid)
+    lo, hi = at(mid - 1), at(mid)
+    if lo == hi:
+        return lo
+    return lo / 2 + hi / 2
+
+
+def _resample_counts(n: int, samples: int, seed: int) -> np.ndarray:
+    """How often each resample picks each artifact (the draws of the direct computation, one
+    call per resample: a single call for all would draw other numbers)."""
+    rng = np.random.default_rng(seed)
+    picks = np.empty((samples, n), np.int64)
+    for row in picks:
+        row[:] = rng.integers(0, n, n)
+    picks += np.arange(samples)[:, None] * n
+    return np.bincount(picks.ravel(), minlength=samples * n).reshape(samples, n)
+
+
+def _sizes(xs: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Pairs (with two different x) per resample: (n^2 - sum over x values of picks^2) / 2."""
+    order = np.argsort(xs, kind="stable")
+    ordered = xs[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    per_x = np.add.reduceat(counts[:, order], starts, axis=1)
+    total = counts.sum(axis=1)
+    return (total * total - (per_x * per_x).sum(axis=1)) // 2
+
+
+def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
+    """The k-th smallest (0-based) of the resamples' medians of `end`, all sizes > 0.
+
+    Invariant: the answer is the k-th smallest median among `rows`, whose medians all lie in
+    [values[lo], values[hi]) (values[len] meaning +inf); `weight_lo` is each row's weight of
+    the pairs below position lo. A threshold t = values[p] (p the first position of its value)
+    splits the rows exactly: with B the weight below t and mid = size // 2, the median is below
+    t when rank mid is (B > mid); at or above when rank mid - 1 (odd size: mid) is not; the
+    rest (even size, B == mid exactly) have their median computed and compared. The rows left
+    at the end whose ranks both fall in [lo, hi) where every value is the same (a block of
+    ties, or of infinities) have that value as their median; the others are computed."""
+    values, total = end.values, len(end.values)
+    rows = np.arange(len(counts))
+    mid, even = sizes // 2, sizes % 2 == 0
+    lo, hi = 0, total
+    weight_lo, weight_hi = np.zeros(len(rows), np.int64), sizes.copy()
+    # each row's guessed median position; the first guesses from a probe of PROBE rows
+    estimate: np.ndarray | None = None
+    if len(rows) > 4 * PROBE:
+        p = _pivot(values, lo, hi, k, None, len(rows))
+        if p is not None:
+            probe = rows[:PROBE]
+            weight = end.below(counts[probe], p)
+            estimate = p + (mid[probe] - weight) / (np.maximum(sizes[probe], 1) / max(1, total))
+    for _ in range(64):
+        if len(rows) <= FEW or hi - lo <= 1:
+            break
+        p = _pivot(values, lo, hi, k, estimate, len(rows))
+        if p is None:
+            break
+        if p - lo < end.n * end.n // 64:  # a thin slice costs less than the product
+            columns = np.ascontiguousarray(counts[rows].T, dtype=np.int32)
+            weight = weight_lo + end.between(columns, lo, p)
+        else:
+            weight = end.below(counts[rows], p)
+        below = mid[rows] < weight
+        unsure = ~below & even[rows] & (mid[rows] - 1 < weight)
+        for n in np.flatnonzero(unsure):
+            below[n] = end.median(counts[rows[n]]) < values[p]
+        spread = np.maximum(sizes[rows], 1) / max(1, total)
+        estimate = p + (mid[rows] - weight) / spread  # positions if weight were uniform
+        taken = int(below.sum())
+        if k < taken:  # the answer is below values[p]
+            keep = below
+            hi, weight_lo, weight_hi = p, weight_lo[keep], weight[keep]
+        else:
+            keep = ~below
+            k, lo, weight_lo, weight_hi = k - taken, p, weight[keep], weight_hi[keep]
+        rows, estimate = rows[keep], estimate[keep]
+    tied = values[lo] == values[hi - 1]
+    inside = (weight_lo <= mid[rows] - even[rows]) & (mid[rows] < weight_hi)
+    medians = sorted(
+        float(values[lo]) if tied and inside[n] else end.median(counts[r])
+        for n, r in enumerate(rows)
+    )
+    return medians[k]
+
+
+def _pivot(
+    values: np.ndarray, lo: int, hi: int, k: int, estimate: np.ndarray | None, rows: int
+) -> int | None:
+    """A position strictly inside (lo, hi) that starts a value: near the k-th of `rows` rows'
+    estimated median positions (`estimate` may hold a sample of them), overshooting so that few
+    rows stay on the kept side; the middle without estimates."""
+    if estimate is None or len(estimate) == 0:
+        p = (lo + hi) // 2
+    else:
+        order = np.sort(estimate)
+        margin = max(2, rows // 40)
+        near = (k + margin if k < rows / 2 else k - margin) * len(order) / rows
+        p = int(np.clip(order[int(np.clip(near, 0, len(order) - 1))], lo + 1, hi - 1))
+    p = int(np.searchsorted(values, values[p], side="left"))
+    if p <= lo:
+        p = int(np.searchsorted(values, values[lo], side="right"))
+    return p if lo < p < hi else None
+
+
+def _tables(xs: np.ndarray, ys: np.ndarray, obs: np.ndarray) -> tuple[_End, _End]:
+    i, j = _pairs(xs)
+    low, high = _bounds(xs, ys, obs, i, j)  # pair_bounds: the same pairs, in the same order
+    return _End(low, i, j, len(xs)), _End(high, i, j, len(xs))
+
+
+def _quantile_index(n: int, q: float) -> int:
+    """The index np.quantile(..., method="inverted_cdf") picks from n sorted values."""
+    return int(np.quantile(np.arange(n), q, method="inverted_cdf"))
+
+
+def bootstrap_interval(
+    x: ArrayLike,
+    y: ArrayLike,
+    observed: ArrayLike,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = LEVEL,
+) -> tuple[float, float]:
+    """Percentile bootstrap over artifacts (resampled with replacement, open ones with their
+    flag): the (1-level)/2 quantile of the bracket's low end and the (1+level)/2 quantile of its
+    high end ("inverted_cdf": an observed value, so an infinite upper end stays infinite).
+    Resamples with a single distinct x give no slope and are left out. Equal to
+    :func:`bootstrap_interval_direct` (see the module)."""
+    return bracket_and_interval(x, y, observed, samples, seed, level)[2:]
+
+
+def bracket_and_interval(
+    x: ArrayLike,
+    y: ArrayLike,
+    observed: ArrayLike,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = LEVEL,
+) -> tuple[float, float, float, float]:
+    """(low, high, ci_low, ci_high): trend.slope_bracket and :func:`bootstrap_interval` of
+    the same artifacts, the pairs' bounds formed and sorted once for both. An end that is
+    infinite (open artifacts bound nothing) is known from counts alone (:func:`_infinite`):
+    its pairs are then not sorted at all."""
+    xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
+    ones = np.ones((1, len(xs)), np.int64)
+    infinite = _infinite(_sizes(xs, ones), *_infinite_weights(xs, obs, ones))
+    counts = _resample_counts(len(xs), samples, seed)
+    sizes = _sizes(xs, counts)
+    valid = sizes > 0
+    counts, sizes = counts[valid], sizes[valid]
+    tail = (1 - level) / 2
+    ks = (
+        (_quantile_index(len(sizes), tail), _quantile_index(len(sizes), 1 - tail))
+        if len(sizes)
+        else (0, 0)
+    )
+    resampled = _infinite(sizes, *_infinite_weights(xs, obs, counts))
+    out: list[float] = []
+    ends: tuple[_End, _End] | None = None
+    no_pair = _sizes(xs, ones)[0] == 0
+    for side, sign in ((0, -1), (1, 1)):
+        if no_pair:
+            out.append(math.nan)
+        elif infinite[side][0]:
+            out.append(sign * math.inf)
+        else:
+            ends = ends or _tables(xs, ys, obs)
+            out.append(_sorted_median(ends[side].values))
+    for side, sign in ((0, -1), (1, 1)):
+        if not valid.any():
+            out.append(math.nan)
+            continue
+        # the k-th smallest median is infinite when enough medians are: -inf sort first
+        flagged = int(resampled[side].sum())
+        if (ks[0] < flagged) if side == 0 else (ks[1] >= len(sizes) - flagged):
+            out.append(sign * math.inf)
+        else:
+            ends = ends or _tables(xs, ys, obs)
+            out.append(_select(ends[side], counts, sizes, ks[side]))
+    return out[0], out[1], out[2], out[3]
+
+
+def _infinite_weights(
+    xs: np.ndarray, obs: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of `counts`: the weight of the pairs whose low end is -inf (the earlier
+    artifact open) and of those whose high end is +inf (the later one open), O(artifacts)."""
+    order = np.argsort(xs, kind="stable")
+    ordered = xs[order]
+    c = counts[:, order]
+    cumulative = np.concatenate([np.zeros((len(c), 1), np.int64), np.cumsum(c, axis=1)], axis=1)
+    later = cumulative[:, -1:] - cumulative[:, np.searchsorted(ordered, ordered, side="right")]
+    earlier = cumulative[:, np.searchsorted(ordered, ordered, side="left")]
+    shut = ~obs[order]
+    return (c * later * shut).sum(axis=1), (c * earlier * shut).sum(axis=1)
+
+
+def _infinite(
+    sizes: np.ndarray, minus: np.ndarray, plus: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Whose medians are infinite: the low end's is -inf when its rank mid - 1 (odd size:
+    mid) falls among the `minus` lowest (-inf / 2 + a finite value is -inf); the high end's
+    is +inf when rank mid falls among the `plus` highest."""
+    mid, even = sizes // 2, (sizes % 2 == 0).astype(np.int64)
+    return (sizes > 0) & (mid - even < minus), (sizes > 0) & (mid >= sizes - plus)
+
+
+def _sorted_median(ordered: np.ndarray) -> float:
+    """trend._median of values already sorted (every pair once: the complete data's bracket)."""
+    if ordered.size == 0:
+        return math.nan
+    mid = ordered.size // 2
+    if ordered.size % 2:
+        return float(ordered[mid])
+    lo, hi = float(ordered[mid - 1]), float(ordered[mid])
+    if lo == hi:
+        return lo
+    return lo / 2 + hi / 2
+
+
+def bootstrap_interval_direct(
+    x: ArrayLike,
+    y: ArrayLike,
+    observed: ArrayLike,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = LEVEL,
+) -> tuple[float, float]:
+    """bootstrap_interval by its definition: every resample's bracket, then the quantiles."""
+    xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
+    rng = np.random.default_rng(seed)
+    low_end, high_end = _tables(xs, ys, obs)
+    lows, highs = [], []
+    for _ in range(samples):
+        counts = np.bincount(rng.integers(0, len(xs), len(xs)), minlength=len(xs))
+        low = low_end.median(counts)
+        if not math.isnan(low):
+            lows.append(low)
+            highs.append(high_end.median(counts))
+    if not lows:
+        return math.nan, math.nan
+    tail = (1 - level) / 2
+    return (
+        float(np.quantile(lows, tail, method="inverted_cdf")),
+        float(np.quantile(highs, 1 - tail, method="inverted_cdf")),
+    )

@@ -1,0 +1,115 @@
+"""The rows of the two weekly views, v_ci_pass_rate_weekly and v_friction_weekly, read faster.
+
+Both views group every CI or issue/note event by an ISO-week expression evaluated per event
+(on SQLite a chain of date() and strftime() calls, the larger part of the views' time at a
+million events). Here the database groups by UTC day, which it computes cheaply, with the same
+filters, keys and counts as the views (migrations/versions/0002, 0003, 0004, 0009); the days,
+a few per key and week, are summed into ISO weeks in Python. Same rows, same values (the rates
+are the same IEEE double divisions), on SQLite and PostgreSQL; ordered by the views' group keys
+(NULL first), the order SQLite's GROUP BY gives. tests/store/test_weekly.py compares them with
+the views.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+from sqlalchemy import Connection
+
+CI_VIEW, FRICTION_VIEW = "v_ci_pass_rate_weekly", "v_friction_weekly"
+_DAY = {
+    "sqlite": "date(occurred_at)",
+    "postgresql": "CAST(occurred_at AT TIME ZONE 'UTC' AS DATE)",
+}
+_TRIGGER = {  # as migrations/versions/0009_ci_trigger.py spells it
+    "sqlite": "COALESCE(json_extract(attrs, '$.trigger'), 'unknown')",
+    "postgresql": "COALESCE(attrs->>'trigger', 'unknown')",
+}
+_CI_COUNTS = {
+    ("ci_run", "passed"): "runs_passed",
+    ("ci_run", "failed"): "runs_failed",
+    ("ci_job", "passed"): "jobs_passed",
+    ("ci_job", "failed"): "jobs_failed",
+}
+_FRICTION_COUNTS = ("friction", "optimization", "neutral")
+
+
+def iso_week(day: date | str | None) -> str | None:
+    """'YYYY-Www' of a day (a date, or SQLite's 'YYYY-MM-DD'); None stays None (the views'
+    week of an unreadable time is NULL too)."""
+    if day is None:
+        return None
+    year, week, _ = (date.fromisoformat(day) if isinstance(day, str) else day).isocalendar()
+    return f"{year:04d}-W{week:02d}"
+
+
+def _rate(passed: int, failed: int) -> float | None:
+    return passed / (passed + failed) if passed + failed else None
+
+
+def _sorted(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
+    return sorted(rows, key=lambda r: tuple((r[k] is not None, r[k]) for k in keys))
+
+
+def ci_pass_rate_weekly(conn: Connection, dialect: str) -> list[dict[str, Any]]:
+    """The rows of v_ci_pass_rate_weekly."""
+    day, trigger = _DAY[dialect], _TRIGGER[dialect]
+    sql = f"""
+SELECT project, regime, source_id, {trigger} AS trig, {day} AS day, kind, outcome, COUNT(*)
+FROM events
+WHERE kind IN ('ci_run', 'ci_job') AND outcome IN ('passed', 'failed')
+GROUP BY project, regime, source_id, {trigger}, {day}, kind, outcome
+"""
+    counts: dict[tuple, dict[str, int]] = defaultdict(lambda: dict.fromkeys(_CI_COUNTS.values(), 0))
+    for project, regime, source_id, trig, on, kind, outcome, n in conn.exec_driver_sql(sql):
+        counts[(project, regime, source_id, trig, iso_week(on))][_CI_COUNTS[(kind, outcome)]] += n
+    rows = [
+        {
+            "project": project,
+            "regime": regime,
+            "source_id": source_id,
+            "trigger": trig,
+            "week": week,
+            **c,
+            "run_pass_rate": _rate(c["runs_passed"], c["runs_failed"]),
+            "job_pass_rate": _rate(c["jobs_passed"], c["jobs_failed"]),
+        }
+        for (project, regime, source_id, trig, week), c in counts.items()
+    ]
+    return _sorted(rows, ("project", "regime", "source_id", "trigger", "week"))
+
+
+def friction_weekly(conn: Connection, dialect: str) -> list[dict[str, Any]]:
+    """The rows of v_friction_weekly (issues and release-note items still upstream, by the
+    tag v_event_tags gives them: an analyst's override wins)."""
+    day = _DAY[dialect]
+    sql = f"""
+SELECT regime, {day} AS day, tag, COUNT(*)
+FROM v_event_tags
+WHERE kind IN ('issue', 'note') AND vanished_at IS NULL
+GROUP BY regime, {day}, tag
+"""
+    counts: dict[tuple, dict[str, int]] = defaultdict(lambda: dict.fromkeys(_FRICTION_COUNTS, 0))
+    for regime, on, tag, n in conn.exec_driver_sql(sql):
+        row = counts[(regime, iso_week(on))]  # every (regime, week) seen has a row, as in the view
+        if tag in row:
+            row[tag] += n
+    rows = [
+        {
+            "regime": regime,
+            "week": week,
+            **c,
+            "friction_ratio": _rate(c["friction"], c["optimization"]),
+        }
+        for (regime, week), c in counts.items()
+    ]
+    return _sorted(rows, ("regime", "week"))
+
+
+READERS: dict[str, Callable[[Connection, str], list[dict[str, Any]]]] = {
+    CI_VIEW: ci_pass_rate_weekly,
+    FRICTION_VIEW: friction_weekly,
+}
