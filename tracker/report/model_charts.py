@@ -27,6 +27,7 @@ from matplotlib.patches import Rectangle  # noqa: E402
 
 from tracker.measure.lag import LagSample  # noqa: E402
 from tracker.measure.model_summary import REGIMES, model_matrix  # noqa: E402
+from tracker.report.charts import save_png  # noqa: E402
 
 # ColorBrewer RdPu's plum end, one hue (about 328 degrees in CIE LCh: the regime hues are 35,
 # 69, 123 and 284; "Purples" sat 11 degrees from XLA's blue); from a visible tint, so a 0-day
@@ -99,6 +100,5 @@ def model_matrix_chart(path: Path, samples: Sequence[LagSample], as_of: datetime
     bar.set_ticks([0, 90, 180, 270, 365], labels=["0", "90", "180", "270", "365+"])
     bar.set_label("covered: lag in days", fontsize=7)
     bar.ax.tick_params(labelsize=7)
-    fig.savefig(path, dpi=90, bbox_inches="tight", pad_inches=0.1)
-    plt.close(fig)
+    save_png(fig, path, dpi=90)
     return True
