@@ -65,10 +65,12 @@ def _median(values: np.ndarray) -> float:
     """The median, with infinities allowed (one infinite middle value makes it infinite)."""
     if values.size == 0:
         return math.nan
-    ordered = np.sort(values)
     mid = values.size // 2
+    # only the middle one or two order statistics are needed: a partition, not a sort (the
+    # same values; O(n) on a chart's millions of pairs instead of O(n log n))
     if values.size % 2:
-        return float(ordered[mid])
+        return float(np.partition(values, mid)[mid])
+    ordered = np.partition(values, (mid - 1, mid))
     lo, hi = float(ordered[mid - 1]), float(ordered[mid])
     if lo == hi:
         return lo
