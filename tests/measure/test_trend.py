@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from tracker.measure import trend
+from tracker.measure import bootstrap
 from tracker.measure.lag import LagSample
 from tracker.measure.rate_trend import (
     ci_trends,
@@ -418,7 +418,7 @@ def test_lag_trend_filters_pick_rows_and_never_relabel_a_filtered_pool(capsys):
 
 
 def test_median_of_pair_bounds_is_the_sorted_definition_with_infinities():
-    """trend._median partitions instead of sorting: the same value as the middle of the sorted
+    """bootstrap.median partitions instead of sorting: the same value as the middle of the sorted
     values (the mean of the two middle ones for an even count), infinities included."""
     rng = np.random.default_rng(5)
     for _ in range(500):
@@ -427,5 +427,5 @@ def test_median_of_pair_bounds_is_the_sorted_definition_with_infinities():
         values[draw < 0.2] = np.inf  # open later lags: no upper end
         ordered, mid = np.sort(values), values.size // 2
         lo, hi = ordered[mid - 1 + values.size % 2], ordered[mid]
-        assert trend._median(values) == (lo if lo == hi else lo / 2 + hi / 2)
-    assert math.isnan(trend._median(np.array([])))
+        assert bootstrap.median(values) == (lo if lo == hi else lo / 2 + hi / 2)
+    assert math.isnan(bootstrap.median(np.array([])))

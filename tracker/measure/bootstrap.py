@@ -99,9 +99,27 @@ class _End:
         return total
 
 
+def middle(lo: float, hi: float) -> float:
+    """The median of an even count from its two middle values, infinities allowed (inf / 2 is
+    inf; -inf and +inf never meet, see pair_bounds)."""
+    return lo if lo == hi else lo / 2 + hi / 2
+
+
+def median(values: np.ndarray) -> float:
+    """The median of `values` (any order), infinities allowed; NaN when empty. Only the middle
+    one or two order statistics are needed: a partition, not a sort (O(n) on a chart's
+    millions of pairs instead of O(n log n))."""
+    if values.size == 0:
+        return math.nan
+    mid = values.size // 2
+    if values.size % 2:
+        return float(np.partition(values, mid)[mid])
+    ordered = np.partition(values, (mid - 1, mid))
+    return middle(float(ordered[mid - 1]), float(ordered[mid]))
+
+
 def _weighted_median(ordered: np.ndarray, weights: np.ndarray) -> float:
-    """The median of the multiset holding ordered[k] weights[k] times (`ordered` sorted); with
-    infinities allowed (inf / 2 is inf; -inf and +inf never meet, see pair_bounds)."""
+    """The median of the multiset holding ordered[k] weights[k] times (`ordered` sorted)."""
     cumulative = np.cumsum(weights)
     size = int(cumulative[-1]) if cumulative.size else 0
     if size == 0:
@@ -111,12 +129,7 @@ def _weighted_median(ordered: np.ndarray, weights: np.ndarray) -> float:
         return float(ordered[np.searchsorted(cumulative, rank, side="right")])
 
     mid = size // 2
-    if size % 2:
-        return at(mid)
-    lo, hi = at(mid - 1), at(mid)
-    if lo == hi:
-        return lo
-    return lo / 2 + hi / 2
+    return at(mid) if size % 2 else middle(at(mid - 1), at(mid))
 
 
 def _resample_counts(n: int, samples: int, seed: int) -> np.ndarray:
@@ -258,7 +271,8 @@ def bracket_and_interval(
     its pairs are then not sorted at all."""
     xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
     ones = np.ones((1, len(xs)), np.int64)
-    infinite = _infinite(_sizes(xs, ones), *_infinite_weights(xs, obs, ones))
+    all_pairs = _sizes(xs, ones)  # the original artifacts' pairs, as a one-row resample
+    infinite = _infinite(all_pairs, *_infinite_weights(xs, obs, ones))
     counts = _resample_counts(len(xs), samples, seed)
     sizes = _sizes(xs, counts)
     valid = sizes > 0
@@ -272,7 +286,7 @@ def bracket_and_interval(
     resampled = _infinite(sizes, *_infinite_weights(xs, obs, counts))
     out: list[float] = []
     ends: tuple[_End, _End] | None = None
-    no_pair = _sizes(xs, ones)[0] == 0
+    no_pair = all_pairs[0] == 0
     for side, sign in ((0, -1), (1, 1)):
         if no_pair:
             out.append(math.nan)
@@ -321,16 +335,13 @@ def _infinite(
 
 
 def _sorted_median(ordered: np.ndarray) -> float:
-    """trend._median of values already sorted (every pair once: the complete data's bracket)."""
+    """:func:`median` of values already sorted (every pair once: the complete data's bracket)."""
     if ordered.size == 0:
         return math.nan
     mid = ordered.size // 2
     if ordered.size % 2:
         return float(ordered[mid])
-    lo, hi = float(ordered[mid - 1]), float(ordered[mid])
-    if lo == hi:
-        return lo
-    return lo / 2 + hi / 2
+    return middle(float(ordered[mid - 1]), float(ordered[mid]))
 
 
 def bootstrap_interval_direct(

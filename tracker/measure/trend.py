@@ -35,7 +35,12 @@ from numpy.typing import ArrayLike
 
 # LEVEL: every interval here is a 90% interval (re-exported: the rate trends and the figures
 # take it from here); the bootstrap's seed is fixed: the same facts and as_of give the same report
-from tracker.measure.bootstrap import BOOTSTRAP_SAMPLES, bracket_and_interval, pair_bounds
+from tracker.measure.bootstrap import (
+    BOOTSTRAP_SAMPLES,
+    bracket_and_interval,
+    median,
+    pair_bounds,
+)
 from tracker.measure.bootstrap import LEVEL as LEVEL
 from tracker.measure.bootstrap import bootstrap_interval as bootstrap_interval
 from tracker.measure.lag import LagSample
@@ -61,29 +66,13 @@ IMPROVING, WORSENING = "improving", "worsening"
 
 
 # -- the lag slope ---------------------------------------------------------------------------
-def _median(values: np.ndarray) -> float:
-    """The median, with infinities allowed (one infinite middle value makes it infinite)."""
-    if values.size == 0:
-        return math.nan
-    mid = values.size // 2
-    # only the middle one or two order statistics are needed: a partition, not a sort (the
-    # same values; O(n) on a chart's millions of pairs instead of O(n log n))
-    if values.size % 2:
-        return float(np.partition(values, mid)[mid])
-    ordered = np.partition(values, (mid - 1, mid))
-    lo, hi = float(ordered[mid - 1]), float(ordered[mid])
-    if lo == hi:
-        return lo
-    return lo / 2 + hi / 2  # inf / 2 is inf; -inf and +inf never meet (see pair_bounds)
-
-
 def slope_bracket(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[float, float]:
     """(low, high): the Theil-Sen slope of the complete data lies in [low, high] for any final
     lags of the open artifacts (each pair's true slope is within its bounds, and the median is
     monotone). Without open artifacts low == high == the Theil-Sen slope. NaN when no pair has
     two different x."""
     low, high = pair_bounds(x, y, observed)
-    return _median(low), _median(high)
+    return median(low), median(high)
 
 
 def slope_verdict(n: int, ci_low: float, ci_high: float, minimum: int = MIN_TREND_ARTIFACTS) -> str:
