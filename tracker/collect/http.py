@@ -82,6 +82,11 @@ class Page:
     last_page: int | None
 
 
+def full_url_of(url: str, params: Mapping[str, Any] | None) -> str:
+    """The URL a GET of `url` with `params` asks for: the key of its validators."""
+    return requests.Request("GET", url, params=params).prepare().url or url
+
+
 def token_for(auth: str | None) -> str | None:
     """The API token for an auth scheme from the environment, or None."""
     if not auth:
@@ -180,7 +185,7 @@ class HttpClient(RateLimits):
     def _fetch_now(
         self, url: str, params: Mapping[str, Any] | None, conditional: bool, accept: str | None
     ) -> tuple[str, requests.Response | None]:
-        full_url = requests.Request("GET", url, params=params).prepare().url or url
+        full_url = full_url_of(url, params)
         headers = {"Accept": accept} if accept else {}
         known = self.validators.get(full_url) if conditional else None
         if known:
@@ -324,7 +329,7 @@ class HttpClient(RateLimits):
 
     def knows(self, url: str, params: Mapping[str, Any] | None = None) -> bool:
         """Whether validators are kept for this URL: asking it can be answered 304."""
-        return (requests.Request("GET", url, params=params).prepare().url or url) in self.validators
+        return full_url_of(url, params) in self.validators
 
     def get_pages(
         self, url: str, params: Mapping[str, Any] | None = None, *, conditional: bool = True
@@ -336,7 +341,7 @@ class HttpClient(RateLimits):
         pages are plain requests (their URLs carry page cursors).
         """
         guard = self.listing(url)
-        guard.visit(requests.Request("GET", url, params=params).prepare().url or url)
+        guard.visit(full_url_of(url, params))
         page = self.get_page(url, params, conditional=conditional, guard=guard)
         if page is None:
             return
@@ -351,12 +356,10 @@ class HttpClient(RateLimits):
                     f"not {show_origin(full_url)}): refused, so no token goes there"
                 )
             guard.visit(next_url)
-            response = self.get(next_url, conditional=False, accept="application/json")
-            if response is None:  # an unasked-for 304: nothing to read
+            page = self.get_page(next_url, conditional=False, guard=guard)
+            if page is None:  # an unasked-for 304: nothing to read
                 return
-            guard.read(response.content)
-            data = parse_json(response)
-            next_url = next_link(response)
+            data, next_url = page.data, page.next_url
 
     def listing(self, what: str) -> PageGuard:
         """The bounds of one paged listing (page cap, loops) for a collector that pages itself."""
