@@ -36,7 +36,7 @@ from tracker.digest.week import DigestWeek, iso_week, resolve_week, week_of
 from tracker.errors import TrackerError
 from tracker.measure.coverage import parse_coverage
 from tracker.measure.lag import LagSample, lag_samples
-from tracker.measure.share_chart import Tally
+from tracker.measure.share_chart import Tally, pool, sparse_sentence, split_sparse
 from tracker.measure.survival import median_lag
 from tracker.records import now_utc
 from tracker.store import Store
@@ -227,8 +227,6 @@ def _weekly_tallies(
     sentence per regime with data in too few weeks): the CI job pass rate (jobs_passed,
     jobs_failed) or the friction share (friction, optimization), projects pooled. The same
     rules as the report's charts (tracker.measure.share_chart)."""
-    from tracker.measure.share_chart import pool, sparse_sentence, split_sparse
-
     window = set(weeks)
     pooled = pool(
         (r for r in rows if r["week"] in window),
