@@ -9,9 +9,10 @@ from __future__ import annotations
 import csv
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from tracker.measure.survival import LagSummary, summarize
 from tracker.measure.trend import lag_trends
 from tracker.report.publish import staged
 from tracker.report.quality import QUALITY_COLUMNS, quality_sections
+from tracker.report.side_by_side import draw_side_by_side
 from tracker.store import Store
 
 log = logging.getLogger("tracker.report")
@@ -237,18 +239,20 @@ def write_report(
             encoding="utf-8",
         )
 
-        images = charts.draw_all(stage, samples, as_of, pass_rates, friction)
-        images["headline"] = (
-            "headline_lag.png"
-            if charts.headline_chart(stage / "headline_lag.png", series, reference)
-            else None
+        dense_ci, ci_sparse = charts.split_sparse_ci(pass_rates)
+        # chart: its file, the function that draws it (when there is data), its data
+        plan: dict[str, tuple[str, Callable[..., bool], tuple]] = {
+            "lag": ("lag.png", charts.lag_chart, (samples, as_of)),
+            "model": ("model_lag_matrix.png", model_charts.model_matrix_chart, (samples, as_of)),
+            "headline": ("headline_lag.png", charts.headline_chart, (series, reference)),
+            "friction": ("friction_ratio.png", charts.friction_chart, (friction,)),
+            "ci": ("ci_job_pass_rate.png", charts.ci_pass_rate_chart, (dense_ci,)),
+        }
+        drew = draw_side_by_side(
+            {name: partial(draw, stage / file, *data) for name, (file, draw, data) in plan.items()}
         )
-        ci_sparse = charts.split_sparse_ci(pass_rates)[1]
-        model_image = (
-            "model_lag_matrix.png"
-            if model_charts.model_matrix_chart(stage / "model_lag_matrix.png", samples, as_of)
-            else None
-        )
+        images = {name: file if drew[name] else None for name, (file, _, _) in plan.items()}
+        model_image = images.pop("model")
         env = Environment(
             loader=PackageLoader("tracker.report", "templates"),
             autoescape=select_autoescape(default=True, default_for_string=True),
