@@ -8,7 +8,9 @@ columns, and each tag twice (its primary-key index, then the table row). Now:
   ``attrs`` is in it because the trigger lives there: SQLite 3.40 does not treat an index on an
   expression, nor one on a generated column, as covering (it reads the row for any expression
   or generated column), so a covering index must hold the JSON the trigger is taken from.
-  Partial (CI kinds only): issues and notes never pay for it.
+  Partial (CI kinds only): issues and notes never pay for it. SQLite only: a PostgreSQL btree
+  entry holds at most about 2.7 kB and attrs is unbounded (an insert would fail); PostgreSQL
+  hash-aggregates the rows it finds through ix_events_kind_occurred instead.
 - ix_events_tagged_weekly: issues and notes by (kind, vanished_at, id): the friction read scans
   the items still upstream in id order, so its look-ups into `tags` walk that table in order.
 - SQLite: `tags` becomes a WITHOUT ROWID table (clustered on event_id), so a tag is found by
@@ -31,10 +33,6 @@ depends_on = None
 CI_KINDS = "kind IN ('ci_run', 'ci_job')"
 TAGGED_KINDS = "kind IN ('issue', 'note')"
 TAG_VIEWS = ("v_event_tags", "v_friction_weekly")  # creation order: the second reads the first
-
-
-def _partial(where: str) -> dict:
-    return {"sqlite_where": sa.text(where), "postgresql_where": sa.text(where)}
 
 
 def _rebuild_tags(with_rowid: bool) -> None:
@@ -80,24 +78,29 @@ def _rebuild_tags(with_rowid: bool) -> None:
 
 
 def upgrade() -> None:
-    op.create_index(
-        "ix_events_ci_weekly",
-        "events",
-        ["kind", "outcome", "project", "regime", "source_id", "occurred_at", "attrs"],
-        **_partial(CI_KINDS),
-    )
+    sqlite = op.get_bind().dialect.name == "sqlite"
+    if sqlite:
+        op.create_index(
+            "ix_events_ci_weekly",
+            "events",
+            ["kind", "outcome", "project", "regime", "source_id", "occurred_at", "attrs"],
+            sqlite_where=sa.text(CI_KINDS),
+        )
     op.create_index(
         "ix_events_tagged_weekly",
         "events",
         ["kind", "vanished_at", "id", "regime", "occurred_at"],
-        **_partial(TAGGED_KINDS),
+        sqlite_where=sa.text(TAGGED_KINDS),
+        postgresql_where=sa.text(TAGGED_KINDS),
     )
-    if op.get_bind().dialect.name == "sqlite":
+    if sqlite:
         _rebuild_tags(with_rowid=False)
 
 
 def downgrade() -> None:
-    if op.get_bind().dialect.name == "sqlite":
+    sqlite = op.get_bind().dialect.name == "sqlite"
+    if sqlite:
         _rebuild_tags(with_rowid=True)
     op.drop_index("ix_events_tagged_weekly", table_name="events")
-    op.drop_index("ix_events_ci_weekly", table_name="events")
+    if sqlite:
+        op.drop_index("ix_events_ci_weekly", table_name="events")
