@@ -1,7 +1,7 @@
 """Alembic environment: one set of migrations for SQLite and PostgreSQL."""
 
 from alembic import context
-from sqlalchemy import create_engine, pool
+from sqlalchemy import create_engine, make_url, pool
 
 from tracker.config import database_url
 from tracker.store.tables import metadata
@@ -16,9 +16,24 @@ def _url() -> str:
     )
 
 
+def _declared_for(dialect: str):
+    """Alembic's include_object: an index whose info names its dialects ({"dialects": (...)})
+    exists only there; elsewhere its absence is no drift."""
+
+    def include(obj, name, type_, reflected, compare_to) -> bool:
+        dialects = obj.info.get("dialects") if type_ == "index" and not reflected else None
+        return not dialects or dialect in dialects
+
+    return include
+
+
 def run_migrations_offline() -> None:
     context.configure(
-        url=_url(), target_metadata=target_metadata, literal_binds=True, render_as_batch=True
+        url=_url(),
+        target_metadata=target_metadata,
+        literal_binds=True,
+        render_as_batch=True,
+        include_object=_declared_for(make_url(_url()).get_dialect().name),
     )
     with context.begin_transaction():
         context.run_migrations()
@@ -41,6 +56,7 @@ def _run(connection) -> None:
         target_metadata=target_metadata,
         render_as_batch=True,
         compare_type=True,
+        include_object=_declared_for(connection.dialect.name),
     )
     with context.begin_transaction():
         context.run_migrations()

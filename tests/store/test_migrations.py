@@ -78,3 +78,69 @@ def test_0009_backfills_triggers_sqlite(tmp_path):
 
 def test_0009_backfills_triggers_postgresql(pg_url):
     _backfill(pg_url)
+
+
+def _weekly_indexes(url: str) -> None:
+    """Revision 0010 on a store of 0009 with tags: the tags and the views over them survive the
+    copy into a clustered table (SQLite), the indexes exist; the downgrade gives them back."""
+    from datetime import UTC, datetime
+
+    from tracker.records import Event
+
+    store = Store(url)
+    with store._connect() as conn:
+        command.upgrade(store._alembic_config(conn), "0009")
+    when = datetime(2026, 5, 8, 9, tzinfo=UTC)
+    items = [
+        Event("jax-issues", "jax", "issue", f"issue:{n}", when, f"issue {n}", regime="xla")
+        for n in range(3)
+    ]
+    with store.transaction() as conn:
+        store.upsert_events(conn, items)
+    tagged = sorted(
+        zip([e.id for e in items], ["friction", "friction", "optimization"], strict=True)
+    )
+    store.save_tags(
+        [
+            {"event_id": event_id, "tag": tag, "score": 0.5, "regime": "xla", "mentions": [],
+             "tagger_version": "t"}
+            for event_id, tag in tagged
+        ]
+    )  # fmt: skip
+    before = store.view_rows("v_friction_weekly")
+    assert [(r["friction"], r["optimization"]) for r in before] == [(2, 1)]
+
+    store.init_db()
+    with store.engine.connect() as conn:
+        indexes = {ix["name"] for ix in inspect(conn).get_indexes("events")}
+        tags = conn.exec_driver_sql("SELECT event_id, tag FROM tags ORDER BY event_id").all()
+    sqlite_only = {"ix_events_ci_weekly"} if store.dialect == "sqlite" else set()
+    assert {"ix_events_tagged_weekly", *sqlite_only} <= indexes
+    assert store.dialect == "sqlite" or "ix_events_ci_weekly" not in indexes  # attrs: too wide
+    assert [tuple(row) for row in tags] == tagged
+    assert store.view_rows("v_friction_weekly") == before
+    if store.dialect == "sqlite":
+        with store.engine.connect() as conn:
+            ddl = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE name = 'tags'").scalar()
+        assert "WITHOUT ROWID" in ddl
+
+    with store._connect() as conn:
+        command.downgrade(store._alembic_config(conn), "0009")
+        conn.commit()
+    with store.engine.connect() as conn:
+        indexes = {ix["name"] for ix in inspect(conn).get_indexes("events")}
+        assert conn.exec_driver_sql("SELECT count(*) FROM tags").scalar() == 3
+        if store.dialect == "sqlite":
+            ddl = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE name = 'tags'").scalar()
+            assert "WITHOUT ROWID" not in ddl
+    assert not {"ix_events_ci_weekly", "ix_events_tagged_weekly"} & indexes
+    assert store.view_rows("v_friction_weekly") == before
+    store.engine.dispose()
+
+
+def test_0010_weekly_indexes_sqlite(tmp_path):
+    _weekly_indexes(f"sqlite:///{tmp_path / 'w.db'}")
+
+
+def test_0010_weekly_indexes_postgresql(pg_url):
+    _weekly_indexes(pg_url)

@@ -91,3 +91,22 @@ def test_iso_week_of_a_day():
     assert weekly.iso_week("2027-01-01") == "2026-W53"
     assert weekly.iso_week(datetime(2025, 12, 29).date()) == "2026-W01"
     assert weekly.iso_week(None) is None
+
+
+def plan(conn, sql: str) -> list[str]:
+    return [row[3] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}")]
+
+
+def test_weekly_reads_run_from_indexes_alone(sqlite_store):
+    """SQLite reads no event row for either weekly read (migrations/versions/0010): each scans
+    one partial covering index, and tags are found by their clustered key. Fails if an index is
+    dropped or a read's WHERE stops naming the kinds its partial index holds."""
+    with sqlite_store.engine.connect() as conn:
+        ci = plan(conn, weekly.ci_sql("sqlite"))
+        friction = plan(conn, weekly.friction_sql("sqlite"))
+    assert any("USING COVERING INDEX ix_events_ci_weekly" in step for step in ci), ci
+    assert not any(step.startswith(("SCAN events", "SEARCH events USING INDEX")) for step in ci)
+    assert "SEARCH e USING COVERING INDEX ix_events_tagged_weekly (kind=? AND vanished_at=?)" in (
+        friction
+    ), friction
+    assert "SEARCH t USING PRIMARY KEY (event_id=?)" in friction, friction

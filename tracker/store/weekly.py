@@ -8,6 +8,12 @@ a few per key and week, are summed into ISO weeks in Python. Same rows, same val
 are the same IEEE double divisions), on SQLite and PostgreSQL; ordered by the views' group keys
 (NULL first), the order SQLite's GROUP BY gives. tests/store/test_weekly.py compares them with
 the views.
+
+Each read runs from one index of `events` alone (migrations/versions/0010): ix_events_ci_weekly
+holds every column the CI read groups by, attrs included for the trigger; ix_events_tagged_weekly
+lists issues and notes still upstream in id order, and on SQLite `tags` is clustered on event_id,
+so each tag is one ordered look-up. Both indexes are partial: the WHERE clauses below must keep
+naming the same kinds, or SQLite cannot use them (the plan test fails then).
 """
 
 from __future__ import annotations
@@ -54,17 +60,33 @@ def _sorted(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str,
     return sorted(rows, key=lambda r: tuple((r[k] is not None, r[k]) for k in keys))
 
 
-def ci_pass_rate_weekly(conn: Connection, dialect: str) -> list[dict[str, Any]]:
-    """The rows of v_ci_pass_rate_weekly."""
+def ci_sql(dialect: str) -> str:
+    """CI runs and jobs counted by key, day, kind and outcome."""
     day, trigger = _DAY[dialect], _TRIGGER[dialect]
-    sql = f"""
+    return f"""
 SELECT project, regime, source_id, {trigger} AS trig, {day} AS day, kind, outcome, COUNT(*)
 FROM events
 WHERE kind IN ('ci_run', 'ci_job') AND outcome IN ('passed', 'failed')
 GROUP BY project, regime, source_id, {trigger}, {day}, kind, outcome
 """
+
+
+def friction_sql(dialect: str) -> str:
+    """Issues and notes still upstream counted by effective regime, day and tag."""
+    day = _DAY[dialect]
+    return f"""
+SELECT regime, {day} AS day, tag, COUNT(*)
+FROM v_event_tags
+WHERE kind IN ('issue', 'note') AND vanished_at IS NULL
+GROUP BY regime, {day}, tag
+"""
+
+
+def ci_pass_rate_weekly(conn: Connection, dialect: str) -> list[dict[str, Any]]:
+    """The rows of v_ci_pass_rate_weekly."""
     counts: dict[tuple, dict[str, int]] = defaultdict(lambda: dict.fromkeys(_CI_COUNTS.values(), 0))
-    for project, regime, source_id, trig, on, kind, outcome, n in conn.exec_driver_sql(sql):
+    by_day = conn.exec_driver_sql(ci_sql(dialect))
+    for project, regime, source_id, trig, on, kind, outcome, n in by_day:
         counts[(project, regime, source_id, trig, iso_week(on))][_CI_COUNTS[(kind, outcome)]] += n
     rows = [
         {
@@ -85,15 +107,8 @@ GROUP BY project, regime, source_id, {trigger}, {day}, kind, outcome
 def friction_weekly(conn: Connection, dialect: str) -> list[dict[str, Any]]:
     """The rows of v_friction_weekly (issues and release-note items still upstream, by the
     tag v_event_tags gives them: an analyst's override wins)."""
-    day = _DAY[dialect]
-    sql = f"""
-SELECT regime, {day} AS day, tag, COUNT(*)
-FROM v_event_tags
-WHERE kind IN ('issue', 'note') AND vanished_at IS NULL
-GROUP BY regime, {day}, tag
-"""
     counts: dict[tuple, dict[str, int]] = defaultdict(lambda: dict.fromkeys(_FRICTION_COUNTS, 0))
-    for regime, on, tag, n in conn.exec_driver_sql(sql):
+    for regime, on, tag, n in conn.exec_driver_sql(friction_sql(dialect)):
         row = counts[(regime, iso_week(on))]  # every (regime, week) seen has a row, as in the view
         if tag in row:
             row[tag] += n
