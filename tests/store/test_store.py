@@ -6,12 +6,12 @@ import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from tracker.errors import StoreError
 from tracker.records import Event
 from tracker.store import Store
-from tracker.store.tables import source_state
+from tracker.store.tables import events, source_state
 
 T0 = datetime(2025, 9, 10, 12, 0, tzinfo=UTC)
 
@@ -315,3 +315,29 @@ def test_coverage_events_come_in_one_order_on_every_database(store: Store):
         store.upsert_events(conn, items)
     got = [row["id"] for row in store.coverage_events(["pytorch"])]
     assert got == sorted(item.id for item in items)
+
+
+def test_events_to_tag_finds_every_untagged_kind_it_tags(store: Store):
+    # issues and notes come from one index, releases by kind: together every tagged kind, once
+    def item(kind: str, key: str, **extra) -> Event:
+        return Event("s", "vllm", kind, key, T0, f"{kind} {key}", **extra)
+
+    stored = [
+        item("issue", "1"),
+        item("issue", "2"),
+        item("note", "3"),
+        release("v2.9.0"),
+        item("ci_job", "4", outcome="failed"),  # never tagged: measured by its outcome
+    ]
+    with store.transaction() as conn:
+        store.upsert_events(conn, stored)
+        # gone upstream: still tagged (it was collected), so it is found too
+        conn.execute(update(events).where(events.c.id == stored[1].id).values(vanished_at=T0))
+    by_title = {t["title"]: t["id"] for t in store.events_to_tag()}
+    assert sorted(by_title) == ["PyTorch v2.9.0", "issue 1", "issue 2", "note 3"]
+    tag = {"tag": "neutral", "score": 1.0, "regime": "none", "mentions": [], "tagger_version": "t"}
+    store.save_tags(
+        [{**tag, "event_id": by_title["issue 1"]}, {**tag, "event_id": by_title["PyTorch v2.9.0"]}]
+    )
+    assert sorted(t["title"] for t in store.events_to_tag()) == ["issue 2", "note 3"]
+    assert len(list(store.events_to_tag(retag=True))) == 4

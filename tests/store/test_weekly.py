@@ -110,3 +110,29 @@ def test_weekly_reads_run_from_indexes_alone(sqlite_store):
         friction
     ), friction
     assert "SEARCH t USING PRIMARY KEY (event_id=?)" in friction, friction
+
+
+def test_the_untagged_scan_reads_issue_and_note_ids_from_an_index(sqlite_store):
+    """A nightly asks for untagged events and usually finds none: issues and notes are checked
+    by the ids ix_events_tagged_weekly holds, not by reading every event's row. Fails if the
+    index goes or the query stops repeating its WHERE."""
+    from sqlalchemy import event
+
+    statements: list[tuple] = []
+
+    def capture(conn, cursor, statement, parameters, context, executemany):
+        if "FROM events" in statement:
+            statements.append((statement, parameters))
+
+    event.listen(sqlite_store.engine, "before_cursor_execute", capture)
+    try:
+        assert list(sqlite_store.events_to_tag()) == []
+    finally:
+        event.remove(sqlite_store.engine, "before_cursor_execute", capture)
+    with sqlite_store.engine.connect() as conn:
+        plans = [
+            [row[3] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", params)]
+            for sql, params in statements
+        ]
+    assert len(plans) == 2, statements
+    assert "SEARCH events USING INDEX ix_events_tagged_weekly (kind=?)" in plans[0], plans

@@ -11,14 +11,21 @@ from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, func, select, text
 
 from tracker.config import query_role
 from tracker.errors import StoreError
 from tracker.records import now_utc
 from tracker.store import weekly
 from tracker.store.query import DEFAULT_TIMEOUT, run_query
-from tracker.store.tables import events, lag_samples, lag_trend, tag_overrides, tags
+from tracker.store.tables import (
+    ISSUES_AND_NOTES,
+    events,
+    lag_samples,
+    lag_trend,
+    tag_overrides,
+    tags,
+)
 
 DOCUMENTED_VIEWS = (
     "v_ci_pass_rate_weekly",
@@ -48,18 +55,34 @@ class StoreQueries:
         """Events needing a tag (all of them with `retag`): id, title, body, labels, section,
         heading, topic, intro (where a release-note item sat: the tagger reads them for the
         status of model mentions), source_regime. TAGGED_KINDS only."""
-        query = select(
+        columns = select(
             events.c.id,
             events.c.title,
             events.c.body,
             events.c.labels,
             events.c.attrs,
             events.c.regime,
-        ).where(events.c.kind.in_(TAGGED_KINDS))
-        if not retag:
-            query = query.where(~events.c.id.in_(select(tags.c.event_id)))
+        )
+        if retag:
+            queries = [columns.where(events.c.kind.in_(TAGGED_KINDS))]
+        else:
+            # A nightly asks this of every stored event and usually finds none: issues and notes
+            # are read by ix_events_tagged_weekly, which holds their ids (its WHERE repeated
+            # word for word), not by reading every event's row (seconds at a million events);
+            # releases, a few, by kind.
+            untagged = ~events.c.id.in_(select(tags.c.event_id))
+            others = tuple(k for k in TAGGED_KINDS if k not in ("issue", "note"))
+            queries = [
+                columns.where(text(ISSUES_AND_NOTES), untagged),
+                columns.where(events.c.kind.in_(others), untagged),
+            ]
         with self._connect() as conn:
-            for row in conn.execution_options(yield_per=batch).execute(query):
+            rows = (
+                row
+                for query in queries
+                for row in conn.execution_options(yield_per=batch).execute(query)
+            )
+            for row in rows:
                 attrs = row.attrs or {}
                 yield {
                     "id": row.id,
