@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from tracker.errors import ConfigError
@@ -150,6 +151,7 @@ def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRu
     )
 
 
+@lru_cache(maxsize=1 << 16)  # lag_samples asks for every mention of every note again
 def artifact_series(version: str, granularity: str) -> str | None:
     """The series a version belongs to, or None when the version is too coarse to say
     (a mention of "JAX 0.4" names no single JAX release)."""

@@ -23,60 +23,59 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
     mention whose fields are not strings is ignored. Evidence without a URL is referred to by
     its event id."""
     releases, notes = [], []
-    for row in store.coverage_events(projects):
-        attrs = row["attrs"] if isinstance(row["attrs"], dict) else {}
-        url = row["url"] or f"event:{row['id']}"
-        if row["kind"] == "release":
+    for id_, project, kind, version, when, url, attrs, tagged, regime in store.coverage_rows(
+        projects
+    ):
+        if not isinstance(attrs, dict):
+            attrs = {}
+        url = url or f"event:{id_}"
+        if kind == "release":
             # A draft (unpublished) release is no release: it never sets day 0 nor covers one.
             if attrs.get("draft") is True:
                 continue
-            if isinstance(row["version"], str) and row["version"]:
+            if isinstance(version, str) and version:
                 releases.append(
-                    ReleaseFact(
-                        row["project"],
-                        row["version"],
-                        row["occurred_at"],
-                        url,
-                        bool(attrs.get("prerelease")),
-                    )
+                    ReleaseFact(project, version, when, url, bool(attrs.get("prerelease")))
                 )
             continue
+        structured = _dicts(attrs.get("mentions"))
+        tagger = _dicts(tagged)
         found = {
             (m["framework"], m["version"], m["status"])
-            for m in _as_list(attrs.get("mentions")) + _as_list(row["mentions"])
-            if isinstance(m, dict)
-            and all(
-                isinstance(m.get(k), str) and m.get(k) for k in ("framework", "version", "status")
-            )
+            for m in structured + tagger
+            if _text(m.get("framework")) and _text(m.get("version")) and _text(m.get("status"))
         }
         # Model mentions a collector read off a list's structure win over the tagger's reading
         # of the same line (a matrix row "gpt-oss-120b, Untested" names no status in words).
-        structured = [m for m in _as_list(attrs.get("mentions")) if isinstance(m, dict)]
-        # A release candidate's notes say what a release will serve, not what one does.
-        candidate = isinstance(row["version"], str) and is_prerelease(row["version"])
-        models = set() if candidate else {
-            (m["model"], m["status"], note_context(attrs))
-            for m in (
-                structured if any("model" in m for m in structured) else _as_list(row["mentions"])
-            )
-            if isinstance(m, dict) and isinstance(m.get("model"), str) and m.get("model")
-            and isinstance(m.get("status"), str)
-        }  # fmt: skip
+        named = [
+            m
+            for m in (structured if any("model" in m for m in structured) else tagger)
+            if _text(m.get("model")) and isinstance(m.get("status"), str)
+        ]
+        # A release candidate's notes say what a release will serve, not what one does (its
+        # version is parsed only when it names a model: most notes name none).
+        models = (
+            {(m["model"], m["status"], note_context(attrs)) for m in named}
+            if named and not (isinstance(version, str) and is_prerelease(version))
+            else set()
+        )
         notes.append(
-            NoteFact(
-                row["project"],
-                row["occurred_at"],
-                url,
-                tuple(sorted(found)),
-                tuple(sorted(models)),
-                row.get("regime"),
-            )
+            NoteFact(project, when, url, tuple(sorted(found)), tuple(sorted(models)), regime)
         )
     return releases, notes
 
 
-def _as_list(value) -> list:
-    return list(value) if isinstance(value, (list, tuple)) else []
+def _dicts(value) -> list[dict]:
+    """The mappings of a stored list of mentions (anything else in it, or a non-list, is
+    ignored)."""
+    if not isinstance(value, (list, tuple)):
+        return []
+    return [m for m in value if isinstance(m, dict)]
+
+
+def _text(value) -> bool:
+    """A non-empty string (a mention's fields are untrusted JSON)."""
+    return isinstance(value, str) and value != ""
 
 
 def compute_lag(

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from functools import lru_cache
+from typing import Any, TypeVar
 
 from tracker.measure.coverage import (
     _MIN_COMPONENTS,
@@ -86,6 +87,8 @@ class LagSample:
         }
 
 
+_Fact = TypeVar("_Fact", ReleaseFact, NoteFact)
+
 LAG_CSV_COLUMNS = [
     "project",
     "series",
@@ -111,6 +114,7 @@ def is_final(fact: ReleaseFact) -> bool:
     return parsed is not None and not parsed.prerelease
 
 
+@lru_cache(maxsize=1 << 16)  # asked for every mention of every note, per evidence stream
 def is_prerelease(version: str) -> bool:
     """A pre-release or dev version by its own number (PyPI lists rc versions without a flag)."""
     parsed = parse_version(version)
@@ -204,6 +208,13 @@ def evidence_window(
     return (min(times), max(times)) if times else None
 
 
+def _by_project(facts: Iterable[_Fact]) -> dict[str, list[_Fact]]:
+    grouped: dict[str, list[_Fact]] = {}
+    for fact in facts:
+        grouped.setdefault(fact.project, []).append(fact)
+    return grouped
+
+
 def lag_samples(
     rules: Sequence[CoverageRule],
     releases: Sequence[ReleaseFact],
@@ -224,8 +235,12 @@ def lag_samples(
     `spans`, when given, receives each (project, regime, definition)'s evidence window.
     """
     samples = []
+    # Each rule and evidence stream reads one project's facts: grouped once, in their order,
+    # not the whole store scanned again per rule and per stream.
+    releases_of = _by_project(releases)
+    notes_of = _by_project(notes)
     for rule in rules:
-        day0s = day0_by_series(rule, releases)
+        day0s = day0_by_series(rule, releases_of.get(rule.project, []))
         for key, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
             if day0 > as_of:
                 continue
@@ -245,8 +260,10 @@ def lag_samples(
                 )
             )
         for evidence in rule.evidence:
-            available = evidence_by_series(rule, evidence, releases, notes)
-            span = evidence_window(evidence, releases, notes)
+            own_releases = releases_of.get(evidence.project, [])
+            own_notes = notes_of.get(evidence.project, [])
+            available = evidence_by_series(rule, evidence, own_releases, own_notes)
+            span = evidence_window(evidence, own_releases, own_notes)
             window = span[0] if span else None
             if spans is not None:
                 spans[(rule.project, evidence.regime, evidence.definition)] = span

@@ -7,11 +7,13 @@ is not on the collection path (tags, analyst overrides, lag samples).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Engine, func, select, text
+from sqlalchemy import Connection, Engine, Text, func, select, text, type_coerce
 
 from tracker.config import query_role
 from tracker.errors import StoreError
@@ -33,6 +35,18 @@ DOCUMENTED_VIEWS = (
     "v_lag_series",
     "v_event_tags",
     "v_lag_trend",
+)
+# The columns of Store.coverage_rows, in order (the keys of Store.coverage_events).
+COVERAGE_COLUMNS = (
+    "id",
+    "project",
+    "kind",
+    "version",
+    "occurred_at",
+    "url",
+    "attrs",
+    "mentions",
+    "regime",
 )
 # What the tagger reads: CI runs and jobs are measured by their outcome (the pass-rate view),
 # not by what their names say.
@@ -165,20 +179,35 @@ class StoreQueries:
     # -- metrics inputs and outputs --------------------------------------------------------
     def coverage_events(self, projects: Iterable[str]) -> Iterator[dict]:
         """Releases and notes of `projects` with the tagger's mentions (if tagged): the facts
-        the lag metric reads.
+        the lag metric reads, one dict per row (`coverage_rows` gives the same as tuples).
 
         Keys: id, project, kind, version, occurred_at, url, attrs, mentions, regime (the
         tagger's, else the source's)."""
+        for row in self.coverage_rows(projects):
+            yield dict(zip(COVERAGE_COLUMNS, row, strict=True))
+
+    def coverage_rows(self, projects: Iterable[str]) -> Iterator[tuple]:
+        """The rows of `coverage_events` as tuples in COVERAGE_COLUMNS order: what load_facts
+        reads, tens of thousands of rows on a large store. On SQLite the timestamp and the two
+        JSON columns arrive as their stored text and are decoded here, once per value, as
+        SQLAlchemy's types would decode them (tests/store/test_coverage_rows.py compares):
+        their per-value processors cost more than the query. PostgreSQL's driver decodes JSON
+        itself, so there the columns keep their types."""
+        lean = self.dialect == "sqlite"
+
+        def raw(column: Any) -> Any:
+            return type_coerce(column, Text) if lean else column
+
         query = (
             select(
                 events.c.id,
                 events.c.project,
                 events.c.kind,
                 events.c.version,
-                events.c.occurred_at,
+                raw(events.c.occurred_at),
                 events.c.url,
-                events.c.attrs,
-                tags.c.mentions,
+                raw(events.c.attrs),
+                raw(tags.c.mentions),
                 func.coalesce(tags.c.regime, events.c.regime).label("regime"),
             )
             .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
@@ -190,8 +219,22 @@ class StoreQueries:
             .order_by(events.c.occurred_at, events.c.id)
         )
         with self._connect() as conn:
-            for row in conn.execution_options(yield_per=5000).execute(query).mappings():
-                yield dict(row)
+            rows = conn.execution_options(yield_per=5000).execute(query)
+            if not lean:
+                yield from (tuple(row) for row in rows)
+                return
+            for id_, project, kind, version, occurred_at, url, attrs, mentions, regime in rows:
+                yield (
+                    id_,
+                    project,
+                    kind,
+                    version,
+                    _utc(occurred_at),
+                    url,
+                    _json(attrs),
+                    _json(mentions),
+                    regime,
+                )
 
     def replace_lag_samples(self, rows: list[dict]) -> None:
         """Swap in the lag samples of one report run (one transaction: readers see old or new)."""
@@ -225,3 +268,34 @@ class StoreQueries:
         never executed. On PostgreSQL a privileged session runs it as `role` (default:
         TRACKER_QUERY_ROLE, else tracker_reader). tracker/store/query.py says how."""
         return run_query(self.engine, sql, timeout, role or query_role())
+
+
+# The C scanner json.loads runs after its checks: called directly on a stored text, it decodes
+# a whole document (one ending where the text ends) to what json.loads gives, for half its cost.
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[attr-defined]
+
+
+def _json(value: Any) -> Any:
+    """A JSON column's value read from SQLite as the JSON type reads it: its text decoded as
+    json.loads decodes it (the engine's deserializer: Store sets none), NULL as None, and a
+    number that raw SQL stored in place of text as that number."""
+    if not isinstance(value, str):
+        return json.loads(value) if isinstance(value, bytes) else value
+    try:
+        decoded, end = _SCAN(value, 0)
+    except StopIteration:  # not JSON at 0 (leading blanks, or invalid): json.loads says which
+        return json.loads(value)
+    return decoded if end == len(value) else json.loads(value)
+
+
+def _utc(text: str) -> datetime:
+    """A timestamp read from SQLite as tables.UTCDateTime reads it: the stored text is naive
+    UTC. Parsed with its offset written in: replace(tzinfo=...) after costs ten times more."""
+    try:
+        value = datetime.fromisoformat(text + "+00:00")
+        if value.tzinfo is UTC:  # not so if "+" was read as the separator of a bare date
+            return value
+    except ValueError:  # a text with its own offset
+        pass
+    value = datetime.fromisoformat(text)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

@@ -16,8 +16,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-import yaml
-
+from tracker.config import safe_load_yaml
 from tracker.errors import ConfigError
 
 # Words that make a support statement about a model not support: a maturity caveat (beta,
@@ -137,4 +136,4 @@ def load_families(path: str | None = None) -> FamilyTable:
     else:
         ref = resources.files("tracker.tagger") / "data" / "model_families.yaml"
         text, where = ref.read_text(encoding="utf-8"), "model_families.yaml"
-    return parse_families(yaml.safe_load(text) or {}, where)
+    return parse_families(safe_load_yaml(text) or {}, where)
