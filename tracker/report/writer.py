@@ -235,7 +235,7 @@ def write_report(
 
         from tracker.report import charts, model_charts
 
-        images = charts.draw_all(stage, samples, as_of, pass_rates, friction)
+        images = charts.draw_all(stage, samples, as_of, pass_rates, friction, trends.lag)
         images["headline"] = (
             "headline_lag.png"
             if charts.headline_chart(stage / "headline_lag.png", series, reference)
