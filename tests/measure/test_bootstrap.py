@@ -12,6 +12,8 @@ import pytest
 
 from tracker.measure.bootstrap import (
     FEW,
+    _pair_weights,
+    _resample_counts,
     bootstrap_interval,
     bootstrap_interval_direct,
     bracket_and_interval,
@@ -61,3 +63,26 @@ def test_selection_equals_the_definition_on_a_larger_group():
 def test_no_slope_at_all_is_nan_both_ways():
     assert all(math.isnan(v) for v in bootstrap_interval([1, 1, 1], [2, 3, 4], [True] * 3))
     assert all(math.isnan(v) for v in bootstrap_interval_direct([1, 1], [2, 3], [True, True]))
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 64, 101, 1283, 4099])
+def test_one_draw_for_all_resamples_is_the_direct_computations_draws(n):
+    # the direct computation calls the generator once per resample
+    rng = np.random.default_rng(13)
+    rows = [np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(37)]
+    assert (_resample_counts(n, 37, 13) == np.array(rows)).all()
+
+
+def test_pair_weights_count_the_pairs_and_their_infinite_ends():
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        n = int(rng.integers(1, 30))
+        xs = rng.integers(0, max(1, n // 2), n).astype(float)  # ties in x
+        observed = rng.random(n) < rng.choice([0.0, 0.5, 1.0])
+        counts = rng.integers(0, 4, (5, n))
+        sizes, minus, plus = _pair_weights(xs, observed, counts)
+        for r, c in enumerate(counts):
+            pairs = [(p, q) for p in range(n) for q in range(n) if xs[p] < xs[q]]
+            assert sizes[r] == sum(c[p] * c[q] for p, q in pairs)
+            assert minus[r] == sum(c[p] * c[q] for p, q in pairs if not observed[p])
+            assert plus[r] == sum(c[p] * c[q] for p, q in pairs if not observed[q])

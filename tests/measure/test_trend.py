@@ -439,11 +439,14 @@ def test_the_lag_chart_takes_the_brackets_lag_trends_computed(monkeypatch):
     rng = np.random.default_rng(5)
     samples = []
     for regime, n in (("rocm", 40), ("xla", 9), ("neuron", 2)):
-        for k in range(n):
+        for _ in range(n):
             status = "open" if rng.random() < 0.3 else "covered"
             day0 = START + timedelta(days=int(rng.integers(0, 400)))  # ties in day 0
             samples.append(sample(day0, int(rng.integers(0, 90)), status, regime=regime))
-    samples += [sample(START, 0, regime="cuda"), sample(START + timedelta(days=9), 0, regime="cuda")]
+    samples += [
+        sample(START, 0, regime="cuda"),
+        sample(START + timedelta(days=9), 0, regime="cuda"),
+    ]
     trends = lag_trends(samples, START + timedelta(days=500), samples_n=50)
     known = trend.known_brackets(trends, samples)
     assert {key[1] for key in known} == {"rocm", "xla", "neuron"}  # the reference has no trend

@@ -80,10 +80,10 @@ class _End:
         taken in float64."""
         if stop == 0 or len(counts) == 0:
             return np.zeros(len(counts), np.int64)
-        flat = self.a[:stop].astype(np.int64) * self.n + self.b[:stop]
-        matrix = np.bincount(flat, minlength=self.n * self.n).astype(np.float32)
+        matrix = np.zeros((self.n, self.n), np.float32)
+        matrix[self.a[:stop], self.b[:stop]] = 1  # each pair once: no counting needed
         single = counts.astype(np.float32)
-        product = single @ matrix.reshape(self.n, self.n)
+        product = single @ matrix
         return np.einsum("ij,ij->i", product, single, dtype=np.float64).astype(np.int64)
 
     def between(self, columns: np.ndarray, start: int, stop: int) -> np.ndarray:
@@ -133,24 +133,34 @@ def _weighted_median(ordered: np.ndarray, weights: np.ndarray) -> float:
 
 
 def _resample_counts(n: int, samples: int, seed: int) -> np.ndarray:
-    """How often each resample picks each artifact (the draws of the direct computation, one
-    call per resample: a single call for all would draw other numbers)."""
-    rng = np.random.default_rng(seed)
-    picks = np.empty((samples, n), np.int64)
-    for row in picks:
-        row[:] = rng.integers(0, n, n)
+    """How often each resample picks each artifact. One call draws what the direct
+    computation's one call per resample draws (the generator's stream does not depend on how
+    the draws are split into calls; tests/measure/test_bootstrap.py checks it)."""
+    picks = np.random.default_rng(seed).integers(0, n, (samples, n))
     picks += np.arange(samples)[:, None] * n
     return np.bincount(picks.ravel(), minlength=samples * n).reshape(samples, n)
 
 
-def _sizes(xs: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Pairs (with two different x) per resample: (n^2 - sum over x values of picks^2) / 2."""
+def _pair_weights(
+    xs: np.ndarray, obs: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of `counts`, O(artifacts) each: the weight of all pairs with two different x
+    ((n^2 - sum over x values of picks^2) / 2), of those whose low end is -inf (the earlier
+    artifact open) and of those whose high end is +inf (the later one open)."""
     order = np.argsort(xs, kind="stable")
     ordered = xs[order]
+    c = counts.T[order]  # artifacts x rows, by x: cumulative sums down the columns
+    cumulative = np.zeros((len(xs) + 1, c.shape[1]), np.int64)
+    np.cumsum(c, axis=0, out=cumulative[1:])
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    per_x = np.add.reduceat(counts[:, order], starts, axis=1)
-    total = counts.sum(axis=1)
-    return (total * total - (per_x * per_x).sum(axis=1)) // 2
+    per_x = np.diff(cumulative[np.r_[starts, len(xs)]], axis=0)
+    total = cumulative[-1]
+    sizes = (total * total - np.einsum("ij,ij->j", per_x, per_x)) // 2
+    shut = np.flatnonzero(~obs[order])  # only open artifacts make infinite ends
+    mine = c[shut]
+    later = total - cumulative[np.searchsorted(ordered, ordered[shut], side="right")]
+    earlier = cumulative[np.searchsorted(ordered, ordered[shut], side="left")]
+    return sizes, np.einsum("ij,ij->j", mine, later), np.einsum("ij,ij->j", mine, earlier)
 
 
 def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
@@ -270,20 +280,20 @@ def bracket_and_interval(
     infinite (open artifacts bound nothing) is known from counts alone (:func:`_infinite`):
     its pairs are then not sorted at all."""
     xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
-    ones = np.ones((1, len(xs)), np.int64)
-    all_pairs = _sizes(xs, ones)  # the original artifacts' pairs, as a one-row resample
-    infinite = _infinite(all_pairs, *_infinite_weights(xs, obs, ones))
+    # the original artifacts' pairs, as a one-row resample
+    all_pairs, *weights = _pair_weights(xs, obs, np.ones((1, len(xs)), np.int64))
+    infinite = _infinite(all_pairs, *weights)
     counts = _resample_counts(len(xs), samples, seed)
-    sizes = _sizes(xs, counts)
+    sizes, minus, plus = _pair_weights(xs, obs, counts)
     valid = sizes > 0
-    counts, sizes = counts[valid], sizes[valid]
+    counts, sizes, minus, plus = counts[valid], sizes[valid], minus[valid], plus[valid]
     tail = (1 - level) / 2
     ks = (
         (_quantile_index(len(sizes), tail), _quantile_index(len(sizes), 1 - tail))
         if len(sizes)
         else (0, 0)
     )
-    resampled = _infinite(sizes, *_infinite_weights(xs, obs, counts))
+    resampled = _infinite(sizes, minus, plus)
     out: list[float] = []
     ends: tuple[_End, _End] | None = None
     no_pair = all_pairs[0] == 0
@@ -307,21 +317,6 @@ def bracket_and_interval(
             ends = ends or _tables(xs, ys, obs)
             out.append(_select(ends[side], counts, sizes, ks[side]))
     return out[0], out[1], out[2], out[3]
-
-
-def _infinite_weights(
-    xs: np.ndarray, obs: np.ndarray, counts: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of `counts`: the weight of the pairs whose low end is -inf (the earlier
-    artifact open) and of those whose high end is +inf (the later one open), O(artifacts)."""
-    order = np.argsort(xs, kind="stable")
-    ordered = xs[order]
-    c = counts[:, order]
-    cumulative = np.concatenate([np.zeros((len(c), 1), np.int64), np.cumsum(c, axis=1)], axis=1)
-    later = cumulative[:, -1:] - cumulative[:, np.searchsorted(ordered, ordered, side="right")]
-    earlier = cumulative[:, np.searchsorted(ordered, ordered, side="left")]
-    shut = ~obs[order]
-    return (c * later * shut).sum(axis=1), (c * earlier * shut).sum(axis=1)
 
 
 def _infinite(
