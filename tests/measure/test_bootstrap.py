@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+from tracker.measure import bootstrap
 from tracker.measure.bootstrap import (
     FEW,
     _pair_weights,
@@ -86,3 +87,56 @@ def test_pair_weights_count_the_pairs_and_their_infinite_ends():
             assert sizes[r] == sum(c[p] * c[q] for p, q in pairs)
             assert minus[r] == sum(c[p] * c[q] for p, q in pairs if not observed[p])
             assert plus[r] == sum(c[p] * c[q] for p, q in pairs if not observed[q])
+
+
+def plain_bounds(xs, ys, observed):
+    """Every pair i < j with two different x, in that order, by the definition (pair_bounds)."""
+    low, high = [], []
+    for i in range(len(xs)):
+        for j in range(i + 1, len(xs)):
+            if xs[i] != xs[j]:
+                a, b = (i, j) if xs[i] < xs[j] else (j, i)
+                slope = (ys[b] - ys[a]) / (xs[b] - xs[a])
+                low.append(slope if observed[a] else -math.inf)
+                high.append(slope if observed[b] else math.inf)
+    return np.array(low), np.array(high)
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 22])
+def test_pairs_formed_in_blocks_are_every_pair_in_order(monkeypatch, chunk):
+    # CHUNK index pairs per block: 1 and 7 put block boundaries inside and between rows
+    monkeypatch.setattr(bootstrap, "CHUNK", chunk)
+    rng = np.random.default_rng(chunk)
+    for n in (0, 1, 2, 3, 5, 8, 9, 40):
+        xs, ys, observed = random_group(rng)
+        xs, ys, observed = xs[:n], ys[:n], observed[:n]
+        n = len(xs)  # a random group may hold fewer
+        low, high = bootstrap.pair_bounds(xs, ys, observed)
+        plain = plain_bounds(xs, ys, observed)
+        assert low.tolist() == plain[0].tolist() and high.tolist() == plain[1].tolist()
+        for side in (0, 1):
+            end = bootstrap._end(xs, ys, observed, side, len(low))
+            assert end.values.tolist() == sorted(plain[side].tolist())
+            formed = zip(end.values.tolist(), end.a.tolist(), end.b.tolist(), strict=True)
+            pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if xs[i] != xs[j]]
+            expected = zip(plain[side].tolist(), pairs, strict=True)
+            assert sorted(formed) == sorted((v, i, j) for v, (i, j) in expected)
+            if n < 2:
+                break
+
+
+@pytest.mark.parametrize("chunk", [5, 97])
+def test_selection_equals_the_definition_with_small_pair_blocks(monkeypatch, chunk):
+    # all open, one open, n = 2 .. small, ties: block boundaries everywhere
+    monkeypatch.setattr(bootstrap, "CHUNK", chunk)
+    rng = np.random.default_rng(chunk)
+    for case in range(30):
+        xs, ys, observed = random_group(rng)
+        if case % 5 == 0:
+            observed[:] = False
+        elif case % 5 == 1:
+            observed[:] = True
+            observed[int(rng.integers(0, len(xs)))] = False
+        fast = bracket_and_interval(xs, ys, observed, samples=300, seed=case)
+        direct = bootstrap_interval_direct(xs, ys, observed, samples=300, seed=case)
+        assert same(fast, tuple(map(bootstrap.median, plain_bounds(xs, ys, observed))) + direct)

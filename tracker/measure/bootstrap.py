@@ -19,6 +19,7 @@ the answer is always one of the resample medians, and every comparison is exact.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -28,7 +29,7 @@ BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 13  # fixed: the same facts and as_of give the same report
 FEW = 24  # candidates left: compute their medians and pick
 PROBE = 128  # resamples whose medians are located first, to aim the first threshold
-CHUNK = 1 << 22  # elements per block of (resamples x pairs) weights
+CHUNK = 1 << 22  # elements per block of (resamples x pairs) weights, and of a pair block
 
 
 def pair_bounds(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -37,7 +38,11 @@ def pair_bounds(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[np.nda
     each pair so that x_a < x_b: an open later lag raises the slope without limit (upper end
     +inf), an open earlier lag lowers it (lower end -inf), both open bound nothing."""
     xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
-    return _bounds(xs, ys, obs, *_pairs(xs))
+    size = int(_pair_weights(xs, obs, np.ones((1, len(xs)), np.int64))[0][0])
+    low, high = np.empty(size), np.empty(size)
+    for at, i, j in _pair_blocks(xs):
+        low[at : at + len(i)], high[at : at + len(i)] = _bounds(xs, ys, obs, i, j)
+    return low, high
 
 
 def _bounds(
@@ -51,10 +56,32 @@ def _bounds(
     return low, high
 
 
-def _pairs(xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    i, j = np.triu_indices(len(xs), k=1)
-    keep = xs[i] != xs[j]
-    return i[keep], j[keep]
+def _pair_blocks(xs: np.ndarray) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """The pairs i < j with x_i != x_j in row-major order (np.triu_indices's), a few rows at
+    a time (about CHUNK index pairs each): (position of the block's first pair, i, j). Never
+    every index pair of a large group at once (tens of millions at 5M events)."""
+    n, at = len(xs), 0
+    columns = np.arange(n)
+    rows = max(1, CHUNK // max(1, n))
+    for start in range(0, n, rows):
+        stop = min(n, start + rows)
+        keep = (columns > columns[start:stop, None]) & (xs != xs[start:stop, None])
+        i, j = np.nonzero(keep)
+        yield at, i + start, j
+        at += len(i)
+
+
+def _end(xs: np.ndarray, ys: np.ndarray, obs: np.ndarray, side: int, size: int) -> _End:
+    """One end's table (side 0: low, 1: high) of the `size` pairs, formed block by block:
+    the other end is never held at the same time."""
+    index = np.int32 if len(xs) < 2**31 else np.int64  # half the memory of a pair list
+    values = np.empty(size)
+    i, j = np.empty(size, index), np.empty(size, index)
+    for at, block_i, block_j in _pair_blocks(xs):
+        stop = at + len(block_i)
+        values[at:stop] = _bounds(xs, ys, obs, block_i, block_j)[side]
+        i[at:stop], j[at:stop] = block_i, block_j
+    return _End(values, i, j, len(xs))
 
 
 class _End:
@@ -63,9 +90,8 @@ class _End:
     def __init__(self, values: np.ndarray, i: np.ndarray, j: np.ndarray, n: int) -> None:
         order = np.argsort(values)  # the order within ties changes no value
         self.values = values[order]
-        index = np.int32 if n < 2**31 else np.int64  # half the memory of a pair list
-        self.a: np.ndarray = i[order].astype(index)
-        self.b: np.ndarray = j[order].astype(index)
+        self.a: np.ndarray = i[order]
+        self.b: np.ndarray = j[order]
         self.n = n
 
     def median(self, counts: np.ndarray) -> float:
@@ -240,12 +266,6 @@ def _pivot(
     return p if lo < p < hi else None
 
 
-def _tables(xs: np.ndarray, ys: np.ndarray, obs: np.ndarray) -> tuple[_End, _End]:
-    i, j = _pairs(xs)
-    low, high = _bounds(xs, ys, obs, i, j)  # pair_bounds: the same pairs, in the same order
-    return _End(low, i, j, len(xs)), _End(high, i, j, len(xs))
-
-
 def _quantile_index(n: int, q: float) -> int:
     """The index np.quantile(..., method="inverted_cdf") picks from n sorted values."""
     return int(np.quantile(np.arange(n), q, method="inverted_cdf"))
@@ -276,9 +296,9 @@ def bracket_and_interval(
     level: float = LEVEL,
 ) -> tuple[float, float, float, float]:
     """(low, high, ci_low, ci_high): trend.slope_bracket and :func:`bootstrap_interval` of
-    the same artifacts, the pairs' bounds formed and sorted once for both. An end that is
-    infinite (open artifacts bound nothing) is known from counts alone (:func:`_infinite`):
-    its pairs are then not sorted at all."""
+    the same artifacts, each end's pair bounds formed and sorted once for both, one end at a
+    time. An end that is infinite (open artifacts bound nothing) is known from counts alone
+    (:func:`_infinite`): its pairs are then not formed at all."""
     xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
     # the original artifacts' pairs, as a one-row resample
     all_pairs, *weights = _pair_weights(xs, obs, np.ones((1, len(xs)), np.int64))
@@ -294,28 +314,28 @@ def bracket_and_interval(
         else (0, 0)
     )
     resampled = _infinite(sizes, minus, plus)
-    out: list[float] = []
-    ends: tuple[_End, _End] | None = None
-    no_pair = all_pairs[0] == 0
+    brackets, intervals = [], []
+    size = int(all_pairs[0])
     for side, sign in ((0, -1), (1, 1)):
-        if no_pair:
-            out.append(math.nan)
+        end = None  # one end's table at a time (built only if needed), then dropped
+        if size == 0:
+            brackets.append(math.nan)
         elif infinite[side][0]:
-            out.append(sign * math.inf)
+            brackets.append(sign * math.inf)
         else:
-            ends = ends or _tables(xs, ys, obs)
-            out.append(_sorted_median(ends[side].values))
-    for side, sign in ((0, -1), (1, 1)):
-        if not valid.any():
-            out.append(math.nan)
-            continue
+            end = _end(xs, ys, obs, side, size)
+            brackets.append(_sorted_median(end.values))
         # the k-th smallest median is infinite when enough medians are: -inf sort first
         flagged = int(resampled[side].sum())
-        if (ks[0] < flagged) if side == 0 else (ks[1] >= len(sizes) - flagged):
-            out.append(sign * math.inf)
+        if not valid.any():
+            intervals.append(math.nan)
+        elif (ks[0] < flagged) if side == 0 else (ks[1] >= len(sizes) - flagged):
+            intervals.append(sign * math.inf)
         else:
-            ends = ends or _tables(xs, ys, obs)
-            out.append(_select(ends[side], counts, sizes, ks[side]))
+            end = end or _end(xs, ys, obs, side, size)
+            intervals.append(_select(end, counts, sizes, ks[side]))
+        del end
+    out = brackets + intervals
     return out[0], out[1], out[2], out[3]
 
 
@@ -350,7 +370,8 @@ def bootstrap_interval_direct(
     """bootstrap_interval by its definition: every resample's bracket, then the quantiles."""
     xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
     rng = np.random.default_rng(seed)
-    low_end, high_end = _tables(xs, ys, obs)
+    size = int(_pair_weights(xs, obs, np.ones((1, len(xs)), np.int64))[0][0])
+    low_end, high_end = _end(xs, ys, obs, 0, size), _end(xs, ys, obs, 1, size)
     lows, highs = [], []
     for _ in range(samples):
         counts = np.bincount(rng.integers(0, len(xs), len(xs)), minlength=len(xs))
