@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from tracker.measure import bootstrap
+from tracker.measure import bootstrap, pair_tables
 from tracker.measure.bootstrap import (
     FEW,
     _pair_weights,
@@ -105,17 +105,17 @@ def plain_bounds(xs, ys, observed):
 @pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 22])
 def test_pairs_formed_in_blocks_are_every_pair_in_order(monkeypatch, chunk):
     # CHUNK index pairs per block: 1 and 7 put block boundaries inside and between rows
-    monkeypatch.setattr(bootstrap, "CHUNK", chunk)
+    monkeypatch.setattr(pair_tables, "CHUNK", chunk)
     rng = np.random.default_rng(chunk)
     for n in (0, 1, 2, 3, 5, 8, 9, 40):
         xs, ys, observed = random_group(rng)
         xs, ys, observed = xs[:n], ys[:n], observed[:n]
         n = len(xs)  # a random group may hold fewer
-        low, high = bootstrap.pair_bounds(xs, ys, observed)
+        low, high = pair_tables.pair_bounds(xs, ys, observed)
         plain = plain_bounds(xs, ys, observed)
         assert low.tolist() == plain[0].tolist() and high.tolist() == plain[1].tolist()
         for side in (0, 1):
-            end = bootstrap._end(xs, ys, observed, side, len(low))
+            end = pair_tables.end_table(xs, ys, observed, side, len(low))
             assert end.values.tolist() == sorted(plain[side].tolist())
             formed = zip(end.values.tolist(), end.a.tolist(), end.b.tolist(), strict=True)
             pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if xs[i] != xs[j]]
@@ -128,7 +128,7 @@ def test_pairs_formed_in_blocks_are_every_pair_in_order(monkeypatch, chunk):
 @pytest.mark.parametrize("chunk", [5, 97])
 def test_selection_equals_the_definition_with_small_pair_blocks(monkeypatch, chunk):
     # all open, one open, n = 2 .. small, ties: block boundaries everywhere
-    monkeypatch.setattr(bootstrap, "CHUNK", chunk)
+    monkeypatch.setattr(pair_tables, "CHUNK", chunk)
     rng = np.random.default_rng(chunk)
     for case in range(30):
         xs, ys, observed = random_group(rng)
@@ -140,3 +140,24 @@ def test_selection_equals_the_definition_with_small_pair_blocks(monkeypatch, chu
         fast = bracket_and_interval(xs, ys, observed, samples=300, seed=case)
         direct = bootstrap_interval_direct(xs, ys, observed, samples=300, seed=case)
         assert same(fast, tuple(map(bootstrap.median, plain_bounds(xs, ys, observed))) + direct)
+
+
+def test_medians_found_from_the_last_band_of_pairs_equal_the_definition(monkeypatch):
+    # the last candidates' medians come from the pairs between the final thresholds when
+    # their middle ranks are there (EndTable.median_within), not from every pair
+    rng = np.random.default_rng(17)
+    n = 300
+    xs = np.sort(rng.integers(0, 200, n)) / 3.0  # ties in x
+    ys = np.round(np.maximum(0, 60 - 4 * xs / 3 + rng.exponential(20, n)))
+    observed = rng.random(n) < 0.8
+    calls = []
+    within = pair_tables.EndTable.median_within
+
+    def counted(self, *args):
+        calls.append(args[1:3])
+        return within(self, *args)
+
+    monkeypatch.setattr(pair_tables.EndTable, "median_within", counted)
+    fast = bootstrap_interval(xs, ys, observed)
+    assert calls and any(hi - lo < n * n // 4 for lo, hi in calls)
+    assert same(fast, bootstrap_interval_direct(xs, ys, observed))

@@ -19,116 +19,17 @@ the answer is always one of the resample medians, and every comparison is exact.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+from tracker.measure.pair_tables import EndTable, end_table, middle, pair_count
 
 LEVEL = 0.90
 BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 13  # fixed: the same facts and as_of give the same report
 FEW = 24  # candidates left: compute their medians and pick
 PROBE = 128  # resamples whose medians are located first, to aim the first threshold
-CHUNK = 1 << 22  # elements per block of (resamples x pairs) weights, and of a pair block
-
-
-def pair_bounds(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """For every pair i < j with x_i != x_j (same-x pairs have no slope), the lowest and highest
-    slope the pair can have. A covered lag is exact; an open one is a lower bound. Ordering
-    each pair so that x_a < x_b: an open later lag raises the slope without limit (upper end
-    +inf), an open earlier lag lowers it (lower end -inf), both open bound nothing."""
-    xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
-    size = int(_pair_weights(xs, obs, np.ones((1, len(xs)), np.int64))[0][0])
-    low, high = np.empty(size), np.empty(size)
-    for at, i, j in _pair_blocks(xs):
-        low[at : at + len(i)], high[at : at + len(i)] = _bounds(xs, ys, obs, i, j)
-    return low, high
-
-
-def _bounds(
-    xs: np.ndarray, ys: np.ndarray, obs: np.ndarray, i: np.ndarray, j: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    swap = xs[i] > xs[j]
-    a, b = np.where(swap, j, i), np.where(swap, i, j)  # x[a] < x[b]
-    slope = (ys[b] - ys[a]) / (xs[b] - xs[a])
-    low = np.where(obs[a], slope, -np.inf)  # an open earlier lag may be longer: slope lower
-    high = np.where(obs[b], slope, np.inf)  # an open later lag may be longer: slope higher
-    return low, high
-
-
-def _pair_blocks(xs: np.ndarray) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """The pairs i < j with x_i != x_j in row-major order (np.triu_indices's), a few rows at
-    a time (about CHUNK index pairs each): (position of the block's first pair, i, j). Never
-    every index pair of a large group at once (tens of millions at 5M events)."""
-    n, at = len(xs), 0
-    columns = np.arange(n)
-    rows = max(1, CHUNK // max(1, n))
-    for start in range(0, n, rows):
-        stop = min(n, start + rows)
-        keep = (columns > columns[start:stop, None]) & (xs != xs[start:stop, None])
-        i, j = np.nonzero(keep)
-        yield at, i + start, j
-        at += len(i)
-
-
-def _end(xs: np.ndarray, ys: np.ndarray, obs: np.ndarray, side: int, size: int) -> _End:
-    """One end's table (side 0: low, 1: high) of the `size` pairs, formed block by block:
-    the other end is never held at the same time."""
-    index = np.int32 if len(xs) < 2**31 else np.int64  # half the memory of a pair list
-    values = np.empty(size)
-    i, j = np.empty(size, index), np.empty(size, index)
-    for at, block_i, block_j in _pair_blocks(xs):
-        stop = at + len(block_i)
-        values[at:stop] = _bounds(xs, ys, obs, block_i, block_j)[side]
-        i[at:stop], j[at:stop] = block_i, block_j
-    return _End(values, i, j, len(xs))
-
-
-class _End:
-    """One end's bounds (low or high) of every pair, sorted, with the pair's two artifacts."""
-
-    def __init__(self, values: np.ndarray, i: np.ndarray, j: np.ndarray, n: int) -> None:
-        order = np.argsort(values)  # the order within ties changes no value
-        self.values = values[order]
-        self.a: np.ndarray = i[order]
-        self.b: np.ndarray = j[order]
-        self.n = n
-
-    def median(self, counts: np.ndarray) -> float:
-        """The weighted median of this end for the resample holding artifact p counts[p] times
-        (the definition; O(pairs))."""
-        return _weighted_median(self.values, counts[self.a] * counts[self.b])
-
-    def below(self, counts: np.ndarray, stop: int) -> np.ndarray:
-        """Per resample (rows of `counts`), the weight of the pairs at positions < stop: c^T M c
-        with M counting those pairs, as one matrix product. Exact: every entry of counts @ M is
-        at most the resample size (< 2**24, float32 holds it); the final sums, below 2**53, are
-        taken in float64."""
-        if stop == 0 or len(counts) == 0:
-            return np.zeros(len(counts), np.int64)
-        matrix = np.zeros((self.n, self.n), np.float32)
-        matrix[self.a[:stop], self.b[:stop]] = 1  # each pair once: no counting needed
-        single = counts.astype(np.float32)
-        product = single @ matrix
-        return np.einsum("ij,ij->i", product, single, dtype=np.float64).astype(np.int64)
-
-    def between(self, columns: np.ndarray, start: int, stop: int) -> np.ndarray:
-        """Per resample, the weight of the pairs at positions start .. stop-1; `columns` holds
-        the resamples' counts one column each (artifacts x resamples, so a pair's two rows are
-        read whole)."""
-        total = np.zeros(columns.shape[1], np.int64)
-        step = max(1, CHUNK // max(1, columns.shape[1]))
-        for lo in range(start, stop, step):
-            hi = min(stop, lo + step)
-            a, b = columns[self.a[lo:hi]], columns[self.b[lo:hi]]
-            total += np.einsum("kr,kr->r", a, b, dtype=np.int64)
-        return total
-
-
-def middle(lo: float, hi: float) -> float:
-    """The median of an even count from its two middle values, infinities allowed (inf / 2 is
-    inf; -inf and +inf never meet, see pair_bounds)."""
-    return lo if lo == hi else lo / 2 + hi / 2
 
 
 def median(values: np.ndarray) -> float:
@@ -142,20 +43,6 @@ def median(values: np.ndarray) -> float:
         return float(np.partition(values, mid)[mid])
     ordered = np.partition(values, (mid - 1, mid))
     return middle(float(ordered[mid - 1]), float(ordered[mid]))
-
-
-def _weighted_median(ordered: np.ndarray, weights: np.ndarray) -> float:
-    """The median of the multiset holding ordered[k] weights[k] times (`ordered` sorted)."""
-    cumulative = np.cumsum(weights)
-    size = int(cumulative[-1]) if cumulative.size else 0
-    if size == 0:
-        return math.nan
-
-    def at(rank: int) -> float:
-        return float(ordered[np.searchsorted(cumulative, rank, side="right")])
-
-    mid = size // 2
-    return at(mid) if size % 2 else middle(at(mid - 1), at(mid))
 
 
 def _resample_counts(n: int, samples: int, seed: int) -> np.ndarray:
@@ -189,7 +76,7 @@ def _pair_weights(
     return sizes, np.einsum("ij,ij->j", mine, later), np.einsum("ij,ij->j", mine, earlier)
 
 
-def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
+def _select(end: EndTable, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
     """The k-th smallest (0-based) of the resamples' medians of `end`, all sizes > 0.
 
     Invariant: the answer is the k-th smallest median among `rows`, whose medians all lie in
@@ -205,6 +92,15 @@ def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
     mid, even = sizes // 2, sizes % 2 == 0
     lo, hi = 0, total
     weight_lo, weight_hi = np.zeros(len(rows), np.int64), sizes.copy()
+
+    def median_of(n: int, row: int) -> float:
+        """Row `row`'s median (n: its place in `rows`); from the pairs in [lo, hi) alone when
+        its middle ranks are there (O(hi - lo), not O(pairs))."""
+        first = mid[row] - even[row]
+        if weight_lo[n] <= first and mid[row] < weight_hi[n]:
+            return end.median_within(counts[row], lo, hi, int(weight_lo[n]), int(sizes[row]))
+        return end.median(counts[row])
+
     # each row's guessed median position; the first guesses from a probe of PROBE rows
     estimate: np.ndarray | None = None
     if len(rows) > 4 * PROBE:
@@ -227,7 +123,7 @@ def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
         below = mid[rows] < weight
         unsure = ~below & even[rows] & (mid[rows] - 1 < weight)
         for n in np.flatnonzero(unsure):
-            below[n] = end.median(counts[rows[n]]) < values[p]
+            below[n] = median_of(int(n), int(rows[n])) < values[p]
         spread = np.maximum(sizes[rows], 1) / max(1, total)
         estimate = p + (mid[rows] - weight) / spread  # positions if weight were uniform
         taken = int(below.sum())
@@ -241,7 +137,7 @@ def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
     tied = values[lo] == values[hi - 1]
     inside = (weight_lo <= mid[rows] - even[rows]) & (mid[rows] < weight_hi)
     medians = sorted(
-        float(values[lo]) if tied and inside[n] else end.median(counts[r])
+        float(values[lo]) if tied and inside[n] else median_of(n, int(r))
         for n, r in enumerate(rows)
     )
     return medians[k]
@@ -323,7 +219,7 @@ def bracket_and_interval(
         elif infinite[side][0]:
             brackets.append(sign * math.inf)
         else:
-            end = _end(xs, ys, obs, side, size)
+            end = end_table(xs, ys, obs, side, size)
             brackets.append(_sorted_median(end.values))
         # the k-th smallest median is infinite when enough medians are: -inf sort first
         flagged = int(resampled[side].sum())
@@ -332,7 +228,7 @@ def bracket_and_interval(
         elif (ks[0] < flagged) if side == 0 else (ks[1] >= len(sizes) - flagged):
             intervals.append(sign * math.inf)
         else:
-            end = end or _end(xs, ys, obs, side, size)
+            end = end or end_table(xs, ys, obs, side, size)
             intervals.append(_select(end, counts, sizes, ks[side]))
         del end
     out = brackets + intervals
@@ -370,8 +266,8 @@ def bootstrap_interval_direct(
     """bootstrap_interval by its definition: every resample's bracket, then the quantiles."""
     xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
     rng = np.random.default_rng(seed)
-    size = int(_pair_weights(xs, obs, np.ones((1, len(xs)), np.int64))[0][0])
-    low_end, high_end = _end(xs, ys, obs, 0, size), _end(xs, ys, obs, 1, size)
+    size = pair_count(xs)
+    low_end, high_end = end_table(xs, ys, obs, 0, size), end_table(xs, ys, obs, 1, size)
     lows, highs = [], []
     for _ in range(samples):
         counts = np.bincount(rng.integers(0, len(xs), len(xs)), minlength=len(xs))

@@ -35,15 +35,11 @@ from numpy.typing import ArrayLike
 
 # LEVEL: every interval here is a 90% interval (re-exported: the rate trends and the figures
 # take it from here); the bootstrap's seed is fixed: the same facts and as_of give the same report
-from tracker.measure.bootstrap import (
-    BOOTSTRAP_SAMPLES,
-    bracket_and_interval,
-    median,
-    pair_bounds,
-)
+from tracker.measure.bootstrap import BOOTSTRAP_SAMPLES, bracket_and_interval, median
 from tracker.measure.bootstrap import LEVEL as LEVEL
 from tracker.measure.bootstrap import bootstrap_interval as bootstrap_interval
 from tracker.measure.lag import LagSample
+from tracker.measure.pair_tables import pair_bounds
 from tracker.measure.survival import median_lag
 
 MIN_TREND_ARTIFACTS = 6  # fewer artifacts in a group: "too few artifacts", never a verdict
