@@ -161,3 +161,22 @@ def test_medians_found_from_the_last_band_of_pairs_equal_the_definition(monkeypa
     fast = bootstrap_interval(xs, ys, observed)
     assert calls and any(hi - lo < n * n // 4 for lo, hi in calls)
     assert same(fast, bootstrap_interval_direct(xs, ys, observed))
+
+
+@pytest.mark.parametrize("columns", [1, 3, 256])
+def test_the_weight_below_a_position_counts_the_pairs_there(monkeypatch, columns):
+    # EndTable.below by column blocks of the threshold matrix (1 and 3: many blocks, edges
+    # inside every group) against counting the pairs one by one
+    monkeypatch.setattr(pair_tables, "COLUMNS", columns)
+    rng = np.random.default_rng(columns)
+    for n in (2, 5, 17, 40):
+        xs = rng.integers(0, n, n).astype(float)
+        ys, observed = rng.integers(0, 20, n).astype(float), rng.random(n) < 0.7
+        end = pair_tables.end_table(xs, ys, observed, 0, pair_tables.pair_count(xs))
+        counts = rng.integers(0, 4, (6, n))
+        for stop in sorted({0, 1, len(end.values) // 3, len(end.values)}):
+            expected = [
+                sum(c[a] * c[b] for a, b in zip(end.a[:stop], end.b[:stop], strict=True))
+                for c in counts
+            ]
+            assert end.below(counts, stop).tolist() == expected

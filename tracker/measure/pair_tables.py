@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 CHUNK = 1 << 22  # elements per block: of index pairs formed, of (resamples x pairs) weights
+COLUMNS = 256  # artifacts per column block of a threshold matrix, at least (EndTable.below)
 
 
 def pair_bounds(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -98,16 +99,28 @@ class EndTable:
 
     def below(self, counts: np.ndarray, stop: int) -> np.ndarray:
         """Per resample (rows of `counts`), the weight of the pairs at positions < stop: c^T M c
-        with M counting those pairs, as one matrix product. Exact: every entry of counts @ M is
-        at most the resample size (< 2**24, float32 holds it); the final sums, below 2**53, are
-        taken in float64."""
+        with M counting those pairs. M is strictly upper triangular (a pair's artifacts a < b),
+        so it is taken a block of columns at a time, each times only the rows that can hold
+        a pair (about half the products of a full n x n matrix, never held whole). Exact:
+        every entry of counts @ M is at most the resample size (< 2**24, float32 holds it);
+        the sums, below 2**53, are taken in float64."""
+        total = np.zeros(len(counts))
         if stop == 0 or len(counts) == 0:
-            return np.zeros(len(counts), np.int64)
-        matrix = np.zeros((self.n, self.n), np.float32)
-        matrix[self.a[:stop], self.b[:stop]] = 1  # each pair once: no counting needed
+            return total.astype(np.int64)
+        a, b = self.a[:stop], self.b[:stop]
+        width = max(COLUMNS, -(-self.n // 8))
+        block = b // width
         single = counts.astype(np.float32)
-        product = single @ matrix
-        return np.einsum("ij,ij->i", product, single, dtype=np.float64).astype(np.int64)
+        for start in range(0, self.n, width):
+            end = min(self.n, start + width)
+            picked = np.flatnonzero(block == start // width)
+            if picked.size == 0:
+                continue
+            matrix = np.zeros((end, end - start), np.float32)  # rows a < b < end
+            matrix[a[picked], b[picked] - start] = 1  # each pair once: no counting needed
+            product = single[:, :end] @ matrix
+            total += np.einsum("ij,ij->i", product, single[:, start:end], dtype=np.float64)
+        return total.astype(np.int64)
 
     def between(self, columns: np.ndarray, start: int, stop: int) -> np.ndarray:
         """Per resample, the weight of the pairs at positions start .. stop-1; `columns` holds
