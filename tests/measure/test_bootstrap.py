@@ -180,3 +180,57 @@ def test_the_weight_below_a_position_counts_the_pairs_there(monkeypatch, columns
                 for c in counts
             ]
             assert end.below(counts, stop).tolist() == expected
+
+
+@pytest.mark.parametrize("band", [0.05, 0.5, 1.5, 4.0])
+def test_selection_in_a_sorted_band_equals_the_definition(monkeypatch, band):
+    # only the pairs near the middle are sorted (BAND); an answer outside them (a narrow band
+    # makes that common) is found again over every pair sorted: both ways equal the definition
+    monkeypatch.setattr(bootstrap, "BAND", band)
+    outcomes = []
+    select = bootstrap._select
+
+    def recorded(end, *args):
+        found = select(end, *args)
+        outcomes.append((end.start > 0 or end.stop < len(end.values), found is None))
+        return found
+
+    monkeypatch.setattr(bootstrap, "_select", recorded)
+    rng = np.random.default_rng(int(band * 100))
+    for case in range(12):
+        n = int(rng.integers(30, 160))
+        xs = rng.integers(0, n, n) / 5.0  # ties in x
+        ys = np.round(np.maximum(0, 50 - xs + rng.exponential(15, n)))
+        observed = rng.random(n) < rng.choice([0.6, 0.95, 1.0])
+        fast = bracket_and_interval(xs, ys, observed, samples=300, seed=case)
+        direct = bootstrap_interval_direct(xs, ys, observed, samples=300, seed=case)
+        assert same(fast, slope_bracket(xs, ys, observed) + direct)
+    banded = [left for was_banded, left in outcomes if was_banded]
+    assert banded  # the band was used
+    if band <= 0.05:
+        assert any(banded)  # and left, then every pair sorted
+    if band >= 1.5:
+        assert not all(banded)  # the answer found inside the band
+
+
+def test_a_banded_tables_medians_are_the_weighted_medians_of_all_pairs():
+    rng = np.random.default_rng(23)
+    for _ in range(20):
+        xs, ys, observed = random_group(rng)
+        size = pair_tables.pair_count(xs)
+        if size < 4:
+            continue
+        lo = int(rng.integers(1, size // 2 + 1))
+        hi = int(rng.integers(lo, size))
+        banded = pair_tables.end_table(xs, ys, observed, 0, size, (lo, hi))
+        full = pair_tables.end_table(xs, ys, observed, 0, size)
+        assert sorted(banded.values.tolist()) == full.values.tolist()
+        run = banded.values[banded.start : banded.stop]
+        assert (run[1:] >= run[:-1]).all() and (
+            banded.values[: banded.start] < run.min(initial=np.inf)
+        ).all()
+        if banded.stop < size:
+            assert banded.values[banded.stop] == banded.values[banded.stop :].min()
+        for _ in range(5):
+            counts = rng.integers(0, 3, len(xs))
+            assert same((banded.median(counts),), (full.median(counts),))

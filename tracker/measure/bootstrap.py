@@ -30,6 +30,7 @@ BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 13  # fixed: the same facts and as_of give the same report
 FEW = 24  # candidates left: compute their medians and pick
 PROBE = 128  # resamples whose medians are located first, to aim the first threshold
+BAND = 4.0  # pairs sorted for the selection: BAND / sqrt(artifacts) either side of the middle
 
 
 def median(values: np.ndarray) -> float:
@@ -76,15 +77,17 @@ def _pair_weights(
     return sizes, np.einsum("ij,ij->j", mine, later), np.einsum("ij,ij->j", mine, earlier)
 
 
-def _select(end: EndTable, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
-    """The k-th smallest (0-based) of the resamples' medians of `end`, all sizes > 0.
+def _select(end: EndTable, counts: np.ndarray, sizes: np.ndarray, k: int) -> float | None:
+    """The k-th smallest (0-based) of the resamples' medians of `end`, all sizes > 0; None
+    when `end` is sorted only in a band (EndTable) and the answer lies outside it.
 
     Invariant: the answer is the k-th smallest median among `rows`, whose medians all lie in
     [values[lo], values[hi]) (values[len] meaning +inf); `weight_lo` is each row's weight of
     the pairs below position lo. A threshold t = values[p] (p the first position of its value)
     splits the rows exactly: with B the weight below t and mid = size // 2, the median is below
     t when rank mid is (B > mid); at or above when rank mid - 1 (odd size: mid) is not; the
-    rest (even size, B == mid exactly) have their median computed and compared. The rows left
+    rest (even size, B == mid exactly) have their median computed and compared. The band's
+    edges are the first thresholds; then [lo, hi) stays inside the sorted run. The rows left
     at the end whose ranks both fall in [lo, hi) where every value is the same (a block of
     ties, or of infinities) have that value as their median; the others are computed."""
     values, total = end.values, len(end.values)
@@ -92,29 +95,20 @@ def _select(end: EndTable, counts: np.ndarray, sizes: np.ndarray, k: int) -> flo
     mid, even = sizes // 2, sizes % 2 == 0
     lo, hi = 0, total
     weight_lo, weight_hi = np.zeros(len(rows), np.int64), sizes.copy()
+    estimate: np.ndarray | None = None  # each row's guessed median position
 
     def median_of(n: int, row: int) -> float:
         """Row `row`'s median (n: its place in `rows`); from the pairs in [lo, hi) alone when
         its middle ranks are there (O(hi - lo), not O(pairs))."""
         first = mid[row] - even[row]
-        if weight_lo[n] <= first and mid[row] < weight_hi[n]:
+        sorted_run = end.start <= lo and hi <= end.stop
+        if sorted_run and weight_lo[n] <= first and mid[row] < weight_hi[n]:
             return end.median_within(counts[row], lo, hi, int(weight_lo[n]), int(sizes[row]))
         return end.median(counts[row])
 
-    # each row's guessed median position; the first guesses from a probe of PROBE rows
-    estimate: np.ndarray | None = None
-    if len(rows) > 4 * PROBE:
-        p = _pivot(values, lo, hi, k, None, len(rows))
-        if p is not None:
-            probe = rows[:PROBE]
-            weight = end.below(counts[probe], p)
-            estimate = p + (mid[probe] - weight) / (np.maximum(sizes[probe], 1) / max(1, total))
-    for _ in range(64):
-        if len(rows) <= FEW or hi - lo <= 1:
-            break
-        p = _pivot(values, lo, hi, k, estimate, len(rows))
-        if p is None:
-            break
+    def split(p: int) -> None:
+        """Keep the rows on the answer's side of values[p]."""
+        nonlocal rows, lo, hi, k, weight_lo, weight_hi, estimate
         if p - lo < end.n * end.n // 64:  # a thin slice costs less than the product
             columns = np.ascontiguousarray(counts[rows].T, dtype=np.int32)
             weight = weight_lo + end.between(columns, lo, p)
@@ -125,7 +119,7 @@ def _select(end: EndTable, counts: np.ndarray, sizes: np.ndarray, k: int) -> flo
         for n in np.flatnonzero(unsure):
             below[n] = median_of(int(n), int(rows[n])) < values[p]
         spread = np.maximum(sizes[rows], 1) / max(1, total)
-        estimate = p + (mid[rows] - weight) / spread  # positions if weight were uniform
+        guess = p + (mid[rows] - weight) / spread  # positions if weight were uniform
         taken = int(below.sum())
         if k < taken:  # the answer is below values[p]
             keep = below
@@ -133,7 +127,28 @@ def _select(end: EndTable, counts: np.ndarray, sizes: np.ndarray, k: int) -> flo
         else:
             keep = ~below
             k, lo, weight_lo, weight_hi = k - taken, p, weight[keep], weight_hi[keep]
-        rows, estimate = rows[keep], estimate[keep]
+        rows, estimate = rows[keep], guess[keep]
+
+    run = (end.start, end.stop)
+    # the first guesses from a probe of PROBE rows
+    if len(rows) > 4 * PROBE:
+        p = _pivot(values, lo, hi, k, None, len(rows), run)
+        if p is not None:
+            probe = rows[:PROBE]
+            weight = end.below(counts[probe], p)
+            estimate = p + (mid[probe] - weight) / (np.maximum(sizes[probe], 1) / max(1, total))
+    for _ in range(64):
+        if len(rows) <= FEW or hi - lo <= 1:
+            break
+        pivot = _pivot(values, lo, hi, k, estimate, len(rows), run)
+        if pivot is None:
+            break
+        split(pivot)
+    for edge in run:  # by now few rows are left to place against the sorted run's edges
+        if lo < edge < hi:
+            split(edge)
+    if lo < end.start or hi > end.stop:
+        return None  # outside the sorted run
     tied = values[lo] == values[hi - 1]
     inside = (weight_lo <= mid[rows] - even[rows]) & (mid[rows] < weight_hi)
     medians = sorted(
@@ -144,22 +159,43 @@ def _select(end: EndTable, counts: np.ndarray, sizes: np.ndarray, k: int) -> flo
 
 
 def _pivot(
-    values: np.ndarray, lo: int, hi: int, k: int, estimate: np.ndarray | None, rows: int
+    values: np.ndarray,
+    lo: int,
+    hi: int,
+    k: int,
+    estimate: np.ndarray | None,
+    rows: int,
+    run: tuple[int, int],
 ) -> int | None:
-    """A position strictly inside (lo, hi) that starts a value: near the k-th of `rows` rows'
-    estimated median positions (`estimate` may hold a sample of them), overshooting so that few
-    rows stay on the kept side; the middle without estimates."""
+    """A position strictly inside (lo, hi) and inside the sorted run [start, stop) that starts
+    a value: near the k-th of `rows` rows' estimated median positions (`estimate` may hold a
+    sample of them), overshooting so that few rows stay on the kept side; the middle without
+    estimates. lo starts its value, and every value before the run is below it."""
+    start, stop = max(lo, run[0]), min(hi, run[1])
+    if stop - start < 1:
+        return None
     if estimate is None or len(estimate) == 0:
         p = (lo + hi) // 2
     else:
         order = np.sort(estimate)
         margin = max(2, rows // 40)
         near = (k + margin if k < rows / 2 else k - margin) * len(order) / rows
-        p = int(np.clip(order[int(np.clip(near, 0, len(order) - 1))], lo + 1, hi - 1))
-    p = int(np.searchsorted(values, values[p], side="left"))
+        p = int(order[int(np.clip(near, 0, len(order) - 1))])
+    p = int(np.clip(p, max(lo + 1, start), stop - 1))
+    within = values[start:stop]
+    p = start + int(np.searchsorted(within, values[p], side="left"))
     if p <= lo:
-        p = int(np.searchsorted(values, values[lo], side="right"))
+        p = start + int(np.searchsorted(within, values[lo], side="right"))
     return p if lo < p < hi else None
+
+
+def _band(n: int, size: int) -> tuple[int, int] | None:
+    """The ranks of the pairs sorted for the selection: BAND / sqrt(n) of them either side of
+    the middle (a resample's median moves about 1 / sqrt(n) of the pairs from the full data's,
+    its 5% and 95% quantiles about 1.6 times that); None: all of them."""
+    half = int(size * BAND / math.sqrt(max(1, n)))
+    lo, hi = size // 2 - half, size // 2 + half + 1
+    return (lo, hi) if lo > 0 and hi < size else None
 
 
 def _quantile_index(n: int, q: float) -> int:
@@ -219,8 +255,8 @@ def bracket_and_interval(
         elif infinite[side][0]:
             brackets.append(sign * math.inf)
         else:
-            end = end_table(xs, ys, obs, side, size)
-            brackets.append(_sorted_median(end.values))
+            end = end_table(xs, ys, obs, side, size, _band(len(xs), size))
+            brackets.append(median(end.values))
         # the k-th smallest median is infinite when enough medians are: -inf sort first
         flagged = int(resampled[side].sum())
         if not valid.any():
@@ -228,8 +264,13 @@ def bracket_and_interval(
         elif (ks[0] < flagged) if side == 0 else (ks[1] >= len(sizes) - flagged):
             intervals.append(sign * math.inf)
         else:
-            end = end or end_table(xs, ys, obs, side, size)
-            intervals.append(_select(end, counts, sizes, ks[side]))
+            end = end or end_table(xs, ys, obs, side, size, _band(len(xs), size))
+            found = _select(end, counts, sizes, ks[side])
+            if found is None:  # outside the band: sort every pair
+                end = end_table(xs, ys, obs, side, size)
+                found = _select(end, counts, sizes, ks[side])
+            assert found is not None  # a table sorted whole has no band to leave
+            intervals.append(found)
         del end
     out = brackets + intervals
     return out[0], out[1], out[2], out[3]
@@ -243,16 +284,6 @@ def _infinite(
     is +inf when rank mid falls among the `plus` highest."""
     mid, even = sizes // 2, (sizes % 2 == 0).astype(np.int64)
     return (sizes > 0) & (mid - even < minus), (sizes > 0) & (mid >= sizes - plus)
-
-
-def _sorted_median(ordered: np.ndarray) -> float:
-    """:func:`median` of values already sorted (every pair once: the complete data's bracket)."""
-    if ordered.size == 0:
-        return math.nan
-    mid = ordered.size // 2
-    if ordered.size % 2:
-        return float(ordered[mid])
-    return middle(float(ordered[mid - 1]), float(ordered[mid]))
 
 
 def bootstrap_interval_direct(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from itertools import pairwise
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -63,9 +64,16 @@ def pair_blocks(xs: np.ndarray) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
         at += len(i)
 
 
-def end_table(xs: np.ndarray, ys: np.ndarray, obs: np.ndarray, side: int, size: int) -> EndTable:
+def end_table(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    obs: np.ndarray,
+    side: int,
+    size: int,
+    band: tuple[int, int] | None = None,
+) -> EndTable:
     """One end's table (side 0: low, 1: high) of the `size` pairs, formed block by block:
-    the other end is never held at the same time."""
+    the other end is never held at the same time. `band`: sorted only between those ranks."""
     index = np.int32 if len(xs) < 2**31 else np.int64  # half the memory of a pair list
     values = np.empty(size)
     i, j = np.empty(size, index), np.empty(size, index)
@@ -73,14 +81,24 @@ def end_table(xs: np.ndarray, ys: np.ndarray, obs: np.ndarray, side: int, size: 
         stop = at + len(block_i)
         values[at:stop] = bounds(xs, ys, obs, block_i, block_j)[side]
         i[at:stop], j[at:stop] = block_i, block_j
-    return EndTable(values, i, j, len(xs))
+    return EndTable(values, i, j, len(xs), band)
 
 
 class EndTable:
-    """One end's bounds (low or high) of every pair, sorted, with the pair's two artifacts."""
+    """One end's bounds (low or high) of every pair, sorted, with the pair's two artifacts.
+    Given a band of ranks (lo, hi), only positions start .. stop-1 are sorted (the values from
+    the lo-th smallest to before the hi-th smallest): every value before start is lower, every
+    one from stop on is at least values[stop] (a sort of all pairs costs more than the rest of
+    the bootstrap at thousands of artifacts, and the quantiles lie near the middle)."""
 
-    def __init__(self, values: np.ndarray, i: np.ndarray, j: np.ndarray, n: int) -> None:
-        order = np.argsort(values)  # the order within ties changes no value
+    def __init__(
+        self, values: np.ndarray, i: np.ndarray, j: np.ndarray, n: int, band: tuple | None = None
+    ) -> None:
+        if band is None:
+            order = np.argsort(values)  # the order within ties changes no value
+            self.start, self.stop = 0, len(values)
+        else:
+            order, self.start, self.stop = _banded_order(values, *band)
         self.values = values[order]
         self.a: np.ndarray = i[order]
         self.b: np.ndarray = j[order]
@@ -88,8 +106,29 @@ class EndTable:
 
     def median(self, counts: np.ndarray) -> float:
         """The weighted median of this end for the resample holding artifact p counts[p] times
-        (the definition; O(pairs))."""
-        return weighted_median(self.values, counts[self.a] * counts[self.b])
+        (the definition; O(pairs)); an unsorted run is sorted only when a middle rank is in it."""
+        weights = counts[self.a] * counts[self.b]
+        if self.start == 0 and self.stop == len(self.values):
+            return weighted_median(self.values, weights)
+        edges = (0, self.start, self.stop, len(self.values))
+        sums = np.cumsum([0] + [int(weights[a:b].sum()) for a, b in pairwise(edges)])
+        size = int(sums[-1])
+        if size == 0:
+            return math.nan
+
+        def at(rank: int) -> float:
+            run = int(np.searchsorted(sums, rank, side="right")) - 1
+            values, w = (
+                self.values[edges[run] : edges[run + 1]],
+                weights[edges[run] : edges[run + 1]],
+            )
+            if run != 1:
+                order = np.argsort(values)
+                values, w = values[order], w[order]
+            return float(values[np.searchsorted(np.cumsum(w) + sums[run], rank, side="right")])
+
+        mid = size // 2
+        return at(mid) if size % 2 else middle(at(mid - 1), at(mid))
 
     def median_within(self, counts: np.ndarray, lo: int, hi: int, below: int, size: int) -> float:
         """:meth:`median` of a resample of `size` pairs whose middle ranks both fall among the
@@ -133,6 +172,23 @@ class EndTable:
             a, b = columns[self.a[lo:hi]], columns[self.b[lo:hi]]
             total += np.einsum("kr,kr->r", a, b, dtype=np.int64)
         return total
+
+
+def _banded_order(values: np.ndarray, lo: int, hi: int) -> tuple[np.ndarray, int, int]:
+    """An order of `values`: those below the lo-th smallest (any order), then up to before the
+    hi-th smallest sorted, then the rest with their lowest first; and where the sorted run
+    starts and stops. O(pairs) but for the run's sort."""
+    cut = np.partition(values, [r for r in (lo, hi) if r < len(values)])
+    under = values < cut[lo] if lo > 0 else np.zeros(len(values), bool)
+    over = values >= cut[hi] if hi < len(values) else np.zeros(len(values), bool)
+    inner = np.flatnonzero(~(under | over))
+    inner = inner[np.argsort(values[inner])]
+    rest = np.flatnonzero(over)
+    if rest.size:
+        first = int(np.argmin(values[rest]))
+        rest[[0, first]] = rest[[first, 0]]
+    start = int(under.sum())
+    return np.concatenate([np.flatnonzero(under), inner, rest]), start, start + len(inner)
 
 
 def middle(lo: float, hi: float) -> float:
