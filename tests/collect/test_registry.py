@@ -37,3 +37,17 @@ def test_loading_the_config_imports_no_collector_and_no_spacy():
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert out.stdout.strip() == ""
+
+
+def test_collectors_import_no_spacy():
+    # A nightly with nothing new (every answer a 304) loads each configured collector but
+    # parses nothing: spaCy (about a second) is loaded only by what tags or parses text.
+    probe = (
+        "import sys; from tracker.collect.sources import KINDS, collector_for; "
+        "[collector_for(kind) for kind in KINDS]; "
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] == 'spacy')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert out.stdout.strip() == ""

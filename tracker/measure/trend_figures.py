@@ -80,9 +80,12 @@ def compute_trends(
     pass_rates: Sequence[dict] = (),
     friction: Sequence[dict] = (),
     reference_regime: str = "cuda",
+    lag: list[LagTrend] | None = None,
 ) -> Trends:
+    """The trends of the lag samples and of the weekly rates (`lag`: the lag trends of these
+    samples already computed, as the report does while the rates are read)."""
     return Trends(
-        lag_trends(samples, as_of, reference_regime),
+        lag_trends(samples, as_of, reference_regime) if lag is None else lag,
         ci_trends(pass_rates, as_of),
         friction_trends(friction, as_of),
         reference_regime,

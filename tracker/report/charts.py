@@ -377,12 +377,10 @@ def draw_all(
     as_of: datetime,
     pass_rates: Sequence[dict],
     friction: Sequence[dict],
-    trends: Sequence[LagTrend] = (),
 ) -> dict[str, str | None]:
-    """Draw every chart that has data: {chart: file name, or None when there is none};
-    `trends`: the lag trends already computed from `samples` (their brackets are reused)."""
+    """Draw every chart that has data: {chart: file name, or None when there is none}."""
     made: dict[str, str | None] = {}
-    made["lag"] = "lag.png" if lag_chart(out_dir / "lag.png", samples, as_of, trends) else None
+    made["lag"] = "lag.png" if lag_chart(out_dir / "lag.png", samples, as_of) else None
     dense, _ = split_sparse_ci(pass_rates)
     made["ci"] = (
         "ci_job_pass_rate.png"

@@ -9,8 +9,10 @@ from __future__ import annotations
 import csv
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +28,10 @@ from tracker.measure.lag import LAG_CSV_COLUMNS, LagSample
 from tracker.measure.model_summary import REGIMES as MODEL_REGIMES
 from tracker.measure.model_summary import model_matrix
 from tracker.measure.survival import LagSummary, summarize
+from tracker.measure.trend import lag_trends
 from tracker.report.publish import staged
 from tracker.report.quality import QUALITY_COLUMNS, quality_sections
+from tracker.report.side_by_side import draw_side_by_side
 from tracker.store import Store
 
 log = logging.getLogger("tracker.report")
@@ -118,7 +122,7 @@ def write_report(
     replayed store reports as of its snapshot date and a live one as of now
     (tracker/store/asof.py). Returns console lines."""
     from tracker.measure.quality import unread_tags
-    from tracker.measure.staleness import stale_definitions, stale_sources
+    from tracker.measure.staleness import stale_definitions
     from tracker.store.asof import AsOf, default_as_of
 
     point = AsOf(as_of, explicit=True) if as_of else default_as_of(store) or AsOf(datetime.now(UTC))
@@ -126,21 +130,23 @@ def write_report(
     out_dir.mkdir(parents=True, exist_ok=True)
     unknown: list = []
     spans: dict = {}
-    samples = compute_lag(config, store, as_of, unknown, spans)
-    store.replace_lag_samples(lag_rows_for_store(samples, as_of))
-    summaries = summarize(samples, as_of)
-    # Views have no inherent order (PostgreSQL returns any): sort, so files and tables are stable.
-    # Headline: the triggers each source's selector names (nightly builds); the rest apart.
-    pass_rates, other_rates = ci_rate_rows(config, store)
-    friction = sorted(
-        store.view_rows("v_friction_weekly"), key=lambda r: (r["regime"] or "", r["week"])
-    )
-    overrides = store.overrides()
     reference = config.reference_regime
-    trends = trend_figures.compute_trends(samples, as_of, pass_rates, friction, reference)
-    store.replace_lag_trend(trend_figures.store_rows(trends.lag, as_of))
-    # Data quality: streams that ended long before as-of (their open rows age with the silence).
-    stale = stale_sources(store, config, as_of)
+    # The weekly CI and friction reads and the staleness scan are SQL that scans every CI run,
+    # issue and note (seconds at a million events): the database runs them on a second thread
+    # while this one computes the lag and its trends (SQLite and psycopg let go of the GIL while
+    # a statement runs; SQLite's WAL lets this thread write the lag tables meanwhile).
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="report-reads") as pool:
+        reads = pool.submit(_weekly_and_stale, config, store, as_of)
+        samples = compute_lag(config, store, as_of, unknown, spans)
+        store.replace_lag_samples(lag_rows_for_store(samples, as_of))
+        lag = lag_trends(samples, as_of, reference)
+        store.replace_lag_trend(trend_figures.store_rows(lag, as_of))
+        from tracker.report import charts, model_charts  # matplotlib: imported while SQL runs
+
+        pass_rates, other_rates, friction, stale = reads.result()
+    summaries = summarize(samples, as_of)
+    overrides = store.overrides()
+    trends = trend_figures.compute_trends(samples, as_of, pass_rates, friction, reference, lag=lag)
     tags_unread = unread_tags(store, config)
     stale_keys = stale_definitions(spans, as_of, config.report)
 
@@ -233,20 +239,20 @@ def write_report(
             encoding="utf-8",
         )
 
-        from tracker.report import charts, model_charts
-
-        images = charts.draw_all(stage, samples, as_of, pass_rates, friction, trends.lag)
-        images["headline"] = (
-            "headline_lag.png"
-            if charts.headline_chart(stage / "headline_lag.png", series, reference)
-            else None
+        dense_ci, ci_sparse = charts.split_sparse_ci(pass_rates)
+        # chart: its file, the function that draws it (when there is data), its data
+        plan: dict[str, tuple[str, Callable[..., bool], tuple]] = {
+            "lag": ("lag.png", charts.lag_chart, (samples, as_of, trends.lag)),
+            "model": ("model_lag_matrix.png", model_charts.model_matrix_chart, (samples, as_of)),
+            "headline": ("headline_lag.png", charts.headline_chart, (series, reference)),
+            "friction": ("friction_ratio.png", charts.friction_chart, (friction,)),
+            "ci": ("ci_job_pass_rate.png", charts.ci_pass_rate_chart, (dense_ci,)),
+        }
+        drew = draw_side_by_side(
+            {name: partial(draw, stage / file, *data) for name, (file, draw, data) in plan.items()}
         )
-        ci_sparse = charts.split_sparse_ci(pass_rates)[1]
-        model_image = (
-            "model_lag_matrix.png"
-            if model_charts.model_matrix_chart(stage / "model_lag_matrix.png", samples, as_of)
-            else None
-        )
+        images = {name: file if drew[name] else None for name, (file, _, _) in plan.items()}
+        model_image = images.pop("model")
         env = Environment(
             loader=PackageLoader("tracker.report", "templates"),
             autoescape=select_autoescape(default=True, default_for_string=True),
@@ -291,6 +297,22 @@ def write_report(
         f"{len({r['week'] for r in pass_rates})} CI weeks; "
         f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)"
     ] + _as_of_lines(point, stale)
+
+
+def _weekly_and_stale(
+    config: Config, store: Store, as_of: datetime
+) -> tuple[list, list, list, list]:
+    """(headline CI rows, other-trigger CI rows, friction rows, stale sources) from the store."""
+    from tracker.measure.staleness import stale_sources
+
+    # Headline: the triggers each source's selector names (nightly builds); the rest apart.
+    pass_rates, other_rates = ci_rate_rows(config, store)
+    # Views have no inherent order (PostgreSQL returns any): sort, so files and tables are stable.
+    friction = sorted(
+        store.view_rows("v_friction_weekly"), key=lambda r: (r["regime"] or "", r["week"])
+    )
+    # Data quality: streams that ended long before as-of (their open rows age with the silence).
+    return pass_rates, other_rates, friction, stale_sources(store, config, as_of)
 
 
 def answer_rows(series: dict, as_of: datetime, reference: str) -> list[dict[str, Any]]:

@@ -24,8 +24,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache, reduce
 from operator import or_
+from typing import TYPE_CHECKING
 
-from spacy.tokens import Doc
+if TYPE_CHECKING:  # spaCy only for the annotation: collectors use this module without it
+    from spacy.tokens import Doc
 
 from tracker.versions import parse_version
 
