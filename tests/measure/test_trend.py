@@ -429,3 +429,38 @@ def test_median_of_pair_bounds_is_the_sorted_definition_with_infinities():
         lo, hi = ordered[mid - 1 + values.size % 2], ordered[mid]
         assert bootstrap.median(values) == (lo if lo == hi else lo / 2 + hi / 2)
     assert math.isnan(bootstrap.median(np.array([])))
+
+
+def test_the_lag_chart_takes_the_brackets_lag_trends_computed(monkeypatch):
+    """trend_line with the trends' brackets gives what it computes itself, and does not form
+    pairs again; a group whose samples are not exactly its trend's is computed as before."""
+    from tracker.measure import trend
+
+    rng = np.random.default_rng(5)
+    samples = []
+    for regime, n in (("rocm", 40), ("xla", 9), ("neuron", 2)):
+        for _ in range(n):
+            status = "open" if rng.random() < 0.3 else "covered"
+            day0 = START + timedelta(days=int(rng.integers(0, 400)))  # ties in day 0
+            samples.append(sample(day0, int(rng.integers(0, 90)), status, regime=regime))
+    samples += [
+        sample(START, 0, regime="cuda"),
+        sample(START + timedelta(days=9), 0, regime="cuda"),
+    ]
+    trends = lag_trends(samples, START + timedelta(days=500), samples_n=50)
+    known = trend.known_brackets(trends, samples)
+    assert {key[1] for key in known} == {"rocm", "xla", "neuron"}  # the reference has no trend
+    groups = {r: [s for s in samples if s.regime == r] for r in ("rocm", "xla", "neuron")}
+    own = {r: trend.trend_line(g) for r, g in groups.items()}
+    monkeypatch.setattr(trend, "slope_bracket", lambda *a: pytest.fail("pairs formed again"))
+    for regime, group in groups.items():
+        assert trend.trend_line(group, known) == own[regime]
+    # fewer samples than the trend counted (or two keys): the bracket is computed, not taken
+    monkeypatch.undo()
+    part = groups["rocm"][:-1]
+    computed = []
+    monkeypatch.setattr(trend, "slope_bracket", lambda *a: computed.append(1) or (1.0, 2.0))
+    assert trend.trend_line(part, known)[2:] == (1.0, 2.0) and computed
+    assert trend.trend_line(groups["rocm"] + groups["xla"], known)[2:] == (1.0, 2.0)
+    # trends of other samples (a changed count under a key) are not lent at all
+    assert ("pytorch", "rocm", "m") not in trend.known_brackets(trends, part + groups["xla"])

@@ -23,86 +23,14 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
+from tracker.measure.pair_tables import EndTable, end_table, middle, pair_count
+
 LEVEL = 0.90
 BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 13  # fixed: the same facts and as_of give the same report
 FEW = 24  # candidates left: compute their medians and pick
 PROBE = 128  # resamples whose medians are located first, to aim the first threshold
-CHUNK = 1 << 22  # elements per block of (resamples x pairs) weights
-
-
-def pair_bounds(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """For every pair i < j with x_i != x_j (same-x pairs have no slope), the lowest and highest
-    slope the pair can have. A covered lag is exact; an open one is a lower bound. Ordering
-    each pair so that x_a < x_b: an open later lag raises the slope without limit (upper end
-    +inf), an open earlier lag lowers it (lower end -inf), both open bound nothing."""
-    xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
-    return _bounds(xs, ys, obs, *_pairs(xs))
-
-
-def _bounds(
-    xs: np.ndarray, ys: np.ndarray, obs: np.ndarray, i: np.ndarray, j: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    swap = xs[i] > xs[j]
-    a, b = np.where(swap, j, i), np.where(swap, i, j)  # x[a] < x[b]
-    slope = (ys[b] - ys[a]) / (xs[b] - xs[a])
-    low = np.where(obs[a], slope, -np.inf)  # an open earlier lag may be longer: slope lower
-    high = np.where(obs[b], slope, np.inf)  # an open later lag may be longer: slope higher
-    return low, high
-
-
-def _pairs(xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    i, j = np.triu_indices(len(xs), k=1)
-    keep = xs[i] != xs[j]
-    return i[keep], j[keep]
-
-
-class _End:
-    """One end's bounds (low or high) of every pair, sorted, with the pair's two artifacts."""
-
-    def __init__(self, values: np.ndarray, i: np.ndarray, j: np.ndarray, n: int) -> None:
-        order = np.argsort(values)  # the order within ties changes no value
-        self.values = values[order]
-        index = np.int32 if n < 2**31 else np.int64  # half the memory of a pair list
-        self.a: np.ndarray = i[order].astype(index)
-        self.b: np.ndarray = j[order].astype(index)
-        self.n = n
-
-    def median(self, counts: np.ndarray) -> float:
-        """The weighted median of this end for the resample holding artifact p counts[p] times
-        (the definition; O(pairs))."""
-        return _weighted_median(self.values, counts[self.a] * counts[self.b])
-
-    def below(self, counts: np.ndarray, stop: int) -> np.ndarray:
-        """Per resample (rows of `counts`), the weight of the pairs at positions < stop: c^T M c
-        with M counting those pairs, as one matrix product. Exact: every entry of counts @ M is
-        at most the resample size (< 2**24, float32 holds it); the final sums, below 2**53, are
-        taken in float64."""
-        if stop == 0 or len(counts) == 0:
-            return np.zeros(len(counts), np.int64)
-        flat = self.a[:stop].astype(np.int64) * self.n + self.b[:stop]
-        matrix = np.bincount(flat, minlength=self.n * self.n).astype(np.float32)
-        single = counts.astype(np.float32)
-        product = single @ matrix.reshape(self.n, self.n)
-        return np.einsum("ij,ij->i", product, single, dtype=np.float64).astype(np.int64)
-
-    def between(self, columns: np.ndarray, start: int, stop: int) -> np.ndarray:
-        """Per resample, the weight of the pairs at positions start .. stop-1; `columns` holds
-        the resamples' counts one column each (artifacts x resamples, so a pair's two rows are
-        read whole)."""
-        total = np.zeros(columns.shape[1], np.int64)
-        step = max(1, CHUNK // max(1, columns.shape[1]))
-        for lo in range(start, stop, step):
-            hi = min(stop, lo + step)
-            a, b = columns[self.a[lo:hi]], columns[self.b[lo:hi]]
-            total += np.einsum("kr,kr->r", a, b, dtype=np.int64)
-        return total
-
-
-def middle(lo: float, hi: float) -> float:
-    """The median of an even count from its two middle values, infinities allowed (inf / 2 is
-    inf; -inf and +inf never meet, see pair_bounds)."""
-    return lo if lo == hi else lo / 2 + hi / 2
+BAND = 4.0  # pairs sorted for the selection: BAND / sqrt(artifacts) either side of the middle
 
 
 def median(values: np.ndarray) -> float:
@@ -118,50 +46,48 @@ def median(values: np.ndarray) -> float:
     return middle(float(ordered[mid - 1]), float(ordered[mid]))
 
 
-def _weighted_median(ordered: np.ndarray, weights: np.ndarray) -> float:
-    """The median of the multiset holding ordered[k] weights[k] times (`ordered` sorted)."""
-    cumulative = np.cumsum(weights)
-    size = int(cumulative[-1]) if cumulative.size else 0
-    if size == 0:
-        return math.nan
-
-    def at(rank: int) -> float:
-        return float(ordered[np.searchsorted(cumulative, rank, side="right")])
-
-    mid = size // 2
-    return at(mid) if size % 2 else middle(at(mid - 1), at(mid))
-
-
 def _resample_counts(n: int, samples: int, seed: int) -> np.ndarray:
-    """How often each resample picks each artifact (the draws of the direct computation, one
-    call per resample: a single call for all would draw other numbers)."""
-    rng = np.random.default_rng(seed)
-    picks = np.empty((samples, n), np.int64)
-    for row in picks:
-        row[:] = rng.integers(0, n, n)
+    """How often each resample picks each artifact. One call draws what the direct
+    computation's one call per resample draws (the generator's stream does not depend on how
+    the draws are split into calls; tests/measure/test_bootstrap.py checks it)."""
+    picks = np.random.default_rng(seed).integers(0, n, (samples, n))
     picks += np.arange(samples)[:, None] * n
     return np.bincount(picks.ravel(), minlength=samples * n).reshape(samples, n)
 
 
-def _sizes(xs: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Pairs (with two different x) per resample: (n^2 - sum over x values of picks^2) / 2."""
+def _pair_weights(
+    xs: np.ndarray, obs: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of `counts`, O(artifacts) each: the weight of all pairs with two different x
+    ((n^2 - sum over x values of picks^2) / 2), of those whose low end is -inf (the earlier
+    artifact open) and of those whose high end is +inf (the later one open)."""
     order = np.argsort(xs, kind="stable")
     ordered = xs[order]
+    c = counts.T[order]  # artifacts x rows, by x: cumulative sums down the columns
+    cumulative = np.zeros((len(xs) + 1, c.shape[1]), np.int64)
+    np.cumsum(c, axis=0, out=cumulative[1:])
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    per_x = np.add.reduceat(counts[:, order], starts, axis=1)
-    total = counts.sum(axis=1)
-    return (total * total - (per_x * per_x).sum(axis=1)) // 2
+    per_x = np.diff(cumulative[np.r_[starts, len(xs)]], axis=0)
+    total = cumulative[-1]
+    sizes = (total * total - np.einsum("ij,ij->j", per_x, per_x)) // 2
+    shut = np.flatnonzero(~obs[order])  # only open artifacts make infinite ends
+    mine = c[shut]
+    later = total - cumulative[np.searchsorted(ordered, ordered[shut], side="right")]
+    earlier = cumulative[np.searchsorted(ordered, ordered[shut], side="left")]
+    return sizes, np.einsum("ij,ij->j", mine, later), np.einsum("ij,ij->j", mine, earlier)
 
 
-def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
-    """The k-th smallest (0-based) of the resamples' medians of `end`, all sizes > 0.
+def _select(end: EndTable, counts: np.ndarray, sizes: np.ndarray, k: int) -> float | None:
+    """The k-th smallest (0-based) of the resamples' medians of `end`, all sizes > 0; None
+    when `end` is sorted only in a band (EndTable) and the answer lies outside it.
 
     Invariant: the answer is the k-th smallest median among `rows`, whose medians all lie in
     [values[lo], values[hi]) (values[len] meaning +inf); `weight_lo` is each row's weight of
     the pairs below position lo. A threshold t = values[p] (p the first position of its value)
     splits the rows exactly: with B the weight below t and mid = size // 2, the median is below
     t when rank mid is (B > mid); at or above when rank mid - 1 (odd size: mid) is not; the
-    rest (even size, B == mid exactly) have their median computed and compared. The rows left
+    rest (even size, B == mid exactly) have their median computed and compared. The band's
+    edges are the first thresholds; then [lo, hi) stays inside the sorted run. The rows left
     at the end whose ranks both fall in [lo, hi) where every value is the same (a block of
     ties, or of infinities) have that value as their median; the others are computed."""
     values, total = end.values, len(end.values)
@@ -169,20 +95,20 @@ def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
     mid, even = sizes // 2, sizes % 2 == 0
     lo, hi = 0, total
     weight_lo, weight_hi = np.zeros(len(rows), np.int64), sizes.copy()
-    # each row's guessed median position; the first guesses from a probe of PROBE rows
-    estimate: np.ndarray | None = None
-    if len(rows) > 4 * PROBE:
-        p = _pivot(values, lo, hi, k, None, len(rows))
-        if p is not None:
-            probe = rows[:PROBE]
-            weight = end.below(counts[probe], p)
-            estimate = p + (mid[probe] - weight) / (np.maximum(sizes[probe], 1) / max(1, total))
-    for _ in range(64):
-        if len(rows) <= FEW or hi - lo <= 1:
-            break
-        p = _pivot(values, lo, hi, k, estimate, len(rows))
-        if p is None:
-            break
+    estimate: np.ndarray | None = None  # each row's guessed median position
+
+    def median_of(n: int, row: int) -> float:
+        """Row `row`'s median (n: its place in `rows`); from the pairs in [lo, hi) alone when
+        its middle ranks are there (O(hi - lo), not O(pairs))."""
+        first = mid[row] - even[row]
+        sorted_run = end.start <= lo and hi <= end.stop
+        if sorted_run and weight_lo[n] <= first and mid[row] < weight_hi[n]:
+            return end.median_within(counts[row], lo, hi, int(weight_lo[n]), int(sizes[row]))
+        return end.median(counts[row])
+
+    def split(p: int) -> None:
+        """Keep the rows on the answer's side of values[p]."""
+        nonlocal rows, lo, hi, k, weight_lo, weight_hi, estimate
         if p - lo < end.n * end.n // 64:  # a thin slice costs less than the product
             columns = np.ascontiguousarray(counts[rows].T, dtype=np.int32)
             weight = weight_lo + end.between(columns, lo, p)
@@ -191,9 +117,9 @@ def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
         below = mid[rows] < weight
         unsure = ~below & even[rows] & (mid[rows] - 1 < weight)
         for n in np.flatnonzero(unsure):
-            below[n] = end.median(counts[rows[n]]) < values[p]
+            below[n] = median_of(int(n), int(rows[n])) < values[p]
         spread = np.maximum(sizes[rows], 1) / max(1, total)
-        estimate = p + (mid[rows] - weight) / spread  # positions if weight were uniform
+        guess = p + (mid[rows] - weight) / spread  # positions if weight were uniform
         taken = int(below.sum())
         if k < taken:  # the answer is below values[p]
             keep = below
@@ -201,39 +127,75 @@ def _select(end: _End, counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
         else:
             keep = ~below
             k, lo, weight_lo, weight_hi = k - taken, p, weight[keep], weight_hi[keep]
-        rows, estimate = rows[keep], estimate[keep]
+        rows, estimate = rows[keep], guess[keep]
+
+    run = (end.start, end.stop)
+    # the first guesses from a probe of PROBE rows
+    if len(rows) > 4 * PROBE:
+        p = _pivot(values, lo, hi, k, None, len(rows), run)
+        if p is not None:
+            probe = rows[:PROBE]
+            weight = end.below(counts[probe], p)
+            estimate = p + (mid[probe] - weight) / (np.maximum(sizes[probe], 1) / max(1, total))
+    for _ in range(64):
+        if len(rows) <= FEW or hi - lo <= 1:
+            break
+        pivot = _pivot(values, lo, hi, k, estimate, len(rows), run)
+        if pivot is None:
+            break
+        split(pivot)
+    for edge in run:  # by now few rows are left to place against the sorted run's edges
+        if lo < edge < hi:
+            split(edge)
+    if lo < end.start or hi > end.stop:
+        return None  # outside the sorted run
     tied = values[lo] == values[hi - 1]
     inside = (weight_lo <= mid[rows] - even[rows]) & (mid[rows] < weight_hi)
     medians = sorted(
-        float(values[lo]) if tied and inside[n] else end.median(counts[r])
+        float(values[lo]) if tied and inside[n] else median_of(n, int(r))
         for n, r in enumerate(rows)
     )
     return medians[k]
 
 
 def _pivot(
-    values: np.ndarray, lo: int, hi: int, k: int, estimate: np.ndarray | None, rows: int
+    values: np.ndarray,
+    lo: int,
+    hi: int,
+    k: int,
+    estimate: np.ndarray | None,
+    rows: int,
+    run: tuple[int, int],
 ) -> int | None:
-    """A position strictly inside (lo, hi) that starts a value: near the k-th of `rows` rows'
-    estimated median positions (`estimate` may hold a sample of them), overshooting so that few
-    rows stay on the kept side; the middle without estimates."""
+    """A position strictly inside (lo, hi) and inside the sorted run [start, stop) that starts
+    a value: near the k-th of `rows` rows' estimated median positions (`estimate` may hold a
+    sample of them), overshooting so that few rows stay on the kept side; the middle without
+    estimates. lo starts its value, and every value before the run is below it."""
+    start, stop = max(lo, run[0]), min(hi, run[1])
+    if stop - start < 1:
+        return None
     if estimate is None or len(estimate) == 0:
         p = (lo + hi) // 2
     else:
         order = np.sort(estimate)
         margin = max(2, rows // 40)
         near = (k + margin if k < rows / 2 else k - margin) * len(order) / rows
-        p = int(np.clip(order[int(np.clip(near, 0, len(order) - 1))], lo + 1, hi - 1))
-    p = int(np.searchsorted(values, values[p], side="left"))
+        p = int(order[int(np.clip(near, 0, len(order) - 1))])
+    p = int(np.clip(p, max(lo + 1, start), stop - 1))
+    within = values[start:stop]
+    p = start + int(np.searchsorted(within, values[p], side="left"))
     if p <= lo:
-        p = int(np.searchsorted(values, values[lo], side="right"))
+        p = start + int(np.searchsorted(within, values[lo], side="right"))
     return p if lo < p < hi else None
 
 
-def _tables(xs: np.ndarray, ys: np.ndarray, obs: np.ndarray) -> tuple[_End, _End]:
-    i, j = _pairs(xs)
-    low, high = _bounds(xs, ys, obs, i, j)  # pair_bounds: the same pairs, in the same order
-    return _End(low, i, j, len(xs)), _End(high, i, j, len(xs))
+def _band(n: int, size: int) -> tuple[int, int] | None:
+    """The ranks of the pairs sorted for the selection: BAND / sqrt(n) of them either side of
+    the middle (a resample's median moves about 1 / sqrt(n) of the pairs from the full data's,
+    its 5% and 95% quantiles about 1.6 times that); None: all of them."""
+    half = int(size * BAND / math.sqrt(max(1, n)))
+    lo, hi = size // 2 - half, size // 2 + half + 1
+    return (lo, hi) if lo > 0 and hi < size else None
 
 
 def _quantile_index(n: int, q: float) -> int:
@@ -266,62 +228,52 @@ def bracket_and_interval(
     level: float = LEVEL,
 ) -> tuple[float, float, float, float]:
     """(low, high, ci_low, ci_high): trend.slope_bracket and :func:`bootstrap_interval` of
-    the same artifacts, the pairs' bounds formed and sorted once for both. An end that is
-    infinite (open artifacts bound nothing) is known from counts alone (:func:`_infinite`):
-    its pairs are then not sorted at all."""
+    the same artifacts, each end's pair bounds formed and sorted once for both, one end at a
+    time. An end that is infinite (open artifacts bound nothing) is known from counts alone
+    (:func:`_infinite`): its pairs are then not formed at all."""
     xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
-    ones = np.ones((1, len(xs)), np.int64)
-    all_pairs = _sizes(xs, ones)  # the original artifacts' pairs, as a one-row resample
-    infinite = _infinite(all_pairs, *_infinite_weights(xs, obs, ones))
+    # the original artifacts' pairs, as a one-row resample
+    all_pairs, *weights = _pair_weights(xs, obs, np.ones((1, len(xs)), np.int64))
+    infinite = _infinite(all_pairs, *weights)
     counts = _resample_counts(len(xs), samples, seed)
-    sizes = _sizes(xs, counts)
+    sizes, minus, plus = _pair_weights(xs, obs, counts)
     valid = sizes > 0
-    counts, sizes = counts[valid], sizes[valid]
+    counts, sizes, minus, plus = counts[valid], sizes[valid], minus[valid], plus[valid]
     tail = (1 - level) / 2
     ks = (
         (_quantile_index(len(sizes), tail), _quantile_index(len(sizes), 1 - tail))
         if len(sizes)
         else (0, 0)
     )
-    resampled = _infinite(sizes, *_infinite_weights(xs, obs, counts))
-    out: list[float] = []
-    ends: tuple[_End, _End] | None = None
-    no_pair = all_pairs[0] == 0
+    resampled = _infinite(sizes, minus, plus)
+    brackets, intervals = [], []
+    size = int(all_pairs[0])
     for side, sign in ((0, -1), (1, 1)):
-        if no_pair:
-            out.append(math.nan)
+        end = None  # one end's table at a time (built only if needed), then dropped
+        if size == 0:
+            brackets.append(math.nan)
         elif infinite[side][0]:
-            out.append(sign * math.inf)
+            brackets.append(sign * math.inf)
         else:
-            ends = ends or _tables(xs, ys, obs)
-            out.append(_sorted_median(ends[side].values))
-    for side, sign in ((0, -1), (1, 1)):
-        if not valid.any():
-            out.append(math.nan)
-            continue
+            end = end_table(xs, ys, obs, side, size, _band(len(xs), size))
+            brackets.append(median(end.values))
         # the k-th smallest median is infinite when enough medians are: -inf sort first
         flagged = int(resampled[side].sum())
-        if (ks[0] < flagged) if side == 0 else (ks[1] >= len(sizes) - flagged):
-            out.append(sign * math.inf)
+        if not valid.any():
+            intervals.append(math.nan)
+        elif (ks[0] < flagged) if side == 0 else (ks[1] >= len(sizes) - flagged):
+            intervals.append(sign * math.inf)
         else:
-            ends = ends or _tables(xs, ys, obs)
-            out.append(_select(ends[side], counts, sizes, ks[side]))
+            end = end or end_table(xs, ys, obs, side, size, _band(len(xs), size))
+            found = _select(end, counts, sizes, ks[side])
+            if found is None:  # outside the band: sort every pair
+                end = end_table(xs, ys, obs, side, size)
+                found = _select(end, counts, sizes, ks[side])
+            assert found is not None  # a table sorted whole has no band to leave
+            intervals.append(found)
+        del end
+    out = brackets + intervals
     return out[0], out[1], out[2], out[3]
-
-
-def _infinite_weights(
-    xs: np.ndarray, obs: np.ndarray, counts: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of `counts`: the weight of the pairs whose low end is -inf (the earlier
-    artifact open) and of those whose high end is +inf (the later one open), O(artifacts)."""
-    order = np.argsort(xs, kind="stable")
-    ordered = xs[order]
-    c = counts[:, order]
-    cumulative = np.concatenate([np.zeros((len(c), 1), np.int64), np.cumsum(c, axis=1)], axis=1)
-    later = cumulative[:, -1:] - cumulative[:, np.searchsorted(ordered, ordered, side="right")]
-    earlier = cumulative[:, np.searchsorted(ordered, ordered, side="left")]
-    shut = ~obs[order]
-    return (c * later * shut).sum(axis=1), (c * earlier * shut).sum(axis=1)
 
 
 def _infinite(
@@ -332,16 +284,6 @@ def _infinite(
     is +inf when rank mid falls among the `plus` highest."""
     mid, even = sizes // 2, (sizes % 2 == 0).astype(np.int64)
     return (sizes > 0) & (mid - even < minus), (sizes > 0) & (mid >= sizes - plus)
-
-
-def _sorted_median(ordered: np.ndarray) -> float:
-    """:func:`median` of values already sorted (every pair once: the complete data's bracket)."""
-    if ordered.size == 0:
-        return math.nan
-    mid = ordered.size // 2
-    if ordered.size % 2:
-        return float(ordered[mid])
-    return middle(float(ordered[mid - 1]), float(ordered[mid]))
 
 
 def bootstrap_interval_direct(
@@ -355,7 +297,8 @@ def bootstrap_interval_direct(
     """bootstrap_interval by its definition: every resample's bracket, then the quantiles."""
     xs, ys, obs = np.asarray(x, float), np.asarray(y, float), np.asarray(observed, bool)
     rng = np.random.default_rng(seed)
-    low_end, high_end = _tables(xs, ys, obs)
+    size = pair_count(xs)
+    low_end, high_end = end_table(xs, ys, obs, 0, size), end_table(xs, ys, obs, 1, size)
     lows, highs = [], []
     for _ in range(samples):
         counts = np.bincount(rng.integers(0, len(xs), len(xs)), minlength=len(xs))

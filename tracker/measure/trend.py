@@ -25,8 +25,8 @@ reasons in docs/methodology.md ("Is the gap closing?"); in short:
 from __future__ import annotations
 
 import math
-from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -35,15 +35,11 @@ from numpy.typing import ArrayLike
 
 # LEVEL: every interval here is a 90% interval (re-exported: the rate trends and the figures
 # take it from here); the bootstrap's seed is fixed: the same facts and as_of give the same report
-from tracker.measure.bootstrap import (
-    BOOTSTRAP_SAMPLES,
-    bracket_and_interval,
-    median,
-    pair_bounds,
-)
+from tracker.measure.bootstrap import BOOTSTRAP_SAMPLES, bracket_and_interval, median
 from tracker.measure.bootstrap import LEVEL as LEVEL
 from tracker.measure.bootstrap import bootstrap_interval as bootstrap_interval
 from tracker.measure.lag import LagSample
+from tracker.measure.pair_tables import pair_bounds
 from tracker.measure.survival import median_lag
 
 MIN_TREND_ARTIFACTS = 6  # fewer artifacts in a group: "too few artifacts", never a verdict
@@ -227,18 +223,52 @@ def lag_trends(
     return out
 
 
-def trend_line(samples: Sequence[LagSample]) -> tuple[float | None, float, float, float] | None:
+Bracket = tuple[int, float, float]  # (artifacts, low, high) of one group's Theil-Sen bracket
+
+
+def known_brackets(
+    trends: Sequence[LagTrend], samples: Sequence[LagSample]
+) -> dict[tuple[str, str, str], Bracket]:
+    """The brackets lag_trends already computed, keyed (project, regime, definition), so a
+    chart need not form every pair again: only those whose trend counts exactly the samples
+    of `samples` under that key (the trends came from these samples, by project)."""
+    sizes = Counter((s.project, s.regime, definition_label(s)) for s in samples)
+    return {
+        (t.group, t.regime, t.definition): (
+            t.artifacts,
+            _nan_if_none(t.slope_low),
+            _nan_if_none(t.slope_high),
+        )
+        for t in trends
+        if t.group != POOLED and sizes[(t.group, t.regime, t.definition)] == t.artifacts
+    }
+
+
+def _nan_if_none(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
+def trend_line(
+    samples: Sequence[LagSample], known: Mapping[tuple[str, str, str], Bracket] | None = None
+) -> tuple[float | None, float, float, float] | None:
     """What a chart may draw of the Theil-Sen bracket: (slope in days per day or None, intercept
     in days at x = 0 days since the epoch, low and high ends of the bracket per year). The slope
     is the bracket's end nearer zero, and only when both ends have one sign: with open
     artifacts the low end alone, drawn through their current lags, would slope down as if the
-    gap were closing while their final lags may undo it. None without a slope at all."""
+    gap were closing while their final lags may undo it. None without a slope at all. The
+    bracket is taken from `known` (:func:`known_brackets`) when it holds these very samples:
+    all under one key and as many as its trend counted (they are among that trend's)."""
     if len(samples) < 2:
         return None
     x = np.array([s.day0.timestamp() / 86400 for s in samples])
     y = np.array([float(s.lag_days) for s in samples])
-    obs = [s.status == "covered" for s in samples]
-    low, high = slope_bracket(x / DAYS_PER_YEAR, y, obs)
+    keys = {(s.project, s.regime, definition_label(s)) for s in samples}
+    bracket = known.get(next(iter(keys))) if known and len(keys) == 1 else None
+    if bracket is not None and bracket[0] == len(samples):
+        low, high = bracket[1:]
+    else:
+        obs = [s.status == "covered" for s in samples]
+        low, high = slope_bracket(x / DAYS_PER_YEAR, y, obs)
     if not math.isfinite(low):
         return None
     if low == high or (low > 0 and high > 0):

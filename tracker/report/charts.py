@@ -10,7 +10,7 @@ are never cut off.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -30,7 +30,7 @@ from tracker.measure.share_chart import (  # noqa: E402
     sparse_sentence,
     split_sparse,
 )
-from tracker.measure.trend import trend_line  # noqa: E402
+from tracker.measure.trend import Bracket, LagTrend, known_brackets, trend_line  # noqa: E402
 from tracker.measure.trend_figures import plain_range  # noqa: E402
 
 
@@ -84,10 +84,14 @@ def _date_axis(ax) -> None:
     ax.tick_params(axis="x", labelsize=8, labelbottom=True)
 
 
-def lag_chart(path: Path, samples: Sequence[LagSample], as_of: datetime) -> bool:
+def lag_chart(
+    path: Path, samples: Sequence[LagSample], as_of: datetime, trends: Sequence[LagTrend] = ()
+) -> bool:
     """One panel per project: lag (days) of each artifact at its day 0 under each regime's
     primary definition; filled = covered, hollow = still open (its lag grows until as_of).
-    Regimes are nudged a few days apart so artifacts with the same day 0 and lag stay visible."""
+    Regimes are nudged a few days apart so artifacts with the same day 0 and lag stay visible.
+    `trends` (lag_trends of these samples) lend their brackets to the trend lines."""
+    known = known_brackets(trends, samples)
     # model families have their own chart (model_charts.py): a family is not a release series
     primary = [s for s in samples if s.primary and s.artifact == "framework"]
     projects = sorted({s.project for s in primary})
@@ -131,7 +135,7 @@ def lag_chart(path: Path, samples: Sequence[LagSample], as_of: datetime) -> bool
                 color=palette.colour(regime),
                 linewidth=0.8,
             )
-            _trend_line(ax, group, regime)
+            _trend_line(ax, group, regime, known)
         ax.set_title(
             f"{project}: day-0 coverage lag by day 0 (first release of the series); "
             f"hollow = open at {as_of:%Y-%m-%d}",
@@ -149,14 +153,16 @@ def lag_chart(path: Path, samples: Sequence[LagSample], as_of: datetime) -> bool
     return True
 
 
-def _trend_line(ax, group: Sequence[LagSample], regime: str) -> None:
+def _trend_line(
+    ax, group: Sequence[LagSample], regime: str, known: Mapping[tuple, Bracket]
+) -> None:
     """The Theil-Sen trend of one regime's lags (measure.trend), dashed, over its day-0 span.
     With open artifacts the slope is a bracket (the label gives both ends); a line is drawn
     only when the bracket has one sign, at its end nearer zero, else the legend says the
     direction is unknown. No line for the reference regime or a single artifact."""
     if group[0].lag_days == 0 and all(s.lag_days == 0 for s in group):
         return  # the reference (or a day-0 definition): the zero line says it already
-    line = trend_line(group)
+    line = trend_line(group, known)
     if line is None:
         return
     per_day, intercept, low, high = line

@@ -242,7 +242,7 @@ def write_report(
         dense_ci, ci_sparse = charts.split_sparse_ci(pass_rates)
         # chart: its file, the function that draws it (when there is data), its data
         plan: dict[str, tuple[str, Callable[..., bool], tuple]] = {
-            "lag": ("lag.png", charts.lag_chart, (samples, as_of)),
+            "lag": ("lag.png", charts.lag_chart, (samples, as_of, trends.lag)),
             "model": ("model_lag_matrix.png", model_charts.model_matrix_chart, (samples, as_of)),
             "headline": ("headline_lag.png", charts.headline_chart, (series, reference)),
             "friction": ("friction_ratio.png", charts.friction_chart, (friction,)),
