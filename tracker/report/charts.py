@@ -369,25 +369,3 @@ def headline_chart(path: Path, series: dict, reference: str | None) -> bool:
     )
     _save(fig, path)
     return True
-
-
-def draw_all(
-    out_dir: Path,
-    samples: Sequence[LagSample],
-    as_of: datetime,
-    pass_rates: Sequence[dict],
-    friction: Sequence[dict],
-) -> dict[str, str | None]:
-    """Draw every chart that has data: {chart: file name, or None when there is none}."""
-    made: dict[str, str | None] = {}
-    made["lag"] = "lag.png" if lag_chart(out_dir / "lag.png", samples, as_of) else None
-    dense, _ = split_sparse_ci(pass_rates)
-    made["ci"] = (
-        "ci_job_pass_rate.png"
-        if ci_pass_rate_chart(out_dir / "ci_job_pass_rate.png", dense)
-        else None
-    )
-    made["friction"] = (
-        "friction_ratio.png" if friction_chart(out_dir / "friction_ratio.png", friction) else None
-    )
-    return made
