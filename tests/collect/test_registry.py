@@ -24,13 +24,14 @@ def test_every_public_module_is_registered_under_its_kind():
         assert not entry.required & entry.optional
 
 
-def test_loading_the_config_imports_no_collector_and_no_spacy():
+def test_loading_the_config_imports_no_collector_no_spacy_and_no_http_client():
     probe = (
         "import sys; from tracker.jobs.config import load_config; "
         f"config = load_config({str(ROOT / 'sources.yaml')!r}); "
         "assert config.sources; "
         "loaded = sorted(m for m in sys.modules if m.startswith('tracker.collect.sources.') "
-        "or m.split('.')[0] in ('spacy', 'docutils', 'feedparser', 'markdown_it')); "
+        "or m.split('.')[0] in ('spacy', 'docutils', 'feedparser', 'markdown_it', 'requests', "
+        "'urllib3')); "
         "print(','.join(loaded))"
     )
     out = subprocess.run(

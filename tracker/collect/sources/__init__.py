@@ -34,7 +34,6 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from tracker.collect import options as _options
-from tracker.collect.transport import json_text, loads
 from tracker.errors import FatalHTTPError, TrackerError
 
 if TYPE_CHECKING:
@@ -107,6 +106,10 @@ def load_json(
 ) -> Any:
     """Parse a local JSON document for ``parse``; FatalHTTPError naming the source when it is not
     JSON or not of the `expect`-ed top-level type."""
+    # here, not at the top: reading sources.yaml (every command) imports this package, and
+    # requests with urllib3 cost about 0.15 s that only collecting needs
+    from tracker.collect.transport import json_text, loads
+
     try:
         document = loads(json_text(content, f"{ctx.spec.id}: {what}"))
     except ValueError as exc:
