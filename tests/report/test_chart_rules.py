@@ -25,7 +25,7 @@ from tracker.measure.share_chart import (  # noqa: E402
     sparse_sentence,
 )
 from tracker.measure.trend_figures import days, plain_range  # noqa: E402
-from tracker.report import charts, model_charts  # noqa: E402
+from tracker.report import chart_data, charts, model_charts  # noqa: E402
 
 
 def _lab(colour) -> np.ndarray:
@@ -114,11 +114,11 @@ def test_a_regime_with_friction_in_too_few_months_is_a_sentence_not_points(tmp_p
     [points] = ax.collections  # rocm's three months; nothing of xla's lone month
     assert len(points.get_offsets()) == 3
     plt.close(drawn[0])
-    assert charts.sparse_friction(dense + thin) == [
+    assert chart_data.sparse_friction(dense + thin) == [
         "xla: friction / optimization events in 1 month(s) only (2026-01): 1 friction of 1 "
         "friction + optimization (too little for a chart; every week is in friction_weekly.csv)"
     ]
-    assert charts.sparse_friction(dense) == []
+    assert chart_data.sparse_friction(dense) == []
     # only thin regimes: no chart at all, the sentence says it
     assert not charts.friction_chart(tmp_path / "g.png", thin)
 

@@ -297,10 +297,11 @@ def test_chart_time_axis_pooling_and_gaps(tmp_path):
     # the friction share pools a month's weekly counts instead of averaging weekly ratios.
     from datetime import date
 
-    from tracker.report import charts
+    from tracker.report import chart_data, charts
 
-    assert charts.week_start("2026-W47") == date(2026, 11, 16)
-    assert charts.week_start("2021-W01") == date(2021, 1, 4)  # ISO week 1 of 2021 starts in January
+    assert chart_data.week_start("2026-W47") == date(2026, 11, 16)
+    # ISO week 1 of 2021 starts in January
+    assert chart_data.week_start("2021-W01") == date(2021, 1, 4)
     # lines break at a missing week: tests/report/test_chart_rules.py (draw_shares, issue 22)
     rows = [
         {"regime": "rocm", "week": "2026-W02", "friction": 3, "optimization": 0, "neutral": 5},
@@ -308,12 +309,12 @@ def test_chart_time_axis_pooling_and_gaps(tmp_path):
         {"regime": "rocm", "week": "2026-W10", "friction": 0, "optimization": 0, "neutral": 2},
         {"regime": "xla", "week": "2026-W06", "friction": 1, "optimization": 1, "neutral": 0},
     ]
-    shares = charts.friction_share_by_month(rows)
+    shares = chart_data.friction_share_by_month(rows)
     assert shares == {"rocm": [(date(2026, 1, 1), 0.75, 4)], "xla": [(date(2026, 2, 1), 0.5, 2)]}
     # issue 22: each regime has events in one month only, too few for a chart (it drew lone
     # points): no chart, a sentence per regime with its counts instead
     assert not charts.friction_chart(tmp_path / "f.png", rows)
-    assert [s.split(":")[0] for s in charts.sparse_friction(rows)] == ["rocm", "xla"]
+    assert [s.split(":")[0] for s in chart_data.sparse_friction(rows)] == ["rocm", "xla"]
     more = rows + [dict(rows[0], week="2026-W06"), dict(rows[0], week="2026-W10")]
     assert (
         charts.friction_chart(tmp_path / "f.png", more)

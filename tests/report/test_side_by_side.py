@@ -1,5 +1,5 @@
-"""Charts drawn side by side in forked children: the same files and answers as drawn one after
-another, and a child's failure is the report's failure (after every child has ended)."""
+"""Charts drawn by forked processes while the report computes: the same files as drawn one
+after another here, and a chart's failure is the report's failure."""
 
 from __future__ import annotations
 
@@ -9,52 +9,52 @@ from pathlib import Path
 import pytest
 
 from tracker.collect.runner import run_sources
-from tracker.errors import TrackerError
 from tracker.jobs.config import load_config
 from tracker.report import side_by_side
-from tracker.report.side_by_side import draw_side_by_side
+from tracker.report.side_by_side import ChartDrawers
 from tracker.report.writer import write_report
 
 REPO = Path(__file__).resolve().parents[2]
 # real cassettes enough for the lag, headline and model charts; no CI, nothing tagged: the CI
-# and friction charts are not drawn (their children say so)
+# and friction charts are not drawn (their processes say so)
 SOURCES = ["pytorch-releases", "rocm-compat-matrix", "vllm-releases", "vllm-rocm-models"]
 
 pytestmark = pytest.mark.skipif(not side_by_side.can_fork(), reason="draws in forked processes")
 
 
-def _jobs(folder: Path) -> dict:
-    def write(name: str, drawn: bool):
-        def job() -> bool:
-            if drawn:  # the writer's pid: which process drew it
-                (folder / name).write_text(str(os.getpid()))
-            return drawn
-
-        return job
-
-    return {"a": write("a", True), "b": write("b", False), "c": write("c", True)}
+def drawn_by(path: Path, drawn: bool = True) -> bool:
+    """A stand-in chart: writes the pid of the process that drew it."""
+    if drawn:
+        path.write_text(str(os.getpid()))
+    return drawn
 
 
-def test_children_draw_all_but_the_first_and_say_whether_they_drew(tmp_path):
-    assert draw_side_by_side(_jobs(tmp_path)) == {"a": True, "b": False, "c": True}
+def broken(path: Path) -> bool:
+    raise RuntimeError("chart backend crashed")
+
+
+def test_charts_are_drawn_by_other_processes_and_say_whether_they_drew(tmp_path):
+    here = __name__
+    with ChartDrawers() as drawers:
+        drawers.draw("a", here, "drawn_by", tmp_path / "a")
+        drawers.draw("b", here, "drawn_by", tmp_path / "b", False)
+        drawers.draw("c", here, "drawn_by", tmp_path / "c")
+        assert drawers.drawn() == {"a": True, "b": False, "c": True}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "c"]
-    assert (tmp_path / "a").read_text() == str(os.getpid())  # the first: drawn here
-    assert (tmp_path / "c").read_text() != str(os.getpid())  # the others: in a child
-    here = tmp_path / "here"
-    here.mkdir()
-    assert draw_side_by_side(_jobs(here), fork=False) == {"a": True, "b": False, "c": True}
-    assert {(here / n).read_text() for n in ("a", "c")} == {str(os.getpid())}
+    pids = {(tmp_path / n).read_text() for n in ("a", "c")}
+    assert str(os.getpid()) not in pids
+    with ChartDrawers(fork=False) as drawers:
+        drawers.draw("d", here, "drawn_by", tmp_path / "d")
+        assert drawers.drawn() == {"d": True}
+    assert (tmp_path / "d").read_text() == str(os.getpid())
 
 
-def test_a_failing_child_fails_the_call_after_the_others_end(tmp_path, capfd):
-    def broken() -> bool:
-        raise RuntimeError("chart backend crashed")
-
-    jobs = {"first": lambda: True, "broken": broken, "last": _jobs(tmp_path)["c"]}
-    with pytest.raises(TrackerError, match="drawing the broken chart"):
-        draw_side_by_side(jobs)
-    assert (tmp_path / "c").exists()  # the other child finished its chart
-    assert "RuntimeError: chart backend crashed" in capfd.readouterr().err
+def test_a_failing_chart_raises_its_error_here(tmp_path):
+    with ChartDrawers() as drawers:
+        drawers.draw("fine", __name__, "drawn_by", tmp_path / "fine")
+        drawers.draw("broken", __name__, "broken", tmp_path / "broken")
+        with pytest.raises(RuntimeError, match="chart backend crashed"):
+            drawers.drawn()
 
 
 def test_a_report_drawn_side_by_side_is_the_one_drawn_in_turn(sqlite_store, tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import matplotlib
@@ -25,20 +25,17 @@ from tracker.measure.lag import LagSample  # noqa: E402
 from tracker.measure.share_chart import (  # noqa: E402
     MIN_SHARE_EVENTS,
     draw_shares,
-    is_sparse,
     pool,
-    sparse_sentence,
     split_sparse,
 )
 from tracker.measure.trend import Bracket, LagTrend, known_brackets, trend_line  # noqa: E402
 from tracker.measure.trend_figures import plain_range  # noqa: E402
-
-
-def week_start(week: str) -> date:
-    """Monday of an ISO week written ``YYYY-Www`` (the views' week column)."""
-    year, _, number = week.partition("-W")
-    return date.fromisocalendar(int(year), int(number), 1)
-
+from tracker.report.chart_data import (  # noqa: E402
+    month_of,
+    project_of,
+    regime_of,
+    week_start,
+)
 
 DPI = 110  # drawn at about 1100 px wide, shown at most that wide (sharp, and legible in print)
 
@@ -184,18 +181,6 @@ def _trend_line(
     )
 
 
-def _month(row: dict) -> date:
-    return week_start(row["week"]).replace(day=1)
-
-
-def _regime(row: dict) -> str:
-    return row.get("regime") or "none"
-
-
-def _project(row: dict) -> str:
-    return row.get("project") or "?"
-
-
 def ci_pass_rate_chart(path: Path, rows: Sequence[dict]) -> bool:
     """One panel per project: weekly CI job pass rate per regime (soft-failed jobs count as
     failed), from ``v_ci_pass_rate_weekly`` rows, drawn with its job counts
@@ -203,9 +188,11 @@ def ci_pass_rate_chart(path: Path, rows: Sequence[dict]) -> bool:
     hollow, lines only between consecutive weeks)."""
     by_project: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
-        by_project[_project(row)].append(row)
+        by_project[project_of(row)].append(row)
     series = {
-        project: pool(mine, "jobs_passed", "jobs_failed", _regime, lambda r: week_start(r["week"]))
+        project: pool(
+            mine, "jobs_passed", "jobs_failed", regime_of, lambda r: week_start(r["week"])
+        )
         for project, mine in by_project.items()
     }
     series = {project: tallies for project, tallies in series.items() if tallies}
@@ -248,24 +235,14 @@ def ci_pass_rate_chart(path: Path, rows: Sequence[dict]) -> bool:
     return True
 
 
-def friction_share_by_month(rows: Sequence[dict]) -> dict[str, list[tuple[date, float, int]]]:
-    """Per regime, ``(month, friction share, events)`` pooled from ``v_friction_weekly`` rows:
-    share = friction / (friction + optimization) over the ISO weeks whose Monday falls in the
-    month (neutral events do not count; months with neither class are left out)."""
-    return {
-        str(regime): [(t.period, t.share, t.total) for t in tallies]
-        for regime, tallies in pool(rows, "friction", "optimization", _regime, _month).items()
-    }
-
-
 def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
-    """Friction share per regime and calendar month (:func:`friction_share_by_month`): single
+    """Friction share per regime and calendar month (chart_data.friction_share_by_month): single
     weeks hold too few events to read. Drawn with tracker.measure.share_chart's rules: each
     point's area grows with its events and the number is written beside it; a month with
     fewer than MIN_SHARE_EVENTS events is hollow and never joined to its neighbours (one event
     is a share of 0 or 1, not a trend). Regimes with events in too few months are left to
     :func:`sparse_notes`."""
-    dense, _ = split_sparse(pool(rows, "friction", "optimization", _regime, _month))
+    dense, _ = split_sparse(pool(rows, "friction", "optimization", regime_of, month_of))
     if not dense:
         return False
     fig, ax = plt.subplots(figsize=(10, 3.8))
@@ -292,60 +269,6 @@ def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
     _legend_below(ax, ncol=5)
     _save(fig, path)
     return True
-
-
-def split_sparse_ci(rows: Sequence[dict]) -> tuple[list[dict], list[str]]:
-    """(rows of projects with CI jobs in at least MIN_PERIODS weeks, one sentence per other
-    project): a panel of one or two weeks is a near-empty box, a sentence says the same."""
-    by_project: dict[str, list[dict]] = defaultdict(list)
-    for row in rows:
-        by_project[_project(row)].append(row)
-    keep, sentences = set(), []
-    for project in sorted(by_project):
-        by_regime = pool(by_project[project], "jobs_passed", "jobs_failed", _regime, _week)
-        weeks = [t.period for ts in by_regime.values() for t in ts]
-        if not weeks:
-            continue
-        if not is_sparse([t for ts in by_regime.values() for t in ts]):
-            keep.add(project)
-            continue
-        parts = [
-            f"{regime} {sum(t.hits for t in ts)}/{sum(t.total for t in ts)} jobs passed"
-            for regime, ts in ((r, by_regime[r]) for r in palette.ordered(by_regime))
-        ]
-        sentences.append(
-            sparse_sentence(
-                project,
-                "CI jobs",
-                weeks,
-                parts,
-                note="; every row is in the table and ci_pass_rate_weekly.csv",
-            )
-        )
-    return [r for r in rows if _project(r) in keep], sentences
-
-
-def sparse_friction(rows: Sequence[dict]) -> list[str]:
-    """One sentence per regime whose friction / optimization events fall in fewer than
-    MIN_PERIODS months (left out of :func:`friction_chart`)."""
-    _, sparse = split_sparse(pool(rows, "friction", "optimization", _regime, _month))
-    return [
-        sparse_sentence(
-            str(regime) if regime != "none" else "no regime tagged",
-            "friction / optimization events",
-            [t.period for t in sparse[regime]],
-            [
-                f"{sum(t.hits for t in sparse[regime])} friction of "
-                f"{sum(t.total for t in sparse[regime])} friction + optimization"
-            ],
-            note="; every week is in friction_weekly.csv",
-        )
-        for regime in palette.ordered(sparse)
-    ]
-
-
-def _week(row: dict) -> str:
-    return row["week"]
 
 
 def headline_chart(path: Path, series: dict, reference: str | None) -> bool:

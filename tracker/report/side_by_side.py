@@ -1,64 +1,74 @@
-"""The report's charts drawn at the same time, each in a forked process where the platform forks.
+"""The report's charts drawn by other processes while this one computes and writes.
 
-Drawing is CPU-bound matplotlib work that holds the GIL, so threads would only take turns. A
-forked child starts with this process's memory (copy on write): no data is pickled and nothing
-is imported again. It writes its PNG and exits with whether it drew one. Where fork is missing or
-unsafe for libraries (Windows, macOS), or for a single chart, they are drawn one after another
-here. Same files either way (tests/report/test_side_by_side.py).
+Drawing is CPU-bound matplotlib work that holds the GIL, so threads would only take turns, and
+importing matplotlib alone takes over half a second. A report therefore starts its chart
+processes first (:class:`ChartDrawers`, a multiprocessing pool forked from this process, one per
+core up to two): each imports matplotlib at once, while this process reads the store and
+computes the lag; the charts are then handed over by name with their data and drawn at the same
+time as the CSV and JSON files are written. Where fork is missing or unsafe for libraries
+(Windows, macOS) the same charts are drawn one after another here. Same files either way
+(tests/report/test_side_by_side.py).
 """
 
 from __future__ import annotations
 
+import importlib
+import multiprocessing
 import os
 import sys
-import traceback
-from collections.abc import Callable, Mapping
+from multiprocessing.pool import AsyncResult
+from typing import Any
 
-from tracker.errors import TrackerError
-
-DREW, DREW_NOTHING = 0, 1  # a child's exit code; anything else: it failed (traceback on stderr)
+PROCESSES = 2  # the report's five charts: the lag chart takes about as long as the other four
 
 
 def can_fork() -> bool:
     return hasattr(os, "fork") and sys.platform.startswith("linux")
 
 
-def draw_side_by_side(jobs: Mapping[str, Callable[[], bool]], fork: bool = True) -> dict[str, bool]:
-    """Run every job (each draws one chart, True when it drew one) and return {name: drew}. The
-    first runs here while forked children run the others (at most one per job: a report has
-    five charts); a child that fails makes this raise, after every child has ended."""
-    names = list(jobs)
-    if not (fork and can_fork()) or len(names) < 2:
-        return {name: jobs[name]() for name in names}
-    sys.stdout.flush()
-    sys.stderr.flush()  # a child must not write out the parent's buffered output again
-    children: dict[str, int] = {}
-    drew: dict[str, bool] = {}
-    failed: list[str] = []
-    try:
-        for name in names[1:]:
-            pid = os.fork()
-            if pid == 0:  # the child: draw, then leave at once (no atexit, no cleanup of the
-                code = 2  # parent's connections and files, which are the parent's to close)
-                try:
-                    code = DREW if jobs[name]() else DREW_NOTHING
-                except BaseException:
-                    traceback.print_exc()
-                finally:
-                    sys.stdout.flush()
-                    sys.stderr.flush()
-                    os._exit(code)
-            children[name] = pid
-        drew[names[0]] = jobs[names[0]]()
-    finally:
-        for name, pid in children.items():
-            code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-            drew[name] = code == DREW
-            if code not in (DREW, DREW_NOTHING):
-                failed.append(name)
-    if failed:
-        raise TrackerError(
-            f"report: drawing the {', '.join(failed)} chart(s) failed (traceback above); "
-            "nothing was published, the previous report is still in place"
+def _warm_up() -> None:
+    """A drawing process's first act: import the chart modules (matplotlib with them)."""
+    importlib.import_module("tracker.report.charts")
+    importlib.import_module("tracker.report.model_charts")
+
+
+def _draw(module: str, function: str, args: tuple) -> bool:
+    # the function is looked up here, in the drawing process, by name: what this process's
+    # module holds is what the parent's held when the pool was forked
+    return getattr(importlib.import_module(module), function)(*args)
+
+
+class ChartDrawers:
+    """Start the drawing processes (a context manager; they end with it). `draw` hands one
+    chart over: a function of a tracker.report module, named, with its arguments (picklable);
+    `drawn` waits for all and says which drew a picture. Without fork, `draw` draws here."""
+
+    def __init__(self, fork: bool = True) -> None:
+        self._pool = (
+            multiprocessing.get_context("fork").Pool(PROCESSES, initializer=_warm_up)
+            if fork and can_fork()
+            else None
         )
-    return {name: drew[name] for name in names}
+        self._pending: dict[str, AsyncResult | bool] = {}
+
+    def __enter__(self) -> ChartDrawers:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._pool is not None:
+            self._pool.terminate()  # done, or failed: nothing more to draw
+            self._pool.join()
+
+    def draw(self, name: str, module: str, function: str, *args: Any) -> None:
+        if self._pool is None:
+            self._pending[name] = _draw(module, function, args)
+        else:
+            self._pending[name] = self._pool.apply_async(_draw, (module, function, args))
+
+    def drawn(self) -> dict[str, bool]:
+        """{chart: whether it drew one}, once every chart is drawn; a chart that failed raises
+        its exception here (multiprocessing passes it back, its traceback as the cause)."""
+        return {
+            name: bool(result if isinstance(result, bool) else result.get())
+            for name, result in self._pending.items()
+        }

@@ -9,10 +9,9 @@ from __future__ import annotations
 import csv
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +28,10 @@ from tracker.measure.model_summary import REGIMES as MODEL_REGIMES
 from tracker.measure.model_summary import model_matrix
 from tracker.measure.survival import LagSummary, summarize
 from tracker.measure.trend import lag_trends
+from tracker.report.chart_data import sparse_friction, split_sparse_ci
 from tracker.report.publish import staged
 from tracker.report.quality import QUALITY_COLUMNS, quality_sections
-from tracker.report.side_by_side import draw_side_by_side
+from tracker.report.side_by_side import ChartDrawers
 from tracker.store import Store
 
 log = logging.getLogger("tracker.report")
@@ -46,6 +46,16 @@ HEADLINE_COLUMNS = [
     "at_least_days",
     "projects",
 ]
+# The report's pictures: chart -> file, drawn by the functions of these modules (side_by_side.py
+# hands them to the drawing processes by name)
+IMAGES = {
+    "lag": "lag.png",
+    "model": "model_lag_matrix.png",
+    "headline": "headline_lag.png",
+    "friction": "friction_ratio.png",
+    "ci": "ci_job_pass_rate.png",
+}
+CHARTS, MODELS = "tracker.report.charts", "tracker.report.model_charts"
 TABLE_WEEKS = 12  # weeks of CI and friction rows in the HTML tables (the CSVs hold them all)
 
 
@@ -131,32 +141,43 @@ def write_report(
     unknown: list = []
     spans: dict = {}
     reference = config.reference_regime
-    # The weekly CI and friction reads and the staleness scan are SQL that scans every CI run,
-    # issue and note (seconds at a million events): the database runs them on a second thread
-    # while this one computes the lag and its trends (SQLite and psycopg let go of the GIL while
-    # a statement runs; SQLite's WAL lets this thread write the lag tables meanwhile).
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="report-reads") as pool:
-        reads = pool.submit(_weekly_and_stale, config, store, as_of)
-        samples = compute_lag(config, store, as_of, unknown, spans)
-        store.replace_lag_samples(lag_rows_for_store(samples, as_of))
-        lag = lag_trends(samples, as_of, reference)
-        store.replace_lag_trend(trend_figures.store_rows(lag, as_of))
-        from tracker.report import charts, model_charts  # matplotlib: imported while SQL runs
+    # The old report stays whole until all is written. The chart processes start first: they
+    # import matplotlib while this one computes, and draw while it writes (side_by_side.py).
+    with staged(out_dir) as stage, ChartDrawers() as drawers:
+        # The weekly CI and friction reads and the staleness scan are SQL that scans every CI
+        # run, issue and note (seconds at a million events): the database runs them on a second
+        # thread while this one computes the lag and its trends (SQLite and psycopg let go of
+        # the GIL while a statement runs; SQLite's WAL lets this thread write the lag tables).
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="report-reads") as pool:
+            reads = pool.submit(_weekly_and_stale, config, store, as_of)
+            samples = compute_lag(config, store, as_of, unknown, spans)
+            store.replace_lag_samples(lag_rows_for_store(samples, as_of))
+            lag = lag_trends(samples, as_of, reference)
+            drawers.draw("lag", CHARTS, "lag_chart", stage / IMAGES["lag"], samples, as_of, lag)
+            drawers.draw(
+                "model", MODELS, "model_matrix_chart", stage / IMAGES["model"], samples, as_of
+            )
+            store.replace_lag_trend(trend_figures.store_rows(lag, as_of))
+            pass_rates, other_rates, friction, stale = reads.result()
+        summaries = summarize(samples, as_of)
+        overrides = store.overrides()
+        trends = trend_figures.compute_trends(
+            samples, as_of, pass_rates, friction, reference, lag=lag
+        )
+        tags_unread = unread_tags(store, config)
+        stale_keys = stale_definitions(spans, as_of, config.report)
+        series = headline.quarterly_series(samples, as_of, stale_keys)
+        dense_ci, ci_sparse = split_sparse_ci(pass_rates)
+        drawers.draw(
+            "headline", CHARTS, "headline_chart", stage / IMAGES["headline"], series, reference
+        )
+        drawers.draw("friction", CHARTS, "friction_chart", stage / IMAGES["friction"], friction)
+        drawers.draw("ci", CHARTS, "ci_pass_rate_chart", stage / IMAGES["ci"], dense_ci)
+        answer = answer_rows(series, as_of, reference)
+        quality = quality_sections(
+            stale, len(config.sources), unknown, [s for s in samples if s.negative], tags_unread
+        )
 
-        pass_rates, other_rates, friction, stale = reads.result()
-    summaries = summarize(samples, as_of)
-    overrides = store.overrides()
-    trends = trend_figures.compute_trends(samples, as_of, pass_rates, friction, reference, lag=lag)
-    tags_unread = unread_tags(store, config)
-    stale_keys = stale_definitions(spans, as_of, config.report)
-
-    series = headline.quarterly_series(samples, as_of, stale_keys)
-    answer = answer_rows(series, as_of, reference)
-    quality = quality_sections(
-        stale, len(config.sources), unknown, [s for s in samples if s.negative], tags_unread
-    )
-
-    with staged(out_dir) as stage:  # the old report stays whole until all is written
         with (stage / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
             write_lag_csv(samples, handle)
         summary_rows = [_summary_row(s, spans) for s in summaries]
@@ -239,19 +260,7 @@ def write_report(
             encoding="utf-8",
         )
 
-        dense_ci, ci_sparse = charts.split_sparse_ci(pass_rates)
-        # chart: its file, the function that draws it (when there is data), its data
-        plan: dict[str, tuple[str, Callable[..., bool], tuple]] = {
-            "lag": ("lag.png", charts.lag_chart, (samples, as_of, trends.lag)),
-            "model": ("model_lag_matrix.png", model_charts.model_matrix_chart, (samples, as_of)),
-            "headline": ("headline_lag.png", charts.headline_chart, (series, reference)),
-            "friction": ("friction_ratio.png", charts.friction_chart, (friction,)),
-            "ci": ("ci_job_pass_rate.png", charts.ci_pass_rate_chart, (dense_ci,)),
-        }
-        drew = draw_side_by_side(
-            {name: partial(draw, stage / file, *data) for name, (file, draw, data) in plan.items()}
-        )
-        images = {name: file if drew[name] else None for name, (file, _, _) in plan.items()}
+        images = {name: IMAGES[name] if drew else None for name, drew in drawers.drawn().items()}
         model_image = images.pop("model")
         env = Environment(
             loader=PackageLoader("tracker.report", "templates"),
@@ -277,7 +286,7 @@ def write_report(
             images=images,
             answer=answer,
             ci_sparse=ci_sparse,
-            friction_sparse=charts.sparse_friction(friction),
+            friction_sparse=sparse_friction(friction),
             quality=quality["lines"],
             regime_colour=palette.colour,
             negative=[s for s in samples if s.negative],
