@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import yaml
-
 from tracker.errors import ConfigError
 from tracker.value_types import VALUE_TYPES
 
@@ -28,9 +26,6 @@ LIMIT_KEYS = {"max_pages": int, "max_body_mb": float, "time_budget_seconds": flo
 COMMON_KEYS |= set(LIMIT_KEYS)
 REQUIRED_COMMON = {"id", "kind", "project"}
 DATABASE_SCHEMES = ("sqlite", "postgresql")
-# libyaml's parser when PyYAML was built with it: the same constructor and resolver (Python
-# classes), so the same objects, for an eighth of the time on sources.yaml.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 # The keys every source may carry, typed like a kind's keys in KINDS.
@@ -176,6 +171,8 @@ def read_config(path: str | os.PathLike | None, kinds: Mapping[str, KindKeys]) -
     source kinds in `kinds` (kind -> its required / optional keys). The other
     sections are kept as data for the stage that owns them (tracker.jobs.config.load_config
     checks them too). Raises ConfigError naming file, source and key."""
+    import yaml  # here: commands that read no sources.yaml (query, --help) start without it
+
     file = sources_path(path)
     try:
         raw = safe_load_yaml(file.read_text(encoding="utf-8"))
@@ -232,8 +229,12 @@ def safe_load_yaml(text: str) -> Any:
     """yaml.safe_load's result, parsed by the C parser when there is one. A text it rejects is
     parsed again by the pure-Python parser, whose error (with a snippet of the line) is the one
     raised, as yaml.safe_load raises it."""
+    import yaml
+
+    # libyaml's parser when PyYAML was built with it: the same constructor and resolver (Python
+    # classes), so the same objects, for an eighth of the time on sources.yaml
     try:
-        return yaml.load(text, Loader=_YAML_LOADER)
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
         return yaml.safe_load(text)
 
