@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tracker.collect.runner import run_sources
+from tracker.errors import TrackerError
 from tracker.jobs.config import load_config
 from tracker.report import side_by_side
 from tracker.report.side_by_side import ChartDrawers
@@ -68,3 +69,18 @@ def test_a_report_drawn_side_by_side_is_the_one_drawn_in_turn(sqlite_store, tmp_
     pictures = {"lag.png", "headline_lag.png", "model_lag_matrix.png"}
     assert {name for name in forked if name.endswith(".png")} == pictures
     assert forked == in_turn
+
+
+def asleep(path: Path) -> bool:
+    import time
+
+    time.sleep(30)  # a chart whose process never answers
+    return True
+
+
+def test_a_chart_that_never_answers_fails_the_report_in_bounded_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(side_by_side, "TIMEOUT", 0.5)
+    with ChartDrawers() as drawers:
+        drawers.draw("stuck", __name__, "asleep", tmp_path / "stuck")
+        with pytest.raises(TrackerError, match="stuck chart was not drawn within 0.5 s"):
+            drawers.drawn()

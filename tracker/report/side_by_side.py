@@ -16,10 +16,16 @@ import importlib
 import multiprocessing
 import os
 import sys
+from multiprocessing import TimeoutError as NoAnswer
 from multiprocessing.pool import AsyncResult
 from typing import Any
 
+from tracker.errors import TrackerError
+
 PROCESSES = 2  # the report's five charts: the lag chart takes about as long as the other four
+# A chart whose process died (killed, out of memory) never answers: the wait for it is bounded
+# (a chart takes seconds even at millions of events).
+TIMEOUT = 600.0
 
 
 def can_fork() -> bool:
@@ -68,7 +74,13 @@ class ChartDrawers:
     def drawn(self) -> dict[str, bool]:
         """{chart: whether it drew one}, once every chart is drawn; a chart that failed raises
         its exception here (multiprocessing passes it back, its traceback as the cause)."""
-        return {
-            name: bool(result if isinstance(result, bool) else result.get())
-            for name, result in self._pending.items()
-        }
+        drew = {}
+        for name, result in self._pending.items():
+            try:
+                drew[name] = bool(result if isinstance(result, bool) else result.get(TIMEOUT))
+            except NoAnswer:
+                raise TrackerError(
+                    f"report: the {name} chart was not drawn within {TIMEOUT:g} s (its process "
+                    "may have died); nothing was published, the previous report is in place"
+                ) from None
+        return drew
