@@ -21,6 +21,7 @@ from tracker.records import now_utc
 from tracker.store import weekly
 from tracker.store.query import DEFAULT_TIMEOUT, run_query
 from tracker.store.tables import (
+    ISSUE_NOTE_KINDS,
     ISSUES_AND_NOTES,
     events,
     lag_samples,
@@ -85,7 +86,7 @@ class StoreQueries:
             # word for word), not by reading every event's row (seconds at a million events);
             # releases, a few, by kind.
             untagged = ~events.c.id.in_(select(tags.c.event_id))
-            others = tuple(k for k in TAGGED_KINDS if k not in ("issue", "note"))
+            others = tuple(k for k in TAGGED_KINDS if k not in ISSUE_NOTE_KINDS)
             queries = [
                 columns.where(text(ISSUES_AND_NOTES), untagged),
                 columns.where(events.c.kind.in_(others), untagged),

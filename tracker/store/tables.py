@@ -105,20 +105,23 @@ Index("ix_events_source_occurred", events.c.source_id, events.c.occurred_at)
 Index("ix_events_project_kind_occurred", events.c.project, events.c.kind, events.c.occurred_at)
 Index("ix_events_kind_occurred", events.c.kind, events.c.occurred_at)
 # The two weekly reads run from these alone (tracker/store/weekly.py; migrations/versions/0010):
-# partial, so each holds only the kinds its read counts. info["dialects"]: created there only
-# (migrations/env.py leaves it out of the drift check elsewhere).
+# partial, so each holds only the kinds its read counts. A query repeats an index's WHERE word
+# for word to use it on SQLite (the planner matches a partial index's WHERE by its terms; a bound
+# parameter matches nothing): these strings are the one spelling of both.
+ISSUE_NOTE_KINDS = ("issue", "note")
+CI_EVENTS = "kind IN ('ci_run', 'ci_job')"
+ISSUES_AND_NOTES = "kind IN (" + ", ".join(f"'{kind}'" for kind in ISSUE_NOTE_KINDS) + ")"
+# info["dialects"]: created there only (migrations/env.py leaves it out of the drift check
+# elsewhere).
 Index(
     "ix_events_ci_weekly",
     *(events.c[name] for name in ("kind", "outcome", "project", "regime", "source_id")),
     events.c.occurred_at,
     events.c.attrs,  # the trigger's JSON: SQLite 3.40 covers no expression index
-    sqlite_where=text("kind IN ('ci_run', 'ci_job')"),
+    sqlite_where=text(CI_EVENTS),
     # Not on PostgreSQL: a btree entry there holds at most about 2.7 kB, and attrs is unbounded.
     info={"dialects": ("sqlite",)},
 )
-# Its WHERE, which a query repeats word for word to use it on SQLite (the planner matches a
-# partial index's WHERE by its terms; a bound parameter matches nothing)
-ISSUES_AND_NOTES = "kind IN ('issue', 'note')"
 Index(
     "ix_events_tagged_weekly",
     *(events.c[name] for name in ("kind", "vanished_at", "id", "regime", "occurred_at")),

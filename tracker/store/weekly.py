@@ -12,8 +12,9 @@ the views.
 Each read runs from one index of `events` alone (migrations/versions/0010): ix_events_ci_weekly
 holds every column the CI read groups by, attrs included for the trigger; ix_events_tagged_weekly
 lists issues and notes still upstream in id order, and on SQLite `tags` is clustered on event_id,
-so each tag is one ordered look-up. Both indexes are partial: the WHERE clauses below must keep
-naming the same kinds, or SQLite cannot use them (the plan test fails then).
+so each tag is one ordered look-up. Both indexes are partial: the reads below spell their kinds
+with the indexes' own WHERE texts (tables.CI_EVENTS, tables.ISSUES_AND_NOTES), or SQLite could not
+use them (the plan test fails then).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from datetime import date
 from typing import Any
 
 from sqlalchemy import Connection
+
+from tracker.store.tables import CI_EVENTS, ISSUES_AND_NOTES
 
 CI_VIEW, FRICTION_VIEW = "v_ci_pass_rate_weekly", "v_friction_weekly"
 _DAY = {
@@ -66,7 +69,7 @@ def ci_sql(dialect: str) -> str:
     return f"""
 SELECT project, regime, source_id, {trigger} AS trig, {day} AS day, kind, outcome, COUNT(*)
 FROM events
-WHERE kind IN ('ci_run', 'ci_job') AND outcome IN ('passed', 'failed')
+WHERE {CI_EVENTS} AND outcome IN ('passed', 'failed')
 GROUP BY project, regime, source_id, {trigger}, {day}, kind, outcome
 """
 
@@ -77,7 +80,7 @@ def friction_sql(dialect: str) -> str:
     return f"""
 SELECT regime, {day} AS day, tag, COUNT(*)
 FROM v_event_tags
-WHERE kind IN ('issue', 'note') AND vanished_at IS NULL
+WHERE {ISSUES_AND_NOTES} AND vanished_at IS NULL
 GROUP BY regime, {day}, tag
 """
 
