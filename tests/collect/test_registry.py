@@ -34,10 +34,7 @@ def test_loading_the_config_imports_no_collector_no_spacy_and_no_http_client():
         "'urllib3')); "
         "print(','.join(loaded))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert out.stdout.strip() == ""
+    assert _printed_by(probe) == ""
 
 
 def test_collectors_import_no_spacy():
@@ -48,7 +45,12 @@ def test_collectors_import_no_spacy():
         "[collector_for(kind) for kind in KINDS]; "
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] == 'spacy')))"
     )
+    assert _printed_by(probe) == ""
+
+
+def _printed_by(probe: str) -> str:
+    """What a fresh interpreter running `probe` prints (a module imported here is not seen)."""
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
     )
-    assert out.stdout.strip() == ""
+    return out.stdout.strip()
