@@ -29,9 +29,11 @@ The walk (``KeysetListing``):
 
 Every page is a request through the one HttpClient (retries, rate limits, bounds); the page
 cap, a cursor asked for twice and a full page that adds nothing stop the walk
-(``HttpClient.listing``). The next request goes out (from the walk's worker thread, the client
-sending one request at a time) while the current page's items are read; its error is raised
-after them, so what came before is kept as with a plain loop.
+(``HttpClient.listing``). The walk runs on a thread of its own, up to ``AHEAD`` pages ahead of
+its reader: each page's next request goes out as soon as the page is in (its ``since=`` is
+read off that page), while the reader is still busy with earlier items. Its reader gets the
+items in the walk's order and an error after the items read before it, so what came before
+is kept as with a plain loop; a reader that stops early stops the walk before its next request.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ from tracker.errors import FatalHTTPError
 from tracker.records import parse_time
 
 UNSET: Any = object()  # no resume point: not "since=None", which is the listing from its start
+AHEAD = 3  # pages a walk reads ahead of its reader (each at most per_page items)
+_END: list = []  # the walk ended
 
 
 def resume_since(
@@ -108,59 +112,84 @@ class KeysetListing:
         self._yielded: set[tuple[Any, datetime]] = set()
         self._last: datetime | None = None
         self.closed = False
-        self._jobs: queue.SimpleQueue | None = None
-
-    def worker(self) -> queue.SimpleQueue:
-        """The queue of the walk's worker thread (started on first use)."""
-        if self._jobs is None:
-            self._jobs = queue.SimpleQueue()
-            threading.Thread(target=_work, args=(self._jobs,), daemon=True).start()
-        return self._jobs
+        self._skipped: list[tuple[Any, str]] = []  # by the walk's thread, told by the reader
 
     def __iter__(self) -> Iterator[tuple[datetime, Any]]:
-        params = self.params
+        handoff: queue.Queue = queue.Queue(maxsize=AHEAD)
+        threading.Thread(target=self._produce, args=(handoff,), daemon=True).start()
         try:
-            page = self._get(params, conditional=True)
-            if page is None:  # 304: the listing is as it was when this page ended it
-                self.unchanged = True
+            while True:
+                fresh, skipped, error = handoff.get()
+                for item, reason in skipped:  # told here: the collector's context is not shared
+                    self.skip(item, reason)
+                yield from fresh
+                if error is not None:
+                    raise error
+                if fresh is _END:
+                    return
+        finally:
+            self.closed = True  # the walk sends no further request
+
+    def _produce(self, handoff: queue.Queue) -> None:
+        """The walk's thread: each page's new items go to the reader as soon as it is in."""
+        error: BaseException | None = None
+        try:
+            for fresh in self._pages():
+                if not self._hand(handoff, (fresh, self._skipped, None)):
+                    return
+                self._skipped = []
+        except BaseException as exc:  # raised in the reader's thread, after what came before
+            error = exc
+        self._hand(handoff, ([] if error else _END, self._skipped, error))
+
+    def _hand(self, handoff: queue.Queue, entry: tuple) -> bool:
+        """Put `entry` for the reader, waiting while the walk is AHEAD pages ahead; False once
+        the reader stopped."""
+        while not self.closed:
+            try:
+                handoff.put(entry, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _pages(self) -> Iterator[list[tuple[datetime, Any]]]:
+        """The walk: per page, its (timestamp, item) pairs not read before."""
+        params = self.params
+        page = self._get(params, conditional=True)
+        if page is None:  # 304: the listing is as it was when this page ended it
+            self.unchanged = True
+            self._ended(params)
+            return
+        self.first_page_empty = not page.data
+        number = 1  # of `page` within its since= listing
+        while True:
+            fresh = self._fresh(page.data)
+            if len(page.data) < self.per_page:
+                yield fresh
                 self._ended(params)
                 return
-            self.first_page_empty = not page.data
-            number = 1  # of `page` within its since= listing
-            while True:
-                fresh = self._fresh(page.data)
-                if len(page.data) < self.per_page:
-                    yield from fresh
-                    self._ended(params)
-                    return
-                if not fresh:
-                    self.guard.stop(
-                        f"page {self.requests} is full but holds no {self.noun} not read before"
-                    )
-                # The next request goes out now and is answered while this page's items are
-                # read (one request at a time; its error is raised after them, as before).
-                step = self._plan(params, page, number)
-                if step == "pair":  # page 2 asked first, page 1 second (module docstring)
-                    asks = [({**params, "page": 2}, False), (dict(params), False)]
-                else:  # a keyset page may be a last page kept from an earlier run: conditional
-                    asks = [(dict(params), step == "single")]
-                ahead = _Ahead(self, asks)
-                yield from fresh
-                pages = ahead.wait()
-                if step == "pair":
-                    top, bottom = pages
-                    assert top is not None and bottom is not None  # unconditional: no 304
-                    yield from self._fresh(bottom.data)
-                    page, number, params["page"] = top, 2, 2
-                    continue
-                if pages[0] is None:  # 304: a last page kept from an earlier run, as it was
-                    self._ended(params)
-                    return
-                page, number = pages[0], params.get("page", 1)
-        finally:
-            self.closed = True  # a request not yet sent is not sent
-            if self._jobs is not None:
-                self._jobs.put(None)  # the worker ends
+            if not fresh:
+                self.guard.stop(
+                    f"page {self.requests} is full but holds no {self.noun} not read before"
+                )
+            step = self._plan(params, page, number)
+            yield fresh
+            if self.closed:
+                return
+            if step == "pair":  # page 2 asked first, page 1 second (module docstring)
+                top = self._get({**params, "page": 2}, conditional=False)
+                bottom = self._get(dict(params), conditional=False)
+                assert top is not None and bottom is not None  # unconditional: no 304
+                yield self._fresh(bottom.data)
+                page, number, params["page"] = top, 2, 2
+                continue
+            # a keyset page may be a last page kept from an earlier run: conditional
+            next_page = self._get(dict(params), conditional=step == "single")
+            if next_page is None:  # 304: a last page kept from an earlier run, as it was
+                self._ended(params)
+                return
+            page, number = next_page, params.get("page", 1)
 
     def _plan(self, params: dict[str, Any], page: Page, number: int) -> str:
         """Set `params` to the next request after full `page` (page `number` of its listing):
@@ -198,7 +227,7 @@ class KeysetListing:
         for item in data:
             stamp = self.key(item)
             if stamp is None:
-                self.skip(item, "no parseable updated_at")
+                self._skipped.append((item, "no parseable updated_at"))
                 continue
             self._last = stamp
             seen = (self.number(item), stamp)
@@ -213,39 +242,3 @@ class KeysetListing:
         page can be asked again first by the next run (``resume_since``)."""
         if "page" not in params:
             self.ended_since = params.get("since")
-
-
-class _Ahead:
-    """Requests of a walk sent now by the walk's worker thread, one after the other in the order
-    given (the HttpClient sends one request at a time); ``wait`` returns their pages or raises
-    what one of them raised. A walk that was closed sends nothing more."""
-
-    def __init__(self, walk: KeysetListing, asks: list[tuple[dict[str, Any], bool]]) -> None:
-        self._pages: list[Page | None] = []
-        self._error: BaseException | None = None
-        self._done = threading.Event()
-        walk.worker().put((self, walk, asks))
-
-    def run(self, walk: KeysetListing, asks: list[tuple[dict[str, Any], bool]]) -> None:
-        try:
-            for params, conditional in asks:
-                if walk.closed:
-                    return
-                self._pages.append(walk._get(params, conditional=conditional))
-        except BaseException as exc:  # raised in the walk's own thread by wait()
-            self._error = exc
-        finally:
-            self._done.set()
-
-    def wait(self) -> list[Page | None]:
-        self._done.wait()
-        if self._error is not None:
-            raise self._error
-        return self._pages
-
-
-def _work(jobs: queue.SimpleQueue) -> None:
-    """A walk's worker: runs its _Ahead jobs until it gets None."""
-    while (job := jobs.get()) is not None:
-        ahead, walk, asks = job
-        ahead.run(walk, asks)
