@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import ModuleType
@@ -73,17 +72,12 @@ class CollectContext:
         self.warnings.append(message)
         log.warning(message)
 
-    @contextmanager
-    def item(self, where: str) -> Iterator[None]:
-        """Around the reading of one upstream item: an exception it raises (a value of a shape
-        the collector did not foresee) skips that item, naming `where`, and the rest of the page
-        goes on. TrackerErrors (HTTP, rate limit, time budget) still stop the source."""
-        try:
-            yield
-        except TrackerError:
-            raise
-        except Exception as exc:
-            self.skip(where, f"malformed item ({type(exc).__name__}: {str(exc)[:160]})")
+    def item(self, where: str) -> ItemGuard:
+        """Around the reading of one upstream item (``with ctx.item(where):``): an exception it
+        raises (a value of a shape the collector did not foresee) skips that item, naming
+        `where`, and the rest of the page goes on. TrackerErrors (HTTP, rate limit, time budget)
+        still stop the source."""
+        return ItemGuard(self, where)
 
     def mark_vanished(self, external_id: str) -> None:
         """Say that an item seen before is gone upstream: the runner marks it, never deletes it."""
@@ -99,6 +93,25 @@ class CollectContext:
     def option(self, key: str, default: Any = None) -> Any:
         """A kind-specific key of the source entry."""
         return self.spec.options.get(key, default)
+
+
+class ItemGuard:
+    """CollectContext.item's context manager: a class, as it wraps every item of every page (a
+    generator-based one costs several times as much to enter and leave)."""
+
+    __slots__ = ("ctx", "where")
+
+    def __init__(self, ctx: CollectContext, where: str) -> None:
+        self.ctx, self.where = ctx, where
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, _tb) -> bool:
+        if exc is None or isinstance(exc, TrackerError) or not isinstance(exc, Exception):
+            return False
+        self.ctx.skip(self.where, f"malformed item ({type(exc).__name__}: {str(exc)[:160]})")
+        return True
 
 
 def load_json(

@@ -36,6 +36,7 @@ from __future__ import annotations
 import heapq
 import logging
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -76,6 +77,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     # heapq.merge pulls one page at a time from each listing, keeping the global order.
     merged = heapq.merge(*(_listing(ctx, walk) for walk in walks), key=lambda pair: pair[0])
     seen: dict[Any, datetime] = {}  # by issue number, as listed (parse_item checks it)
+    reading = Reading.of(ctx)
     with Progress(f"{ctx.spec.id}: issues", unit="issue") as progress:
         for updated, item in merged:
             number = item.get("number")
@@ -83,8 +85,8 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
                 continue  # the same issue from another label's listing
             seen[number] = updated
             event = None
-            with ctx.item(f"issue {_number(item)}"):
-                event = parse_item(item, ctx, updated)
+            with ctx.item(f"issue #{number}"):
+                event = parse_item(item, ctx, updated, reading)
             if event is not None:
                 progress.update()
                 yield event
@@ -157,46 +159,70 @@ def _check_label(ctx: CollectContext, issues_url: str, label: str) -> None:
 def parse(content: bytes, ctx: CollectContext) -> Iterable[Event]:
     """Events of one saved page of the issues listing (a JSON list), no network."""
     page = load_json(content, ctx, "issues page")
+    reading = Reading.of(ctx)
     events = []
     for position, item in enumerate(page):
         if not isinstance(item, dict):
             ctx.skip(f"issue at position {position}", f"not a JSON object: {item!r:.60}")
             continue
         with ctx.item(f"issue {_number(item)} at position {position}"):
-            events.append(parse_item(item, ctx))
+            events.append(parse_item(item, ctx, reading=reading))
     return [e for e in events if e is not None]
 
 
-def parse_item(item: dict, ctx: CollectContext, updated: datetime | None = None) -> Event | None:
+@dataclass(frozen=True)
+class Reading:
+    """The source keys parse_item reads, looked up once per listing rather than per issue."""
+
+    include_pulls: bool
+    excluded: frozenset[str]  # exclude_labels
+    body_chars: int
+
+    @classmethod
+    def of(cls, ctx: CollectContext) -> Reading:
+        return cls(
+            include_pulls=bool(ctx.option("include_pulls", False)),
+            excluded=frozenset(_as_list(ctx.option("exclude_labels"))),
+            body_chars=int(ctx.option("body_chars", DEFAULT_BODY_CHARS)),
+        )
+
+
+def parse_item(
+    item: dict,
+    ctx: CollectContext,
+    updated: datetime | None = None,
+    reading: Reading | None = None,
+) -> Event | None:
     """One issue (or pull request, when asked for) -> Event; None when dropped or malformed.
-    `updated`: its updated_at when the caller has read it already."""
+    `updated`: its updated_at when the caller has read it already; `reading`: the source's
+    keys (Reading.of(ctx) when not given)."""
+    reading = reading or Reading.of(ctx)
     number = item.get("number")
     is_pull = is_pull_request(item)
-    if is_pull and not ctx.option("include_pulls", False):
+    if is_pull and not reading.include_pulls:
         return None
     labels = tuple(_label_names(item.get("labels")))
-    excluded = set(_as_list(ctx.option("exclude_labels")))
-    if excluded and excluded.intersection(labels):
+    if reading.excluded and reading.excluded.intersection(labels):
         return None
     created = parse_time(item.get("created_at"))
     if not isinstance(number, int) or created is None or not item.get("title"):
         ctx.skip(f"issue {_number(item)}", "missing number, created_at or title")
         return None
-    body_chars = int(ctx.option("body_chars", DEFAULT_BODY_CHARS))
     body = item.get("body") or ""  # GitHub sends null for an empty description
     body = body if isinstance(body, str) else ""
     user = item.get("user")
     user = user if isinstance(user, dict) else {}
+    spec = ctx.spec
     return Event(
-        source_id=ctx.spec.id,
-        project=ctx.spec.project,
+        source_id=spec.id,
+        project=spec.project,
         kind="issue",
         external_id=f"{'pull' if is_pull else 'issue'}:{number}",
         occurred_at=created,
         title=str(item["title"]).strip(),
-        body=body[:body_chars],
+        body=body[: reading.body_chars],
         url=item.get("html_url") or "",
-        regime=ctx.spec.regime,
+        regime=spec.regime,
         labels=labels,
         state=item.get("state"),
         ended_at=parse_time(item.get("closed_at")),
