@@ -22,11 +22,20 @@ def load_config(path) -> Config:
 def store_for(ctx: click.Context, *, check: bool = True):
     """The store the global --db option names; unless `check` is off, StoreError (exit 1, "run
     tracker init-db") when its schema is not at the newest migration."""
-    from tracker.store import open_store
-
-    store = open_store(ctx.obj["db_url"])
+    store = opened(ctx, ctx.obj["db_url"])
     if check:
         store.ensure_current()
+    return store
+
+
+def opened(ctx: click.Context, url: str):
+    """The store at `url`, closed when the command ends: its connections end there (SQLite
+    checkpoints its WAL and removes the -wal and -shm files), not at interpreter exit, whose
+    final garbage collection `tracker.cli.main.main` skips."""
+    from tracker.store import open_store
+
+    store = open_store(url)
+    ctx.call_on_close(store.close)
     return store
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from tracker.cli.common import load_config, print_table, store_for
+from tracker.cli.common import load_config, opened, print_table, store_for
 
 
 @click.command("import-events")
@@ -95,12 +95,11 @@ def query(ctx: click.Context, sql: str, fmt: str, timeout: float) -> None:
       tracker query "SELECT regime, count(*) FROM events GROUP BY regime" --format csv
     """
     from tracker.config import query_database_url
-    from tracker.store import open_store
 
     url = ctx.obj["db_url"]
     if not ctx.obj.get("db_from_command_line"):
         url = query_database_url(url)
-    store = open_store(url)
+    store = opened(ctx, url)
     store.ensure_current()
     columns, rows = store.read_only_query(sql, timeout=timeout)
     if fmt == "json":

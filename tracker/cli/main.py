@@ -6,6 +6,7 @@ the rest were saved).
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import signal
@@ -107,4 +108,10 @@ def main() -> None:
     # SIGTERM (a cron timeout, `kill`, a container stop) unwinds like Ctrl-C does, so the run's
     # locks are released on the way out instead of blocking the next run until they expire.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    cli(prog_name="tracker")
+    try:
+        cli(prog_name="tracker")
+    finally:
+        # What is left at exit goes with the process: frozen, it is spared the interpreter's
+        # final garbage collection, about 60 ms of every command (a fifth of `tracker query`).
+        # Stores were closed with their command (cli.common.opened); atexit handlers still run.
+        gc.freeze()

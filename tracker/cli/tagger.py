@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from tracker.cli.common import opened
 from tracker.tagger.features import ALL_REGIMES, CLASSES
 
 
@@ -127,14 +128,12 @@ def tag(ctx, input_path, output_path, retag, override, regime):
 
 
 def _open_store(ctx):
-    from tracker.store import open_store
-
     obj = ctx.find_root().obj or {}
     if "db_url" not in obj:
         raise click.UsageError(
             "no database configured (run through `tracker`, or set TRACKER_DATABASE_URL)"
         )
-    store = open_store(obj["db_url"])
+    store = opened(ctx, obj["db_url"])
     store.ensure_current()
     return store
 

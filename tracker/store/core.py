@@ -89,6 +89,10 @@ class Store(StoreQueries, SourceStates, Migrations):
                 lambda dbapi_connection, _record: _sqlite_pragmas(dbapi_connection, busy_timeout),
             )
 
+    def close(self) -> None:
+        """Close the store's connections (it opens new ones if used again)."""
+        self.engine.dispose()
+
     @property
     def safe_url(self) -> str:
         """The URL with any password hidden, for messages."""
