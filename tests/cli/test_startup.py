@@ -34,3 +34,22 @@ def test_a_command_imports_only_what_it_uses(tmp_path, args):
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path
     )
     assert out.stdout.strip().splitlines()[-1] == "LOADED", out.stdout
+
+
+def test_a_command_closes_its_store_before_the_process_exits(tmp_path):
+    """main() skips the interpreter's final garbage collection (gc.freeze): the store must be
+    closed with the command, or SQLite would leave its -wal and -shm files behind."""
+    db = tmp_path / "t.db"
+    url = f"sqlite:///{db}"
+    store = Store(url)
+    store.init_db()
+    store.close()  # this process holds no connection: the last one to close removes the files
+    for args in (["query", "select count(*) from events"], ["status"]):
+        probe = (
+            "import sys\n"
+            "from tracker.cli.main import main\n"
+            f"sys.argv = ['tracker', '--db', {url!r}, *{args!r}]\n"
+            "main()\n"
+        )
+        subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, cwd=tmp_path)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["t.db"], args
