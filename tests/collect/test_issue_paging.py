@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlencode
@@ -18,8 +19,11 @@ import pytest
 from sqlalchemy import select
 from werkzeug import Request, Response
 
+from tracker.collect.http import HttpClient
+from tracker.collect.keyset import AHEAD, KeysetListing
 from tracker.collect.runner import run_sources
 from tracker.config import Config, SourceSpec
+from tracker.records import parse_time
 from tracker.store.tables import events
 
 START = datetime(2025, 3, 1, tzinfo=UTC)
@@ -242,3 +246,30 @@ def test_each_label_listing_resumes_from_its_own_last_page(store, httpserver):
     assert store.load_source("iss").state["resume"] == {"rocm": stamp(19), "tpu": stamp(19)}
     again = one(run_sources(config, store))
     assert (again.requests, again.not_modified) == (2, 2)
+
+
+def test_a_reader_that_stops_early_stops_the_walk(httpserver):
+    # The walk reads ahead on its own thread (keyset.AHEAD pages at most); once its reader
+    # stops, it sends no further request and its thread ends.
+    listing = Listing(400)  # 40 pages at per_page 10
+    httpserver.expect_request("/repos/o/r/issues").respond_with_handler(listing.handler)
+    client = HttpClient(auth="github", auth_origin=httpserver.url_for(""))
+    walk = KeysetListing(
+        client,
+        httpserver.url_for("/repos/o/r/issues"),
+        {"state": "all", "sort": "updated", "direction": "asc", "per_page": 10},
+        key=lambda item: parse_time(item["updated_at"]),
+        number=lambda item: item["number"],
+        skip=lambda item, reason: None,
+        what="o/r issues",
+    )
+    items = iter(walk)
+    assert next(items)[1]["number"] == 1
+    items.close()
+    walkers = [t for t in threading.enumerate() if t.name == "keyset o/r issues"]
+    assert len(walkers) == 1
+    walkers[0].join(timeout=10)
+    assert not walkers[0].is_alive()
+    # the first page, then at most AHEAD steps of a pair of pages each, and one in flight
+    assert len(listing.asked) <= 1 + 2 * (AHEAD + 1)  # of 40 pages and more
+    client.close()

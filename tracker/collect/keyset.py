@@ -104,6 +104,7 @@ class KeysetListing:
         self.params = dict(params)
         self.per_page = int(params["per_page"])
         self.key, self.number, self.skip, self.noun = key, number, skip, noun
+        self.what = what
         self.guard = client.listing(what)
         self.ended_since: Any = UNSET
         self.first_page_empty = False
@@ -116,7 +117,10 @@ class KeysetListing:
 
     def __iter__(self) -> Iterator[tuple[datetime, Any]]:
         handoff: queue.Queue = queue.Queue(maxsize=AHEAD)
-        threading.Thread(target=self._produce, args=(handoff,), daemon=True).start()
+        walker = threading.Thread(
+            target=self._produce, args=(handoff,), name=f"keyset {self.what}", daemon=True
+        )
+        walker.start()
         try:
             while True:
                 fresh, skipped, error = handoff.get()
