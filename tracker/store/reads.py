@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Engine, Text, func, select, text, type_coerce
 
 from tracker.config import query_role
 from tracker.errors import StoreError
-from tracker.records import now_utc
+from tracker.records import now_utc, utc
 from tracker.store import weekly
 from tracker.store.query import DEFAULT_TIMEOUT, run_query
 from tracker.store.tables import (
@@ -298,5 +298,4 @@ def _utc(text: str) -> datetime:
             return value
     except ValueError:  # a text with its own offset
         pass
-    value = datetime.fromisoformat(text)
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return utc(datetime.fromisoformat(text))
