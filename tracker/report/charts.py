@@ -241,7 +241,7 @@ def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
     point's area grows with its events and the number is written beside it; a month with
     fewer than MIN_SHARE_EVENTS events is hollow and never joined to its neighbours (one event
     is a share of 0 or 1, not a trend). Regimes with events in too few months are left to
-    :func:`sparse_notes`."""
+    chart_data.sparse_friction."""
     dense, _ = split_sparse(pool(rows, "friction", "optimization", regime_of, month_of))
     if not dense:
         return False
