@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from tracker.store import Store
 
-ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("yaml", "matplotlib", "spacy", "requests", "urllib3", "numpy")
 
 

@@ -93,8 +93,8 @@ def test_iso_week_of_a_day():
     assert weekly.iso_week(None) is None
 
 
-def plan(conn, sql: str) -> list[str]:
-    return [row[3] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}")]
+def plan(conn, sql: str, params=()) -> list[str]:
+    return [row[3] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", params)]
 
 
 def test_weekly_reads_run_from_indexes_alone(sqlite_store):
@@ -130,9 +130,6 @@ def test_the_untagged_scan_reads_issue_and_note_ids_from_an_index(sqlite_store):
     finally:
         event.remove(sqlite_store.engine, "before_cursor_execute", capture)
     with sqlite_store.engine.connect() as conn:
-        plans = [
-            [row[3] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", params)]
-            for sql, params in statements
-        ]
+        plans = [plan(conn, sql, params) for sql, params in statements]
     assert len(plans) == 2, statements
     assert "SEARCH events USING INDEX ix_events_tagged_weekly (kind=?)" in plans[0], plans
