@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tracker.records import Event  # noqa: E402
+from tracker.events import Event  # noqa: E402
 from tracker.store import Store, event_row  # noqa: E402
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)

@@ -23,7 +23,7 @@ from datetime import UTC
 from ingest import pg_database  # noqa: E402
 from tagger import synthetic_texts  # noqa: E402
 
-from tracker.records import Event  # noqa: E402
+from tracker.events import Event  # noqa: E402
 from tracker.store import Store  # noqa: E402
 from tracker.tagger import load_tagger  # noqa: E402
 from tracker.tagger.batch import tag_store  # noqa: E402

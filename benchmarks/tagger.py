@@ -9,7 +9,7 @@ Both passes run ``--rounds`` times, alternating, and the median ratio is reporte
 cold first round and the range (a single pass on a shared VM varies by up to a third).
 
 ``--models-ab``: instead, alternate rounds of the tagger with and without model-family mentions
-(:mod:`tracker.tagger.model_mentions`) over texts of which none, 5 % and 25 % name a model, and
+(:mod:`tracker.mentions.model_mentions`) over texts of which none, 5 % and 25 % name a model, and
 report the median cost of model mentions (target: under 10 % of texts/s). ``--cpu-clock`` times
 those rounds in process CPU time instead of wall time: on a shared machine other processes'
 bursts then stop landing on one side of a pair.

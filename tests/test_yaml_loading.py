@@ -36,7 +36,7 @@ empty:
 def test_shipped_files_and_tricky_yaml_parse_as_safe_load_parses_them():
     texts = [
         (REPO / "sources.yaml").read_text(encoding="utf-8"),
-        (resources.files("tracker.tagger") / "data" / "model_families.yaml").read_text(
+        (resources.files("tracker.mentions") / "data" / "model_families.yaml").read_text(
             encoding="utf-8"
         ),
         TRICKY,

@@ -23,7 +23,7 @@ from tracker.collect.http import HttpClient
 from tracker.collect.keyset import AHEAD, KeysetListing
 from tracker.collect.runner import run_sources
 from tracker.config import Config, SourceSpec
-from tracker.records import parse_time
+from tracker.events import parse_time
 from tracker.store.tables import events
 
 START = datetime(2025, 3, 1, tzinfo=UTC)

@@ -33,9 +33,9 @@ from tracker.collect.sources import (
 from tracker.collect.sources._actions_events import job_event, run_event
 from tracker.config import SourceSpec
 from tracker.errors import FatalHTTPError
-from tracker.records import parse_time
-from tracker.tagger.mentions import extract_mentions_at
-from tracker.tagger.model_mentions import extract_model_mentions
+from tracker.events import parse_time
+from tracker.mentions.mentions import extract_mentions_at
+from tracker.mentions.model_mentions import extract_model_mentions
 from tracker.versions import normalize_version, parse_version, series
 
 FAST = settings(

@@ -16,7 +16,7 @@ from tracker.collect import sources as collectors
 from tracker.collect.runner import next_cursor, run_sources
 from tracker.config import Config, SourceSpec
 from tracker.errors import SourceSkipped
-from tracker.records import Event
+from tracker.events import Event
 from tracker.store.tables import http_cache, runs
 
 

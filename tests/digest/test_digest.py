@@ -24,8 +24,8 @@ from tracker.cli.main import cli
 from tracker.digest.data import digest_data, resolve_week, week_of
 from tracker.digest.settings import smtp_settings
 from tracker.errors import ConfigError
+from tracker.events import Event
 from tracker.jobs.config import load_config
-from tracker.records import Event
 
 HOSTILE = "Crash on MI300\r\nBcc: victim@example.org <script>alert(1)</script>"
 SOURCES = """\
@@ -749,7 +749,7 @@ def test_the_scheduler_sends_the_digest_with_the_same_code(setup, inbox, monkeyp
 
 
 def test_rates_read_as_exact_only_when_exact():
-    from tracker.measure.formats import percent
+    from tracker.present.formats import percent
     from tracker.report.writer import latest_weeks
 
     assert [percent(r) for r in (None, 0, 1, 299 / 300, 1 / 300, 0.5, 0.9999)] == [
@@ -833,7 +833,7 @@ def test_a_replayed_store_judges_source_health_by_its_replay_runs(tmp_path, monk
 
 def test_thin_ci_and_friction_weeks_are_sentences_with_the_reports_rules(setup):
     """Issue 22: the digest's CI and friction charts follow the report's rules
-    (tracker.measure.share_chart): a regime with data in fewer than 3 of the charted weeks is a
+    (tracker.present.share_chart): a regime with data in fewer than 3 of the charted weeks is a
     sentence with its counts, not a lone dot; the others keep each week's counts."""
     config, store = setup
     data = digest_data(config, store, week_of(date(2025, 11, 17)))

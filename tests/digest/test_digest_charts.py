@@ -9,8 +9,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from tracker.digest import charts  # noqa: E402
-from tracker.measure import palette  # noqa: E402
-from tracker.measure.share_chart import Tally  # noqa: E402
+from tracker.present import palette  # noqa: E402
+from tracker.present.share_chart import Tally  # noqa: E402
 
 WEEKS = [f"2026-W{n:02d}" for n in range(22, 34)]
 

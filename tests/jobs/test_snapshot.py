@@ -28,9 +28,9 @@ from tracker.cli.main import cli
 from tracker.collect.cassettes import read_snapshot
 from tracker.collect.runner import cassette, run_sources
 from tracker.errors import ConfigError
+from tracker.events import Event
 from tracker.jobs.config import load_config
 from tracker.measure.staleness import stale_sources
-from tracker.records import Event
 from tracker.report.writer import write_report
 from tracker.store.asof import default_as_of
 

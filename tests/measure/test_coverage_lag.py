@@ -325,8 +325,8 @@ def test_stored_facts_are_untrusted(sqlite_store):
     # A mention whose version is a number (import-events takes any JSON) is ignored, not a crash;
     # evidence without a URL is referred to by its event id; notes naming nothing still show how
     # far back the vendor's notes reach.
+    from tracker.events import Event
     from tracker.measure.facts import load_facts
-    from tracker.records import Event
 
     items = [
         Event(

@@ -9,7 +9,7 @@ import pytest
 from tracker.errors import ConfigError
 from tracker.measure.lag import NoteFact, ReleaseFact
 from tracker.measure.model_lag import model_lag_samples, parse_model_coverage
-from tracker.tagger.families import load_families
+from tracker.mentions.families import load_families
 
 AS_OF = datetime(2026, 1, 1, tzinfo=UTC)
 RULE = {

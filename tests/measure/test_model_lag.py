@@ -28,7 +28,7 @@ from tracker.measure.model_lag import (
     parse_model_coverage,
 )
 from tracker.measure.survival import kaplan_meier_median
-from tracker.tagger.families import parse_families
+from tracker.mentions.families import parse_families
 
 REPO = Path(__file__).resolve().parents[2]
 AS_OF = datetime(2026, 1, 1, tzinfo=UTC)
@@ -246,7 +246,7 @@ def nxdi_facts(corpus: Path, rel: str) -> list[NoteFact]:
 def added_in_document(text: str) -> dict[str, str]:
     """Independent reading of the file: "Added support for <name>" items and the date of the
     release section they sit in (the last "Date of Release" line above them)."""
-    from tracker.tagger.families import load_families, normalise_name
+    from tracker.mentions.families import load_families, normalise_name
 
     table, found, date = load_families(), {}, None
     for line in text.splitlines():
@@ -427,8 +427,8 @@ def test_digest_model_lines_per_regime():
 
 
 def test_stored_model_mentions_structured_win_and_release_candidates_do_not_count(sqlite_store):
+    from tracker.events import Event
     from tracker.measure.facts import load_facts
-    from tracker.records import Event
 
     items = [
         Event(

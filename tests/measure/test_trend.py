@@ -319,7 +319,8 @@ def test_the_lag_chart_draws_each_regimes_trend_line(tmp_path, monkeypatch):
 def test_the_headline_says_when_a_window_holds_no_ci_jobs():
     """A regime whose CI stream ended long before as-of reads as "no CI jobs in the last 12
     weeks" in the table, not as a bare dash that could mean "not measured"."""
-    from tracker.measure.trend_figures import compute_trends, headline
+    from tracker.measure.trend_figures import compute_trends
+    from tracker.present.trend_words import headline
 
     as_of = datetime(2026, 8, 22, tzinfo=UTC)
     old_ci = [
@@ -350,7 +351,7 @@ def test_the_headline_says_when_a_window_holds_no_ci_jobs():
 def test_ranges_with_open_ends_are_said_in_words():
     """An open end of a slope range is "at least" / "at most", an interval open at both ends
     says nothing ("not enough covered artifacts to say"), and an exact 0 is "0", not "+0"."""
-    from tracker.measure.trend_figures import plain_range
+    from tracker.present.trend_words import plain_range
 
     inf = math.inf
     assert plain_range(-86.4, inf) == "at least -86 d/yr"

@@ -25,16 +25,14 @@ from click.testing import CliRunner
 
 from tracker.collect.sources import CollectContext, compat_matrix
 from tracker.config import Config, Regime, SourceSpec
+from tracker.events import Event
+from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.coverage import parse_coverage
+from tracker.measure.facts import compute_lag
 from tracker.measure.lag import NoteFact, ReleaseFact, lag_samples
 from tracker.measure.trend import CLOSING, POOLED, lag_trends
-from tracker.measure.trend_figures import (
-    TREND_COLUMNS,
-    compute_trends,
-    digest_lines,
-    trend_digest_lines,
-)
-from tracker.records import Event
+from tracker.measure.trend_figures import compute_trends
+from tracker.present.trend_words import TREND_COLUMNS, digest_lines
 from tracker.report.writer import write_report
 
 AS_OF = datetime(2026, 5, 4, 23, 59, tzinfo=UTC)  # ROCm 7.2.3, the newest matrix in the corpus
@@ -254,7 +252,13 @@ def test_report_view_and_cli_from_real_facts(store, corpus, tmp_path):
     assert got[("pytorch", "upstream_wheels")][2:5] == (12, 0, "no clear change")
     assert got[(POOLED, "primary")][4] == rocm["verdict"]
     # the digest's lines: one per regime, verdict, figure and counts
-    lines = trend_digest_lines(config, store, AS_OF)
+    trends = compute_trends(
+        compute_lag(config, store, AS_OF),
+        AS_OF,
+        ci_rate_rows(config, store)[0],
+        store.view_rows("v_friction_weekly"),
+    )
+    lines = digest_lines(trends)
     assert [line.split(":")[0] for line in lines] == ["cuda", "rocm", "xla"]
     assert f"lag gap {rocm['verdict']} (" in lines[1] and "10 artifacts, 2 open" in lines[1]
     assert "CI job pass rate too few jobs: 60% of 207" in lines[1]

@@ -14,9 +14,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import to_rgb  # noqa: E402
 
-from tracker.measure import palette  # noqa: E402
 from tracker.measure.lag import LagSample  # noqa: E402
-from tracker.measure.share_chart import (  # noqa: E402
+from tracker.present import palette  # noqa: E402
+from tracker.present.share_chart import (  # noqa: E402
     MIN_PERIODS,
     MIN_SHARE_EVENTS,
     Tally,
@@ -24,7 +24,7 @@ from tracker.measure.share_chart import (  # noqa: E402
     pool,
     sparse_sentence,
 )
-from tracker.measure.trend_figures import days, plain_range  # noqa: E402
+from tracker.present.trend_words import days, plain_range  # noqa: E402
 from tracker.report import chart_data, charts, model_charts  # noqa: E402
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tracker.config import Config, Regime
-from tracker.records import Event
+from tracker.events import Event
 from tracker.report import model_charts
 from tracker.report.publish import STAGE_PREFIX
 from tracker.report.writer import write_report

@@ -11,7 +11,7 @@ from werkzeug import Response
 
 from tracker.collect.runner import run_sources
 from tracker.config import Config, Regime, SourceSpec
-from tracker.records import Event
+from tracker.events import Event
 from tracker.report.writer import write_report
 
 REGIMES = (Regime("cuda", reference=True), Regime("rocm"))

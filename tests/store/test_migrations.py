@@ -43,7 +43,7 @@ def _backfill(url: str) -> None:
     (scheduled) rate keeps its history."""
     from datetime import UTC, datetime
 
-    from tracker.records import Event
+    from tracker.events import Event
 
     store = Store(url)
     with store._connect() as conn:
@@ -85,7 +85,7 @@ def _weekly_indexes(url: str) -> None:
     copy into a clustered table (SQLite), the indexes exist; the downgrade gives them back."""
     from datetime import UTC, datetime
 
-    from tracker.records import Event
+    from tracker.events import Event
 
     store = Store(url)
     with store._connect() as conn:

@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy import text
 
 from tracker.collect.sources import CollectContext, buildkite
+from tracker.events import Event
 from tracker.jobs.config import load_config
 from tracker.measure.ci_rates import split_by_trigger, trigger_selectors
-from tracker.records import Event
 
 REPO = Path(__file__).resolve().parents[2]
 UTC = UTC

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from sqlalchemy import select
 
-from tracker.records import Event
+from tracker.events import Event
 from tracker.store import Store, event_row
 from tracker.store.core import _dumps
 from tracker.store.revisions import linear_head

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select, update
 
 from tracker.errors import StoreError
-from tracker.records import Event
+from tracker.events import Event
 from tracker.store import Store
 from tracker.store.tables import events, source_state
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import text
 
-from tracker.records import Event
+from tracker.events import Event
 from tracker.store import weekly
 
 DAYS = [datetime(2025, 12, 26, tzinfo=UTC) + timedelta(days=d) for d in range(12)] + [

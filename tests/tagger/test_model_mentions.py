@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tracker.errors import ConfigError
-from tracker.tagger.families import load_families, normalise_name, parse_families
-from tracker.tagger.model_mentions import extract_model_mentions
+from tracker.mentions.families import load_families, normalise_name, parse_families
+from tracker.mentions.model_mentions import extract_model_mentions
 
 
 def fams(text: str) -> list[tuple[str, str]]:
@@ -117,7 +117,7 @@ def test_memoised_lookups_give_each_caller_its_own_answer(monkeypatch):
     """Name resolutions and clause readings are memoised by their text (speed): a repeat must
     give the same mentions, a caller editing its result must not change the next one, and a
     memo cleared at its bound must answer as before."""
-    from tracker.tagger import model_mentions
+    from tracker.mentions import model_mentions
 
     text = "Added support for Qwen3-30B-A3B on Trn2 and MI300X."
     first = extract_model_mentions(text)

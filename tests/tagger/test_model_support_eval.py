@@ -58,7 +58,7 @@ def test_held_out_set(corpus):
 
 
 def test_labels_name_known_families():
-    from tracker.tagger.families import load_families
+    from tracker.mentions.families import load_families
 
     families = load_families().families
     for name in ("model_support_labels.tsv", "model_support_heldout.tsv"):

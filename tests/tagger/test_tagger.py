@@ -580,7 +580,7 @@ def test_stemmed_norms_keep_rule_words():
 def test_status_regexes_match_plain_word_boundaries():
     import re
 
-    from tracker.tagger.mentions import _STATUS_CUES, _fast_boundary
+    from tracker.mentions.mentions import _STATUS_CUES, _fast_boundary
 
     probes = [
         "not supported",
@@ -625,7 +625,7 @@ def test_every_status_cue_starts_with_its_literal():
     # regex can only match text that starts with the literal.
     import re
 
-    from tracker.tagger.mentions import _STATUS_CUES, _fast_boundary
+    from tracker.mentions.mentions import _STATUS_CUES, _fast_boundary
 
     for cues in _STATUS_CUES.values():
         for lit, rx in cues:
@@ -639,7 +639,7 @@ def test_status_of_agrees_with_reference_definition():
     # where cue words are glued to punctuation, split by the tokenizer or cut at a clause edge.
     import random
 
-    from tracker.tagger.mentions import _STATUS_CUES, status_of, status_of_reference
+    from tracker.mentions.mentions import _STATUS_CUES, status_of, status_of_reference
 
     words = [
         w for cues in _STATUS_CUES.values() for lit, _ in cues for w in (lit, lit.strip().title())
@@ -686,7 +686,7 @@ def test_clause_agrees_with_left_to_right_scan():
     import random
     import re
 
-    from tracker.tagger.mentions import CLAUSE_REACH, _clause_bounds
+    from tracker.mentions.mentions import CLAUSE_REACH, _clause_bounds
 
     def _clause(text, pos):
         start, end = _clause_bounds(text, pos)
@@ -738,7 +738,7 @@ def test_word_cue_table_keys_words_as_written():
     # status_of looks words up as written; each entry must hold the bits of the lower-cased word,
     # so "REMOVED", "Removed" and "removed" begin the same cues (and "İ", whose lower case is two
     # characters, does not break the word split).
-    from tracker.tagger.mentions import _WORD_CUES, _word_cues, status_of
+    from tracker.mentions.mentions import _WORD_CUES, _word_cues, status_of
 
     for word in ("REMOVED", "Removed", "removed", "EOL.", "Don't", "İstanbul", "Will", "x", "VS."):
         assert _WORD_CUES[word] == _word_cues(word.lower()), word

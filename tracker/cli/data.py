@@ -225,7 +225,7 @@ def _print_trend(
     (only primary definitions when `primary` is given), pooled rows of their regimes unless
     a filter narrowed the projects."""
     from tracker.measure.trend import POOLED, lag_trends
-    from tracker.measure.trend_figures import THRESHOLDS, TREND_COLUMNS, table_rows
+    from tracker.present.trend_words import THRESHOLDS, TREND_COLUMNS, table_rows
 
     every_pair = {(s.project, s.regime) for s in samples if s.regime != reference}
     regimes = {r for _, r in kept}

@@ -36,7 +36,7 @@ from typing import Any
 
 from tracker.collect.options import job_regimes_problem
 from tracker.errors import OutOfTime, RateLimited, SourceError, first_line
-from tracker.records import (
+from tracker.events import (
     REGIME_NONE,
     parse_time,  # noqa: F401  (collectors call ci.parse_time)
 )

@@ -47,7 +47,7 @@ from typing import Any
 from tracker.collect.ci import iso
 from tracker.collect.http import HttpClient, Page
 from tracker.errors import FatalHTTPError
-from tracker.records import parse_time
+from tracker.events import parse_time
 
 UNSET: Any = object()  # no resume point: not "since=None", which is the listing from its start
 AHEAD = 3  # pages a walk reads ahead of its reader (each at most per_page items)

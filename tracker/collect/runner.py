@@ -35,7 +35,7 @@ from tracker.errors import (
     SourceSkipped,
     StoreError,
 )
-from tracker.records import Event, InvalidEvent, clean_event, clean_text, now_utc
+from tracker.events import Event, InvalidEvent, clean_event, clean_text, now_utc
 from tracker.store import Store
 
 log = logging.getLogger("tracker.runner")
@@ -180,7 +180,7 @@ def _collect_and_save(
         state={} if replay else dict(state.state),
         now=started,
     )
-    collected: list[Event] = []  # cleaned for the store (records.clean_event) as they come
+    collected: list[Event] = []  # cleaned for the store (events.clean_event) as they come
     unstorable: list[tuple[Event, InvalidEvent]] = []  # skipped if the run is kept
     status, error = "ok", None
     stopped: Exception | None = None

@@ -12,9 +12,9 @@ from typing import Any
 
 from tracker.digest.settings import Thresholds
 from tracker.digest.week import DigestWeek
-from tracker.measure.formats import http_only, percent
 from tracker.measure.lag import LagSample
 from tracker.measure.survival import median_lag
+from tracker.present.formats import http_only, percent
 
 PREVIOUS_WEEKS = 4  # CI pass rate and friction compare the week with the 4 weeks before it
 OPEN_LISTED = 8  # open artifacts listed per regime (all are counted)

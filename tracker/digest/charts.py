@@ -1,10 +1,10 @@
 """The digest's inline charts: small PNGs (about 640 px wide) for an email read on a phone.
 
-Each regime keeps the report's colour and marker (tracker.measure.palette) and gets its own
+Each regime keeps the report's colour and marker (tracker.present.palette) and gets its own
 line style as well, so the charts still read printed in grey-scale. The legend sits under the
 plot: a legend beside it would squeeze the plot at phone width. A week with nothing to show is a gap
 in the line, never a zero. The CI and friction shares follow the report's rules
-(tracker.measure.share_chart): counts beside the points, hollow and unjoined under a few events,
+(tracker.present.share_chart): counts beside the points, hollow and unjoined under a few events,
 and a regime with too few weeks is a sentence under the chart (tracker.digest.data), not a dot.
 """
 
@@ -18,8 +18,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from tracker.measure import palette  # noqa: E402
-from tracker.measure.share_chart import MIN_SHARE_EVENTS, Tally, draw_shares  # noqa: E402
+from tracker.present import palette  # noqa: E402
+from tracker.present.share_chart import MIN_SHARE_EVENTS, Tally, draw_shares  # noqa: E402
 
 LINE_STYLES = palette.LINE_STYLES
 _EXTRA_STYLES = ((0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2)))
@@ -98,11 +98,11 @@ def _lines(
 
 
 def headline_chart(weeks: Sequence[str], points: Mapping, year_ago: Mapping) -> bytes | None:
-    """The report's headline chart at digest scale (tracker.measure.headline_chart): per
+    """The report's headline chart at digest scale (tracker.present.headline_chart): per
     regime the pooled Kaplan-Meier median lag at each week's end, a median not reached drawn
     at its lower bound with an arrow up (never a gap that reads as missing data), the
     artifacts it stands on below, and the same ISO weeks a year before drawn faded."""
-    from tracker.measure.headline_chart import draw
+    from tracker.present.headline_chart import draw
 
     if not any(p.artifacts for series in points.values() for p in series):
         return None
@@ -139,7 +139,7 @@ def _shares(
     weeks: Sequence[str], series: Mapping[str, Sequence[Tally]], title: str, ylabel: str
 ) -> bytes | None:
     """One regime per series of weekly tallies, drawn as the report draws its shares
-    (tracker.measure.share_chart: points sized and labelled by count, hollow under
+    (tracker.present.share_chart: points sized and labelled by count, hollow under
     MIN_SHARE_EVENTS, lines only between consecutive solid weeks); None without a point.
     Too-thin series are left out by the caller (tracker.digest.data), which words them."""
     position = {w: i for i, w in enumerate(weeks)}

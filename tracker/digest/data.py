@@ -30,15 +30,15 @@ from tracker.digest.blocks import (
     open_age_crossings,
     subject,
 )
-from tracker.digest.queries import source_health, tagged_events
 from tracker.digest.settings import parse_thresholds
 from tracker.digest.week import DigestWeek, iso_week, resolve_week, week_of
 from tracker.errors import TrackerError
+from tracker.events import now_utc
 from tracker.measure.coverage import parse_coverage
 from tracker.measure.lag import LagSample, lag_samples
-from tracker.measure.share_chart import Tally, pool, sparse_sentence, split_sparse
+from tracker.measure.source_health import source_health
 from tracker.measure.survival import median_lag
-from tracker.records import now_utc
+from tracker.present.share_chart import Tally, pool, sparse_sentence, split_sparse
 from tracker.store import Store
 from tracker.store.asof import default_as_of
 
@@ -60,8 +60,9 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     """Everything the digest shows for `week`, as plain data (also what tests check)."""
     from tracker.measure.ci_rates import ci_rate_rows
     from tracker.measure.facts import compute_lag, load_facts
-    from tracker.measure.formats import http_only
-    from tracker.measure.trend_figures import compute_trends, digest_line_by_regime
+    from tracker.measure.trend_figures import compute_trends
+    from tracker.present.formats import http_only
+    from tracker.present.trend_words import digest_line_by_regime
 
     limits = parse_thresholds(config.digest, str(config.path))
     reference = config.reference_regime
@@ -87,7 +88,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         compute_trends(everything, week.as_of, ci_rows, friction_rows, reference)
     )
     previous = [week.shifted(-k) for k in range(1, PREVIOUS_WEEKS + 1)]
-    events = tagged_events(store, week.start, week.end)
+    events = store.tagged_events(week.start, week.end)
 
     blocks = []
     crossed: list[dict[str, Any]] = []
@@ -226,7 +227,7 @@ def _weekly_tallies(
     """({regime: its weekly Tally of `weeks`, for regimes with enough weeks to chart}, one
     sentence per regime with data in too few weeks): the CI job pass rate (jobs_passed,
     jobs_failed) or the friction share (friction, optimization), projects pooled. The same
-    rules as the report's charts (tracker.measure.share_chart)."""
+    rules as the report's charts (tracker.present.share_chart)."""
     window = set(weeks)
     pooled = pool(
         (r for r in rows if r["week"] in window),

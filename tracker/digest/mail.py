@@ -28,7 +28,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from tracker.config import Config
 from tracker.digest.data import DigestError, DigestWeek, digest_data
 from tracker.digest.settings import SmtpSettings
-from tracker.records import now_utc
+from tracker.events import now_utc
 from tracker.store import Store
 
 log = logging.getLogger("tracker.digest")
@@ -48,7 +48,7 @@ def _oneline(value: Any) -> str:
 
 
 def _environment(autoescape: bool) -> Environment:
-    from tracker.measure.formats import percent
+    from tracker.present.formats import percent
 
     env = Environment(
         loader=PackageLoader("tracker.digest", "templates"),

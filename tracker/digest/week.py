@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from tracker.records import now_utc
+from tracker.events import now_utc
 
 if TYPE_CHECKING:
     from tracker.config import Config

@@ -11,8 +11,8 @@ from tracker.config import Config
 from tracker.measure.coverage import parse_coverage
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_prerelease, lag_samples
 from tracker.measure.model_lag import model_lag_samples, note_context, parse_model_coverage
+from tracker.mentions.families import load_families
 from tracker.store import Store
-from tracker.tagger.families import load_families
 
 
 def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact], list[NoteFact]]:

@@ -52,8 +52,8 @@ from tracker.measure.engines import (
     parse_regime,
 )
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_final
-from tracker.tagger.families import NOT_SUPPORT as _NOT_SUPPORT
-from tracker.tagger.families import FamilyTable
+from tracker.mentions.families import NOT_SUPPORT as _NOT_SUPPORT
+from tracker.mentions.families import FamilyTable
 
 DAY0_DEFINITIONS = ("engine_cuda", "vllm_cuda", "public_weights")
 # Sections of release notes whose items state limits, fixes or removals: a model named there

@@ -5,14 +5,11 @@ rows are then as old as the stream, not as the artifact, and the report says so.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
-
 from tracker.errors import ConfigError
-from tracker.store.tables import events
 
 DEFAULT_STALE_AFTER_DAYS = 45
 REPORT_KEYS = {"stale_after_days"}
@@ -48,18 +45,10 @@ def stale_sources(store, config, as_of: datetime) -> list[dict[str, Any]]:
     stream first: source, project, regime, last evidence date, days behind as-of."""
     limit = stale_after_days(getattr(config, "report", None))
     specs = {s.id: s for s in config.sources}
-    query = (
-        select(events.c.source_id, func.max(events.c.occurred_at).label("last"))
-        .where(events.c.occurred_at <= as_of)
-        .group_by(events.c.source_id)
-    )
-    with store.engine.connect() as conn:
-        rows = conn.execute(query).all()
     out = []
-    for source_id, last in rows:
-        if source_id not in specs or last is None:
+    for source_id, last in store.newest_evidence(as_of).items():
+        if source_id not in specs:
             continue
-        last = last if last.tzinfo else last.replace(tzinfo=UTC)
         behind = (as_of.date() - last.date()).days
         if behind > limit:
             spec = specs[source_id]

@@ -9,8 +9,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from datetime import date
 
-from tracker.measure import palette
-from tracker.measure.share_chart import is_sparse, pool, sparse_sentence, split_sparse
+from tracker.present import palette
+from tracker.present.share_chart import is_sparse, pool, sparse_sentence, split_sparse
 
 
 def week_start(week: str) -> date:

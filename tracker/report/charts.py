@@ -2,7 +2,7 @@
 
 Time runs on a real date axis (an ISO week is drawn at its Monday) and a line joins two points
 only when nothing is missing between them, so a quiet stretch shows as a gap, not as a trend.
-Each regime keeps one colour, marker shape and line style in every chart (tracker.measure.palette,
+Each regime keeps one colour, marker shape and line style in every chart (tracker.present.palette,
 the digest's too); legends sit under the plot, inside the image, so they never hide a point and
 are never cut off.
 """
@@ -20,16 +20,16 @@ matplotlib.use("Agg")
 import matplotlib.dates as mdates  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
-from tracker.measure import palette  # noqa: E402
 from tracker.measure.lag import LagSample  # noqa: E402
-from tracker.measure.share_chart import (  # noqa: E402
+from tracker.measure.trend import Bracket, LagTrend, known_brackets, trend_line  # noqa: E402
+from tracker.present import palette  # noqa: E402
+from tracker.present.share_chart import (  # noqa: E402
     MIN_SHARE_EVENTS,
     draw_shares,
     pool,
     split_sparse,
 )
-from tracker.measure.trend import Bracket, LagTrend, known_brackets, trend_line  # noqa: E402
-from tracker.measure.trend_figures import plain_range  # noqa: E402
+from tracker.present.trend_words import plain_range  # noqa: E402
 from tracker.report.chart_data import (  # noqa: E402
     month_of,
     project_of,
@@ -184,7 +184,7 @@ def _trend_line(
 def ci_pass_rate_chart(path: Path, rows: Sequence[dict]) -> bool:
     """One panel per project: weekly CI job pass rate per regime (soft-failed jobs count as
     failed), from ``v_ci_pass_rate_weekly`` rows, drawn with its job counts
-    (tracker.measure.share_chart: sized and labelled points, weeks under MIN_SHARE_EVENTS jobs
+    (tracker.present.share_chart: sized and labelled points, weeks under MIN_SHARE_EVENTS jobs
     hollow, lines only between consecutive weeks)."""
     by_project: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
@@ -237,7 +237,7 @@ def ci_pass_rate_chart(path: Path, rows: Sequence[dict]) -> bool:
 
 def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
     """Friction share per regime and calendar month (chart_data.friction_share_by_month): single
-    weeks hold too few events to read. Drawn with tracker.measure.share_chart's rules: each
+    weeks hold too few events to read. Drawn with tracker.present.share_chart's rules: each
     point's area grows with its events and the number is written beside it; a month with
     fewer than MIN_SHARE_EVENTS events is hollow and never joined to its neighbours (one event
     is a share of 0 or 1, not a trend). Regimes with events in too few months are left to
@@ -274,7 +274,7 @@ def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
 def headline_chart(path: Path, series: dict, reference: str | None) -> bool:
     """The report's first picture: per regime, the pooled KM median lag of each quarter of day
     0 over the whole history (tracker.measure.headline, drawn by headline_chart)."""
-    from tracker.measure.headline_chart import align, draw
+    from tracker.present.headline_chart import align, draw
 
     if not series:
         return False

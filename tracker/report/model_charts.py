@@ -4,7 +4,7 @@ One row per model family (newest day 0 on top), one column per regime; a cell ho
 days under the regime's primary definition from the primary day 0 (``engine_cuda``). Covered
 cells are filled by lag on one plum (red-purple) scale, light = short, dark = a year or more: a
 single hue read by lightness stays legible to colour-blind readers and in grey-scale print, and
-its hue is at least 40 degrees (CIE LCh) from every regime colour (tracker.measure.palette:
+its hue is at least 40 degrees (CIE LCh) from every regime colour (tracker.present.palette:
 green, red, blue, orange), so no cell reads as "this is CUDA" or "this is ROCm". Open cells are
 white, hatched in dark grey, and read ``N+ open`` (their age at the report date: the lag is at
 least that); a family whose day 0 precedes what was collected from the regime's evidence stream

@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from tracker.measure import palette
 from tracker.measure.lag import LagSample
+from tracker.present import palette
 
 QUALITY_COLUMNS = [
     "section",

@@ -18,16 +18,17 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from tracker.config import Config
-from tracker.measure import headline, palette, trend_figures
+from tracker.measure import headline, trend_figures
 from tracker.measure.ci_rates import COUNTS as CI_COUNTS
 from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.facts import compute_lag
-from tracker.measure.formats import http_only, percent
 from tracker.measure.lag import LAG_CSV_COLUMNS, LagSample
 from tracker.measure.model_summary import REGIMES as MODEL_REGIMES
 from tracker.measure.model_summary import model_matrix
 from tracker.measure.survival import LagSummary, summarize
 from tracker.measure.trend import lag_trends
+from tracker.present import palette, trend_words
+from tracker.present.formats import http_only, percent
 from tracker.report.chart_data import sparse_friction, split_sparse_ci
 from tracker.report.publish import staged
 from tracker.report.quality import QUALITY_COLUMNS, quality_sections
@@ -227,7 +228,7 @@ def write_report(
                     "stale_sources": stale,
                     "unread_tags": tags_unread,
                     "data": banner or "collected upstream data",
-                    "gap_trend": trend_figures.json_ready(trends),
+                    "gap_trend": trend_words.json_ready(trends),
                     "headline_series": {
                         "method": "docs/methodology.md#the-headline-series-lag-per-quarter",
                         "verdicts": [
@@ -271,8 +272,8 @@ def write_report(
         html = env.get_template("report.html.j2").render(
             as_of=as_of,
             banner=banner,
-            trend=trend_figures.headline(trends),
-            trend_thresholds=trend_figures.THRESHOLDS,
+            trend=trend_words.headline(trends),
+            trend_thresholds=trend_words.THRESHOLDS,
             as_of_label=point.label,
             stale=stale,
             headline=[r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"],

@@ -22,8 +22,9 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 
 from tracker.errors import StoreError, first_line
-from tracker.records import Event, now_utc
+from tracker.events import Event, now_utc
 from tracker.store.migrate import Migrations
+from tracker.store.quality_reads import QualityReads
 from tracker.store.reads import StoreQueries
 from tracker.store.sqlite_rows import sqlite_row, sqlite_time
 from tracker.store.state import SourceStates
@@ -70,7 +71,7 @@ def _dumps(value: Any) -> str:
     return "".join(_C_ENCODE(value, 0))
 
 
-class Store(StoreQueries, SourceStates, Migrations):
+class Store(StoreQueries, QualityReads, SourceStates, Migrations):
     """One database (SQLite file or PostgreSQL), addressed by SQLAlchemy URL."""
 
     def __init__(self, url: str, busy_timeout: float = SQLITE_BUSY_TIMEOUT) -> None:

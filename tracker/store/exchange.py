@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import IO, Any
 
 from tracker.errors import TrackerError
-from tracker.records import EVENT_KINDS, Event, InvalidEvent, clean_event, now_utc, utc
+from tracker.events import EVENT_KINDS, Event, InvalidEvent, clean_event, now_utc, utc
 from tracker.store import Store
 
 EXPORT_FIELDS = [

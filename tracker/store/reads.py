@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Engine, Text, func, select, text, type_coerce
 
 from tracker.config import query_role
 from tracker.errors import StoreError
-from tracker.records import now_utc, utc
+from tracker.events import now_utc, utc
 from tracker.store import weekly
 from tracker.store.query import DEFAULT_TIMEOUT, run_query
 from tracker.store.tables import (

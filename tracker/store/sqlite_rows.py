@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from tracker.records import Event
+from tracker.events import Event
 
 _FORMAT = "%04d-%02d-%02d %02d:%02d:%02d.%06d"
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
-from tracker.records import now_utc
+from tracker.events import now_utc
 from tracker.store.tables import events, http_cache, locks, runs, source_state
 
 

@@ -27,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import JSONB
 
-from tracker.records import EVENT_TEXT_LIMITS as _LIMIT
+from tracker.events import EVENT_TEXT_LIMITS as _LIMIT
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",

@@ -16,7 +16,7 @@ the line's context:
   "3.1", counts for the line it starts on).
 
 The documents are read in place, never copied. The names that count for a labelled line are
-those that start on it (:func:`tracker.tagger.model_mentions.mentions_at` gives positions);
+those that start on it (:func:`tracker.mentions.model_mentions.mentions_at` gives positions);
 names on its context lines are read only for their status. Scoring: a predicted (family,
 status) pair that is labelled is a true positive, any other predicted pair a false positive
 (counted under its predicted status), a label not predicted a false negative. All labels of one
@@ -31,7 +31,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tracker.tagger.model_mentions import mentions_at
+from tracker.mentions.model_mentions import mentions_at
 
 STATUSES = ("supported", "planned", "dropped", "other")
 _SPAN = r"lines?\s+(\d+)(?:\s*-\s*(\d+))?"

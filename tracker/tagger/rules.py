@@ -11,7 +11,7 @@ framework names (candidate version mentions) get per-token Python work.
 
 Results, stored on each Doc:
   ``doc._.regime``       cuda | rocm | xla | neuron | none
-  ``doc._.mentions``     framework-version mentions (see :mod:`tracker.tagger.mentions`)
+  ``doc._.mentions``     framework-version mentions (see :mod:`tracker.mentions.mentions`)
   ``doc._.regime_hits``  list of (regime, token index, weight) behind the decision (debugging;
                          computed on access; a negative weight marks a weak cue)
 
@@ -39,9 +39,9 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import minibatch
 
+from tracker.mentions.mentions import extract_mentions_at
+from tracker.mentions.model_mentions import HeadTable, extract_model_mentions, head_words
 from tracker.tagger.lexicon import FRAMEWORKS, REGIMES, Stateless, install_norms, norm_of
-from tracker.tagger.mentions import extract_mentions_at
-from tracker.tagger.model_mentions import HeadTable, extract_model_mentions, head_words
 from tracker.tagger.rows import doc_rows, title_lengths
 
 COMPARISON_WORDS = ("than", "vs", "vs.", "versus", "compared", "comparison", "relative", "against")

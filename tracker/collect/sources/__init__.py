@@ -2,9 +2,10 @@
 
 A collector kind is one module in this package plus one line in ``KINDS`` below. The line names
 the module and the kind-specific keys of a source entry, required and optional, each with its
-value type (a ``tracker.value_types.VALUE_TYPES`` name, a tuple of allowed strings, or a function of
-``tracker.collect.options`` returning what is wrong). sources.yaml is checked against this table
-when it is read, so ``tracker sources check`` and a run report a bad key or value the same way,
+value type (a ``tracker.config.value_types.VALUE_TYPES`` name, a tuple of allowed strings, or a
+function of ``tracker.collect.options`` returning what is wrong). sources.yaml is checked
+against this table when it is read, so ``tracker sources check`` and a run report a bad key or
+value the same way,
 and without importing any collector; the module is imported when the kind is first used
 (``collector_for``). The module defines:
 
@@ -135,8 +136,9 @@ def load_json(
     return document
 
 
-# A key's value type: a tracker.value_types.VALUE_TYPES name, a tuple of the allowed strings, or a
-# function returning what is wrong with a value (None when nothing), for structured values.
+# A key's value type: a tracker.config.value_types.VALUE_TYPES name, a tuple of the allowed
+# strings, or a function returning what is wrong with a value (None when nothing), for
+# structured values.
 OptionType = str | tuple[str, ...] | Callable[[Any], str | None]
 
 

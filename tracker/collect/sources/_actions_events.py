@@ -8,7 +8,7 @@ from typing import Any
 
 from tracker.collect import ci
 from tracker.collect.sources import CollectContext
-from tracker.records import Event
+from tracker.events import Event
 
 
 def run_event(run: Mapping[str, Any], wf: Mapping[str, Any], ctx: CollectContext) -> Event:

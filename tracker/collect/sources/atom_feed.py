@@ -28,7 +28,7 @@ import feedparser
 
 from tracker.collect.sources import CollectContext
 from tracker.errors import FatalHTTPError
-from tracker.records import Event
+from tracker.events import Event
 from tracker.versions import parse_version, version_in_text
 
 KIND = "atom_feed"

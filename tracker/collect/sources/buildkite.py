@@ -59,8 +59,8 @@ from tracker.collect import ci
 from tracker.collect.http import parse_json
 from tracker.collect.sources import CollectContext, load_json
 from tracker.errors import FatalHTTPError, SourceSkipped
+from tracker.events import Event
 from tracker.progress import Progress
-from tracker.records import Event
 
 KIND = "buildkite"
 AUTH = "buildkite"

@@ -39,7 +39,7 @@ from tracker.collect.sources._docs import (
     short_title,
     text_key,
 )
-from tracker.records import Event
+from tracker.events import Event
 from tracker.versions import parse_version
 
 KIND = "changelog_markdown"

@@ -38,7 +38,7 @@ from tracker.collect.sources._docs import (
     rst_tree,
     versions_in,
 )
-from tracker.records import Event
+from tracker.events import Event
 from tracker.versions import parse_version
 
 KIND = "compat_matrix"

@@ -42,9 +42,9 @@ from typing import Any
 from tracker.collect.sources import CollectContext
 from tracker.collect.sources.github_releases import DEFAULT_API
 from tracker.errors import ConfigError, FatalHTTPError, first_line
-from tracker.records import Event, parse_time
-from tracker.tagger.families import NOT_SUPPORT
-from tracker.tagger.model_mentions import extract_model_mentions
+from tracker.events import Event, parse_time
+from tracker.mentions.families import NOT_SUPPORT
+from tracker.mentions.model_mentions import extract_model_mentions
 
 KIND = "doc_history"
 AUTH = "github"

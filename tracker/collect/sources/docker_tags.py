@@ -51,7 +51,7 @@ from urllib.parse import urljoin
 from tracker.collect.sources import CollectContext
 from tracker.collect.sources.github_releases import load_json, parse_time
 from tracker.errors import FatalHTTPError
-from tracker.records import Event
+from tracker.events import Event
 from tracker.versions import parse_version
 
 KIND = "docker_tags"

@@ -62,8 +62,8 @@ from tracker.collect import ci
 from tracker.collect.sources import CollectContext
 from tracker.collect.sources._actions_events import job_event, run_event
 from tracker.errors import ConfigError, FatalHTTPError
+from tracker.events import Event
 from tracker.progress import Progress
-from tracker.records import Event
 
 KIND = "github_actions"
 AUTH = "github"

@@ -44,8 +44,8 @@ from tracker.collect.ci import iso, parse_time
 from tracker.collect.keyset import UNSET, KeysetListing, resume_since
 from tracker.collect.sources import CollectContext, load_json
 from tracker.errors import FatalHTTPError
+from tracker.events import Event
 from tracker.progress import Progress
-from tracker.records import Event
 
 KIND = "github_issues"
 AUTH = "github"

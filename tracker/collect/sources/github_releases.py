@@ -36,7 +36,7 @@ from markdown_it import MarkdownIt
 
 from tracker.collect.sources import CollectContext, load_json
 from tracker.errors import FatalHTTPError
-from tracker.records import Event, parse_time
+from tracker.events import Event, parse_time
 from tracker.versions import parse_version
 
 KIND = "github_releases"

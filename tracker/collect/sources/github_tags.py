@@ -30,7 +30,7 @@ from typing import Any
 from tracker.collect.sources import CollectContext, load_json
 from tracker.collect.sources.github_releases import DEFAULT_API
 from tracker.errors import FatalHTTPError, first_line
-from tracker.records import Event, parse_time
+from tracker.events import Event, parse_time
 from tracker.versions import parse_version
 
 KIND = "github_tags"

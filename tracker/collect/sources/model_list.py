@@ -19,7 +19,7 @@ How a list is read:
   stripped) is a listed model: ``supported``, unless the line itself says beta, preview,
   experimental, unverified, untested, planned or no longer supported (then that status).
 
-Family ids come from the tagger's alias table (:mod:`tracker.tagger.families`); a line naming no
+Family ids come from the tagger's alias table (:mod:`tracker.mentions.families`); a line naming no
 known family is not a note. The note keeps the list's URL, so every lag row points at the list.
 """
 
@@ -33,10 +33,10 @@ from datetime import UTC, datetime
 
 from tracker.collect.sources import CollectContext
 from tracker.errors import ConfigError
-from tracker.records import Event
-from tracker.tagger.families import NOT_SUPPORT as _NOT_SUPPORT
-from tracker.tagger.mentions import status_of
-from tracker.tagger.model_mentions import extract_model_mentions
+from tracker.events import Event
+from tracker.mentions.families import NOT_SUPPORT as _NOT_SUPPORT
+from tracker.mentions.mentions import status_of
+from tracker.mentions.model_mentions import extract_model_mentions
 
 KIND = "model_list"
 

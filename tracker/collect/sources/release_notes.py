@@ -57,7 +57,7 @@ from tracker.collect.sources._docs import (
     tree_for,
     versions_in,
 )
-from tracker.records import Event
+from tracker.events import Event
 from tracker.versions import parse_version
 
 KIND = "release_notes"

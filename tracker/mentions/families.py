@@ -134,6 +134,6 @@ def load_families(path: str | None = None) -> FamilyTable:
     if path:
         text, where = Path(path).read_text(encoding="utf-8"), path
     else:
-        ref = resources.files("tracker.tagger") / "data" / "model_families.yaml"
+        ref = resources.files("tracker.mentions") / "data" / "model_families.yaml"
         text, where = ref.read_text(encoding="utf-8"), "model_families.yaml"
     return parse_families(safe_load_yaml(text) or {}, where)

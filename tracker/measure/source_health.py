@@ -1,8 +1,8 @@
-"""What the digest reads from the store beyond the documented series views: the week's tagged
-events (to link the top ones) and the collection runs (for the data-quality footer).
+"""Source health for the digest's data-quality footer: sources that failed in the week or have
+not succeeded for a while, from the collection runs the store keeps (``Store.run_history``).
 
-Both are bounded by the digest's week, so a digest of a past week reads the same rows however
-much was collected since (reproducible, like `tracker lag --as-of`).
+Bounded by the week's end, so a digest of a past week reads the same runs however much was
+collected since (reproducible, like `tracker lag --as-of`).
 """
 
 from __future__ import annotations
@@ -12,49 +12,9 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Boolean, Float, String, Text, column, select, table
-
-from tracker.store import Store
-from tracker.store.tables import Timestamp, runs
-
-# The documented view v_event_tags: the effective class and regime of each tagged event
-# (an analyst override wins), the same rows v_friction_weekly counts.
-_EVENT_TAGS = table(
-    "v_event_tags",
-    column("event_id", String),
-    column("kind", String),
-    column("occurred_at", Timestamp),
-    column("title", Text),
-    column("url", Text),
-    column("vanished_at", Timestamp),
-    column("tag", String),
-    column("regime", String),
-    column("overridden", Boolean),
-    column("score", Float),
-)
-
-
-def tagged_events(store: Store, start: datetime, end: datetime) -> list[dict[str, Any]]:
-    """Friction and optimization issues / release-note items that occurred in [start, end)
-    and are still upstream (the rows v_friction_weekly counts), highest tagger score first."""
-    v = _EVENT_TAGS
-    query = (
-        select(v.c.event_id, v.c.occurred_at, v.c.title, v.c.url, v.c.tag, v.c.regime, v.c.score)
-        .where(
-            v.c.kind.in_(("issue", "note")),
-            v.c.vanished_at.is_(None),
-            v.c.tag.in_(("friction", "optimization")),
-            v.c.occurred_at >= start,
-            v.c.occurred_at < end,
-        )
-        .order_by(v.c.score.desc(), v.c.occurred_at.desc(), v.c.event_id)
-    )
-    with store.engine.connect() as conn:
-        return [dict(r) for r in conn.execute(query).mappings()]
-
 
 def source_health(
-    store: Store,
+    store,
     source_ids: Iterable[str],
     start: datetime,
     end: datetime,
@@ -65,17 +25,9 @@ def source_health(
     after `end` are ignored. Each row: source_id, failures (in the week), last_ok, last_error,
     last_error_at, reason."""
     wanted = sorted(set(source_ids))
-    if not wanted:
-        return []
-    query = (
-        select(runs.c.source_id, runs.c.started_at, runs.c.status, runs.c.error)
-        .where(runs.c.source_id.in_(wanted), runs.c.started_at < end)
-        .order_by(runs.c.started_at)
-    )
     by_source: dict[str, list[dict]] = defaultdict(list)
-    with store.engine.connect() as conn:
-        for row in conn.execute(query).mappings():
-            by_source[row["source_id"]].append(dict(row))
+    for row in store.run_history(wanted, end):
+        by_source[row["source_id"]].append(row)
     out = []
     for source_id in wanted:
         history = by_source.get(source_id, [])

@@ -19,7 +19,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tracker.measure import palette
+from tracker.present import palette
 
 MIN_PERIODS = 3  # a series with data in fewer periods gets a sentence, not a chart
 MIN_SHARE_EVENTS = 5  # a share over fewer events is hollow and never joined by a line

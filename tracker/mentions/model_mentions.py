@@ -3,11 +3,12 @@
 ``extract_model_mentions(text)`` returns ``[{"model": family_id, "status": ..., "hardware":
 [...]}]`` (``hardware`` only when the statement names some: Trn1, Trn2, v6e, MI300X, ...). One
 mention per family and status, in order of appearance. Family ids come from the alias table
-(:mod:`tracker.tagger.families`): "Qwen3-235B-A22B" -> ``qwen3-moe``, "GPT-OSS 120B" -> ``gpt-oss``,
+(:mod:`tracker.mentions.families`): "Qwen3-235B-A22B" -> ``qwen3-moe``,
+"GPT-OSS 120B" -> ``gpt-oss``,
 "Llama 4 Scout and Maverick" -> ``llama4``; vLLM architecture classes ("Qwen3MoeForCausalLM") too.
 A slash abbreviation names each family: "Llama 2/3.1/3.3", "Qwen2/Qwen3 VL".
 
-Status (:mod:`tracker.tagger.model_status`): the clause rules of framework mentions (dropped,
+Status (:mod:`tracker.mentions.model_status`): the clause rules of framework mentions (dropped,
 planned, other, supported, in that order), then the model rules: support said without the word
 ("now runs", "passes the ... tests", "Day 0", "New models"); beta, preview, a limit or "not
 tested" is ``other``; a feature supported for a model is not support of the model. A name with
@@ -35,9 +36,9 @@ from typing import Any
 
 import numpy
 
-from tracker.tagger.families import FamilyTable, load_families, normalise_name
-from tracker.tagger.mentions import _clause_bounds, _part_bounds
-from tracker.tagger.model_status import (
+from tracker.mentions.families import FamilyTable, load_families, normalise_name
+from tracker.mentions.mentions import _clause_bounds, _part_bounds
+from tracker.mentions.model_status import (
     Intro,
     Lines,
     intro_status,
@@ -231,7 +232,7 @@ def mentions_at(
     repeats: the positions let an evaluation score the names of one line of a longer text.
     ``context``: headings, lead-ins or an introduction the text sits under, one per line,
     outermost first (the collector's ``heading``, ``topic`` and ``intro``); their status
-    carries into the text's unframed names (:mod:`tracker.tagger.model_status`)."""
+    carries into the text's unframed names (:mod:`tracker.mentions.model_status`)."""
     reading = unwrap(text)  # same offsets: "Llama\n3.1" in a wrapped paragraph is one name
     hits = _found(reading, starts)
     if not hits:

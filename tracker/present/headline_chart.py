@@ -8,7 +8,7 @@ How it reads: a filled marker is a median; a hollow marker with an arrow up is a
 reached yet (more than half still open), drawn at its lower bound ("at least"). Lines join
 only consecutive reached medians: a line into a bound would draw a trend the data do not have.
 The bars are the artifacts of each point, the light part the open ones. Colours, markers and
-line styles are tracker.measure.palette's, as in every other chart; the legend sits under the
+line styles are tracker.present.palette's, as in every other chart; the legend sits under the
 plot, inside the image, so it is never clipped.
 """
 
@@ -23,8 +23,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from tracker.measure import palette  # noqa: E402
 from tracker.measure.headline import MIN_POINT_ARTIFACTS, MedianPoint  # noqa: E402
+from tracker.present import palette  # noqa: E402
 
 Aligned = Sequence[MedianPoint | None]  # one entry per period, None where the regime has none
 

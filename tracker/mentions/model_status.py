@@ -2,7 +2,7 @@
 above it says (docs/tagging.md "Model-family mentions").
 
 A clause (:func:`read_clause`) is read with the framework-version cues of
-:func:`tracker.tagger.mentions.cued_status`, then the model rules:
+:func:`tracker.mentions.mentions.cued_status`, then the model rules:
 
 - support said without the word: "now runs", "runs on", "passes the ... tests", "Day 0",
   "New model(s)", a misspelt "Suppport";
@@ -30,8 +30,8 @@ import re
 from bisect import bisect_right
 from typing import NamedTuple
 
-from tracker.tagger.families import MATURITY, NOT_SUPPORT
-from tracker.tagger.mentions import cued_status
+from tracker.mentions.families import MATURITY, NOT_SUPPORT
+from tracker.mentions.mentions import cued_status
 
 # Support cues that can be about a model (the framework-version ones "pinned", "requires",
 # "upgraded to", "built with", "minimum" cannot).

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from tracker.config.value_types import VALUE_TYPES
 from tracker.errors import ConfigError
-from tracker.value_types import VALUE_TYPES
 
 DEFAULT_SOURCES = "sources.yaml"
 DEFAULT_DATABASE = "sqlite:///tracker.db"

@@ -1,0 +1,245 @@
+"""Trend figures for people and files: the "Is the gap closing?" table, `tracker lag --trend`,
+summary.json and the digest's one line per regime.
+
+The numbers are computed in tracker.measure (trend, rate_trend, trend_figures.Trends); this
+module only words and formats them. Every slope is labelled as a bracket when open artifacts
+leave it one, and every verdict sits beside the counts it rests on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import date, datetime
+
+from tracker.measure.rate_trend import RateTrend
+from tracker.measure.trend import (
+    LEVEL,
+    MIN_CI_JOBS,
+    MIN_FRICTION_EVENTS,
+    MIN_TREND_ARTIFACTS,
+    POOLED,
+    PRIOR_WEEKS,
+    RECENT_WEEKS,
+    LagTrend,
+)
+from tracker.measure.trend_figures import Trends
+
+TREND_COLUMNS = [
+    "artifact_group",
+    "regime",
+    "definition",
+    "artifacts",
+    "open",
+    "slope_low",
+    "slope_high",
+    "ci_low",
+    "ci_high",
+    "verdict",
+    "min_artifacts",
+    "recent_median",
+    "recent_artifacts",
+    "recent_open",
+    "prior_median",
+    "prior_artifacts",
+    "prior_open",
+    "first_day0",
+    "last_day0",
+]
+THRESHOLDS = (
+    f"verdicts need at least {MIN_TREND_ARTIFACTS} artifacts (lag), {MIN_CI_JOBS} CI jobs and "
+    f"{MIN_FRICTION_EVENTS} friction + optimization events in each window; intervals are "
+    f"{LEVEL:.0%}; rates compare the last {RECENT_WEEKS} ISO weeks with the {PRIOR_WEEKS} before"
+)
+
+
+def ends_text(what: str, week: str | None, as_of: datetime | None) -> str:
+    """Why a rate column is empty: "CI data ends 2026-W19 (2026-05-10), 104 d before the
+    report date: nothing to compare in the last 12 weeks", or that there is none at all."""
+    window = f"the last {RECENT_WEEKS + PRIOR_WEEKS} weeks"
+    if not week:
+        return f"no {what} collected for this regime: nothing to compare"
+    year, _, number = week.partition("-W")
+    end = date.fromisocalendar(int(year), int(number), 7)
+    behind = f", {(as_of.date() - end).days} d before the report date" if as_of else ""
+    return f"{what} ends {week} ({end.isoformat()}){behind}: nothing in {window} to compare"
+
+
+# -- words and numbers -------------------------------------------------------------------------
+def days(value: float | None, signed: bool = True) -> str:
+    """A finite number of days for people ("-" for None). Open (infinite) ends are worded by
+    :func:`plain_range` ("at least X d/yr"), never passed here: they read "open", not "inf"."""
+    if value is None:
+        return "-"
+    if math.isinf(value):
+        return "open"
+    if value == 0:
+        return "0"  # "+0" read as a rounded small rise
+    # small non-zero values keep a decimal: "+0" would read as "exactly no change"
+    digits = 1 if 0 < abs(value) < 10 else 0
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def plain_range(low: float | None, high: float | None, unit: str = " d/yr") -> str:
+    """A range for people: an open end in words ("at least -86 d/yr", "at most +12 d/yr"),
+    nothing known at either end as "not enough covered artifacts to say"."""
+    if low is None or high is None:
+        return "-"
+    if math.isinf(low) and math.isinf(high):
+        return "not enough covered artifacts to say"
+    if math.isinf(high):
+        return f"at least {days(low)}{unit}"
+    if math.isinf(low):
+        return f"at most {days(high)}{unit}"
+    if low == high:
+        return f"{days(low)}{unit}"
+    return f"{days(low)} to {days(high)}{unit}"
+
+
+def verdict_text(t: LagTrend) -> str:
+    """The verdict for people: an interval open at both ends tells nothing, so "no clear
+    change" (which reads as "stable") becomes "cannot tell yet" there."""
+    if t.ci_low is not None and t.ci_high is not None:
+        if math.isinf(t.ci_low) and math.isinf(t.ci_high):
+            return "cannot tell yet"
+    return t.verdict
+
+
+def median_text(median: float | None, n: int, n_open: int) -> str:
+    if n == 0:
+        return "no artifacts"
+    value = "not reached" if median is None else f"{median:.0f} d"
+    return f"{value} ({n} artifacts, {n_open} open)"
+
+
+def rate_text(t: RateTrend | None, what: str = "data", ends: str | None = None) -> str:
+    """The rate comparison in words; without a trend, `ends` says when the data end and so
+    why the window is empty (a stale CI stream is not "not measured"), else that the window
+    holds no `what`."""
+    if t is None:
+        return ends or f"no {what} in the last {RECENT_WEEKS + PRIOR_WEEKS} weeks"
+
+    def pct(hits: int, total: int) -> str:
+        return f"{hits / total:.0%} of {total}" if total else "none"
+
+    change = ""
+    if t.ci_low is not None and t.ci_high is not None:
+        change = f", change {t.ci_low * 100:+.0f} to {t.ci_high * 100:+.0f} pts"
+    return (
+        f"{t.verdict}: {pct(t.recent_hits, t.recent_total)} (last {RECENT_WEEKS} wk) vs "
+        f"{pct(t.prior_hits, t.prior_total)} ({PRIOR_WEEKS} wk before){change}"
+    )
+
+
+# -- tables ---------------------------------------------------------------------------------
+def headline(trends: Trends) -> list[dict]:
+    """One row per regime for the "Is the gap closing?" table: the lag trend pooled over
+    projects under each project's primary definition, CI job pass rate and friction share."""
+    rows = []
+    pooled = {t.regime: t for t in trends.lag if t.group == POOLED}
+    ci = {t.regime: t for t in trends.ci}
+    friction = {t.regime: t for t in trends.friction}
+    for regime in trends.regimes():
+        lag = pooled.get(regime)
+        missing = "reference: lag 0" if regime == trends.reference else "no lag data"
+        rows.append(
+            {
+                "regime": regime,
+                "verdict": verdict_text(lag) if lag else missing,
+                "slope": plain_range(lag.slope_low, lag.slope_high) if lag else "-",
+                "interval": plain_range(lag.ci_low, lag.ci_high) if lag else "-",
+                "artifacts": f"{lag.artifacts} ({lag.open} open)" if lag else "-",
+                "recent": median_text(lag.recent_median, lag.recent_artifacts, lag.recent_open)
+                if lag
+                else "-",
+                "prior": median_text(lag.prior_median, lag.prior_artifacts, lag.prior_open)
+                if lag
+                else "-",
+                "ci": rate_text(
+                    ci.get(regime),
+                    "CI jobs",
+                    ends_text("CI data", trends.ci_last_week.get(regime), trends.as_of),
+                ),
+                "friction": rate_text(
+                    friction.get(regime),
+                    "tagged events",
+                    ends_text(
+                        "friction / optimization events",
+                        trends.friction_last_week.get(regime),
+                        trends.as_of,
+                    ),
+                ),
+            }
+        )
+    return rows
+
+
+def csv_value(value) -> str:
+    """Infinite ends as "inf" / "-inf" (what Python and PostgreSQL read back), None as ""."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return "inf" if value == math.inf else "-inf" if value == -math.inf else f"{value:.1f}"
+    return str(value)
+
+
+def table_rows(trends: Sequence[LagTrend]) -> list[dict]:
+    """Rows of `tracker lag --trend` (columns TREND_COLUMNS), pooled rows last."""
+    return [{k: csv_value(v) for k, v in t.row().items()} for t in trends]
+
+
+def json_ready(trends: Trends) -> dict:
+    """For summary.json: strict JSON (no Infinity): open ends of the numeric fields as the
+    strings "inf" / "-inf" (machine-readable, as in the CSVs), numbers rounded to 0.1 day;
+    `by_regime` holds the table's words ("at least X d/yr")."""
+
+    def clean(row: dict) -> dict:
+        out = {}
+        for k, v in row.items():
+            if isinstance(v, float):
+                v = csv_value(v) if math.isinf(v) else round(v, 3 if "rate" in k else 1)
+            out[k] = v.isoformat() if hasattr(v, "isoformat") else v
+        return out
+
+    return {
+        "method": "docs/methodology.md#is-the-gap-closing-the-trend-figures",
+        "thresholds": THRESHOLDS,
+        "by_regime": headline(trends),
+        "lag": [clean(t.row()) for t in trends.lag],
+        "ci_job_pass_rate": [clean(t.row()) for t in trends.ci],
+        "friction_share": [clean(t.row()) for t in trends.friction],
+    }
+
+
+def digest_lines(trends: Trends) -> list[str]:
+    """One line per regime for the digest: the verdict, the figure and its counts, e.g.
+    "rocm: lag gap no clear change (-42 to +19 d/yr, 90%: at least -80 d/yr; 10 artifacts,
+    2 open; KM median 65 d last 12 months vs 133 d before); CI job pass rate ...; friction ..."."""
+    return [f"{regime}: {text}" for regime, text in digest_line_by_regime(trends).items()]
+
+
+def digest_line_by_regime(trends: Trends) -> dict[str, str]:
+    """The digest's trend text per regime (what `digest_lines` prefixes with the regime)."""
+    ci = {t.regime: t for t in trends.ci}
+    friction = {t.regime: t for t in trends.friction}
+    lines = {}
+    for row in headline(trends):
+        regime = row["regime"]
+        lag = next((t for t in trends.lag if t.group == POOLED and t.regime == regime), None)
+        if lag is None:
+            text = f"lag gap: {row['verdict']}"
+        else:
+            text = (
+                f"lag gap {verdict_text(lag)} ({plain_range(lag.slope_low, lag.slope_high)}, "
+                f"{LEVEL:.0%}: {plain_range(lag.ci_low, lag.ci_high)}; {lag.artifacts} artifacts, "
+                f"{lag.open} open; KM median "
+                f"{median_text(lag.recent_median, lag.recent_artifacts, lag.recent_open)} "
+                f"last 12 months vs "
+                f"{median_text(lag.prior_median, lag.prior_artifacts, lag.prior_open)} before)"
+            )
+        if regime in ci:
+            text += f"; CI job pass rate {rate_text(ci[regime])}"
+        if regime in friction:
+            text += f"; friction share {rate_text(friction[regime])}"
+        lines[regime] = text
+    return lines
