@@ -385,11 +385,12 @@ def test_a_past_week_gives_that_weeks_numbers(setup):
         30,
     )
     assert (
-        w47["subject"]
-        == "Accelerator maturity 2025-W47: ROCm lag 35 d (-6), Neuron 60 d; CI rocm 20.0%"
+        w47["subject"] == "Accelerator maturity 2025-W47: lag ROCm 35 d (too few artifacts), "
+        "Neuron 60 d (too few artifacts); CI rocm 20.0%"
     )
     assert w46["subject"].startswith(
-        "Accelerator maturity 2025-W46: ROCm lag 41 d (+13), Neuron 60 d;"
+        "Accelerator maturity 2025-W46: lag ROCm 41 d (too few artifacts), "
+        "Neuron 60 d (too few artifacts);"
     )
     friction = rocm47["friction"]
     assert (friction["friction"], friction["optimization"]) == (2, 1)
@@ -459,8 +460,8 @@ def test_delivered_message_parts_charts_and_escaping(cli_env, inbox):
     assert len(raw) < 1_000_000
     message = parse(raw)
     assert (
-        message["Subject"]
-        == "Accelerator maturity 2025-W47: ROCm lag 35 d (-6), Neuron 60 d; CI rocm 20.0%"
+        message["Subject"] == "Accelerator maturity 2025-W47: lag ROCm 35 d (too few artifacts), "
+        "Neuron 60 d (too few artifacts); CI rocm 20.0%"
     )
     assert message.get_content_type() == "multipart/alternative"
     text_part, related = message.get_payload()
@@ -676,8 +677,8 @@ def test_quiet_week_sends_nothing_changed_unless_skip(sqlite_store, tmp_path, mo
     assert sent.exit_code == 0, sent.output
     message = parse(handler.messages[0])
     assert (
-        message["Subject"]
-        == "Accelerator maturity 2025-W44: ROCm lag 28 d, Neuron 20 d; nothing changed"
+        message["Subject"] == "Accelerator maturity 2025-W44: lag ROCm 28 d (too few artifacts), "
+        "Neuron 20 d (too few artifacts); nothing changed"
     )
     assert "Nothing changed this week" in message.get_body(("plain",)).get_content()
     assert not [p for p in message.walk() if p.get_content_type() == "image/png"]
@@ -743,7 +744,9 @@ def test_the_scheduler_sends_the_digest_with_the_same_code(setup, inbox, monkeyp
     monkeypatch.setenv("TRACKER_DIGEST_TO", "team@example.org")
     assert digest_job(store.url, config.path) == 0
     [raw] = handler.messages
-    assert parse(raw)["Subject"].startswith("Accelerator maturity 2025-W47: ROCm lag 35 d (-6)")
+    assert parse(raw)["Subject"].startswith(
+        "Accelerator maturity 2025-W47: lag ROCm 35 d (too few artifacts)"
+    )
     monkeypatch.setenv("TRACKER_SMTP_PORT", "1")
     assert digest_job(store.url, config.path) == 1  # logged, never raised into the scheduler
 

@@ -30,8 +30,8 @@ from tracker.collect.runner import cassette, run_sources
 from tracker.errors import ConfigError
 from tracker.events import Event
 from tracker.jobs.config import load_config
+from tracker.jobs.report import publish_report
 from tracker.measure.staleness import stale_sources
-from tracker.report.writer import write_report
 from tracker.store.asof import default_as_of
 
 REPO = Path(__file__).resolve().parents[2]
@@ -217,7 +217,7 @@ def test_a_stale_stream_is_flagged(tmp_path, sqlite_store):
     assert [(r["source_id"], r["last_evidence"], r["days_behind"]) for r in stale] == [
         ("xla-rel", "2025-08-08", 379)
     ]
-    write_report(config, sqlite_store, tmp_path / "out", as_of=as_of)
+    publish_report(config, sqlite_store, tmp_path / "out", as_of=as_of)
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert [r["source_id"] for r in summary["stale_sources"]] == ["xla-rel"]
     assert {r["regime"]: r["evidence_stale"] for r in summary["lag_primary"]} == {
@@ -229,7 +229,7 @@ def test_a_stale_stream_is_flagged(tmp_path, sqlite_store):
     # A longer tolerance: nothing is stale, and the page says nothing about it.
     config = load_config(_write_sources(tmp_path / "t.yaml", "report: {stale_after_days: 400}"))
     assert stale_sources(sqlite_store, config, as_of) == []
-    write_report(config, sqlite_store, tmp_path / "out2", as_of=as_of)
+    publish_report(config, sqlite_store, tmp_path / "out2", as_of=as_of)
     assert "stale evidence streams" not in (tmp_path / "out2" / "index.html").read_text()
 
 

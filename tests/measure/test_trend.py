@@ -20,6 +20,7 @@ from tracker.measure.rate_trend import (
     wilson,
 )
 from tracker.measure.trend import (
+    CANNOT_TELL,
     CLOSING,
     IMPROVING,
     MIN_TREND_ARTIFACTS,
@@ -163,13 +164,17 @@ def test_an_all_open_period_counts_and_has_no_median():
     young = [s.__class__(**{**s.__dict__, "status": "open", "available": None}) for s in young]
     trend = lag_trend(old + young, as_of, "p", "rocm", "m")
     assert (trend.recent_artifacts, trend.recent_open, trend.recent_median) == (4, 4, None)
+    # not reached: at least the lower median of the current lags 92, 198, 259, 321 days
+    assert trend.recent_at_least == 198
     assert (trend.prior_artifacts, trend.prior_open, trend.prior_median) == (6, 0, 63)
     assert (trend.artifacts, trend.open) == (10, 4)
     assert trend.verdict in (WIDENING, NO_CLEAR_CHANGE)  # never closing
-    # a group where every artifact is open bounds nothing: no verdict either way
+    # a group where every artifact is open bounds nothing: no verdict either way, and "no
+    # clear change" would read as "stable"
     only_open = lag_trend(young + young[:2], as_of, "p", "rocm", "m")
     assert (only_open.slope_low, only_open.slope_high) == (-math.inf, math.inf)
-    assert only_open.verdict == NO_CLEAR_CHANGE
+    assert (only_open.ci_low, only_open.ci_high) == (-math.inf, math.inf)
+    assert only_open.verdict == CANNOT_TELL
 
 
 def test_bootstrap_is_reproducible_and_skips_single_x_resamples():

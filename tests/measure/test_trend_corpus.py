@@ -26,6 +26,7 @@ from click.testing import CliRunner
 from tracker.collect.sources import CollectContext, compat_matrix
 from tracker.config import Config, Regime, SourceSpec
 from tracker.events import Event
+from tracker.jobs.report import publish_report
 from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.coverage import parse_coverage
 from tracker.measure.facts import compute_lag
@@ -33,7 +34,6 @@ from tracker.measure.lag import NoteFact, ReleaseFact, lag_samples
 from tracker.measure.trend import CLOSING, POOLED, lag_trends
 from tracker.measure.trend_figures import compute_trends
 from tracker.present.trend_words import TREND_COLUMNS, digest_lines
-from tracker.report.writer import write_report
 
 AS_OF = datetime(2026, 5, 4, 23, 59, tzinfo=UTC)  # ROCm 7.2.3, the newest matrix in the corpus
 COVERAGE = [
@@ -221,11 +221,11 @@ def test_report_view_and_cli_from_real_facts(store, corpus, tmp_path):
     _store_real_nightlies(store, corpus)
     config = Config(Path("sources.yaml"), REGIMES, (), tuple(COVERAGE))
     out = tmp_path / "report"
-    write_report(config, store, out, as_of=AS_OF)
+    publish_report(config, store, out, as_of=AS_OF)
     html = (out / "index.html").read_text()
     # the trend table comes first, one row per regime
-    assert html.index("Is the gap closing?") < html.index("Headline: primary definition")
-    table = html[html.index("Is the gap closing?") : html.index("Headline")]
+    assert html.index("Is the gap closing?") < html.index("Per project: primary definition")
+    table = html[html.index("Is the gap closing?") : html.index("Per project: primary")]
     assert table.count("<tr><td>rocm</td>") == 1 and table.count("<tr><td>xla</td>") == 1
     assert "4 artifacts, 2 open" in table and "at least 6 artifacts" in table
     # one real nightly (2026-05-08, ISO week 19): 125 of 207 ROCm GPU jobs passed (the AMD

@@ -20,8 +20,8 @@ from tracker.collect.sources import CollectContext, buildkite
 from tracker.config import Config, Regime, SourceSpec
 from tracker.errors import ConfigError
 from tracker.jobs.config import load_config
+from tracker.jobs.report import publish_report
 from tracker.measure.ci_rates import ci_rate_rows, trigger_selectors
-from tracker.report.writer import write_report
 
 REPO = Path(__file__).resolve().parents[2]
 REGIMES = (Regime("cuda", reference=True), Regime("rocm"), Regime("none"))
@@ -115,7 +115,7 @@ def test_headline_counts_the_nightly_and_shows_merges_apart(store, corpus, tmp_p
     assert row["triggers"] == "every trigger" and row["runs_failed"] == 1 and rest == []
 
     out = tmp_path / "report"
-    write_report(config, store, out)
+    publish_report(config, store, out)
     csv = (out / "ci_pass_rate_weekly.csv").read_text().splitlines()
     assert csv[0].endswith(",triggers")
     assert any(line.startswith("vllm,rocm,2026-W19,1,0,117,81,") for line in csv), csv
@@ -199,7 +199,7 @@ def test_unread_tags_reach_the_data_quality_section(sqlite_store, tmp_path):
     with sqlite_store.transaction() as conn:
         sqlite_store.save_source(conn, spec.id, values={"state": {"unmatched_tags": unread}})
     out = tmp_path / "report"
-    write_report(Config(Path("s"), REGIMES, (spec,), ()), sqlite_store, out)
+    publish_report(Config(Path("s"), REGIMES, (spec,), ()), sqlite_store, out)
     html = (out / "index.html").read_text()
     assert "image tags no name pattern reads" in html
     assert "rocm6.2_mi300_ubuntu22.04_py3.9_vllm_7c5fd50" in html

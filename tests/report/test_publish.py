@@ -10,9 +10,9 @@ import pytest
 
 from tracker.config import Config, Regime
 from tracker.events import Event
+from tracker.jobs.report import publish_report
 from tracker.report import model_charts
 from tracker.report.publish import STAGE_PREFIX
-from tracker.report.writer import write_report
 
 CONFIG = Config(Path("sources.yaml"), (Regime("cuda", reference=True), Regime("rocm")), ())
 AS_OF = datetime(2025, 12, 1, tzinfo=UTC)
@@ -26,7 +26,7 @@ def test_a_report_that_fails_half_way_leaves_the_old_one_whole(sqlite_store, tmp
     out = tmp_path / "www"
     out.mkdir()
     (out / "robots.txt").write_text("User-agent: *\n")  # not the report's: must stay
-    write_report(CONFIG, sqlite_store, out, as_of=AS_OF)
+    publish_report(CONFIG, sqlite_store, out, as_of=AS_OF)
     before = _snapshot(out)
     assert {"index.html", "lag.csv", "summary.json", "robots.txt"} <= set(before)
 
@@ -52,12 +52,12 @@ def test_a_report_that_fails_half_way_leaves_the_old_one_whole(sqlite_store, tmp
 
     monkeypatch.setattr(model_charts, "model_matrix_chart", broken)
     with pytest.raises(RuntimeError, match="chart backend crashed"):
-        write_report(CONFIG, sqlite_store, out, as_of=datetime(2025, 12, 2, tzinfo=UTC))
+        publish_report(CONFIG, sqlite_store, out, as_of=datetime(2025, 12, 2, tzinfo=UTC))
     assert _snapshot(out) == before  # byte for byte: no new CSV beside the old index.html
     assert not list(out.glob(STAGE_PREFIX + "*"))  # the staging folder is gone
 
     monkeypatch.undo()
-    write_report(CONFIG, sqlite_store, out, as_of=datetime(2025, 12, 2, tzinfo=UTC))
+    publish_report(CONFIG, sqlite_store, out, as_of=datetime(2025, 12, 2, tzinfo=UTC))
     after = _snapshot(out)
     assert (
         after["summary.json"] != before["summary.json"] and b"2025-12-02" in after["summary.json"]

@@ -12,7 +12,7 @@ from werkzeug import Response
 from tracker.collect.runner import run_sources
 from tracker.config import Config, Regime, SourceSpec
 from tracker.events import Event
-from tracker.report.writer import write_report
+from tracker.jobs.report import publish_report
 
 REGIMES = (Regime("cuda", reference=True), Regime("rocm"))
 COVERAGE = (
@@ -94,7 +94,7 @@ def test_report_files_and_escaping(sqlite_store, tmp_path):
         sqlite_store.upsert_events(conn, items)
     config = Config(Path("sources.yaml"), REGIMES, (), COVERAGE)
     out = tmp_path / "report"
-    lines = write_report(config, sqlite_store, out, as_of=day(2025, 12, 31))
+    lines = publish_report(config, sqlite_store, out, as_of=day(2025, 12, 31))
     assert "2 lag samples: 2 covered, 0 open" in lines[0]
     for name in (
         "index.html",
@@ -280,7 +280,7 @@ def test_friction_view_counts_issues_and_notes_with_effective_tags(store, tmp_pa
         "optimization",
         "friction",
     )
-    write_report(
+    publish_report(
         Config(Path("sources.yaml"), REGIMES, (), COVERAGE), store, tmp_path / "r", as_of=when
     )
     html = (tmp_path / "r" / "index.html").read_text()

@@ -11,9 +11,9 @@ import pytest
 from tracker.collect.runner import run_sources
 from tracker.errors import TrackerError
 from tracker.jobs.config import load_config
+from tracker.jobs.report import publish_report
 from tracker.report import side_by_side
 from tracker.report.side_by_side import ChartDrawers
-from tracker.report.writer import write_report
 
 REPO = Path(__file__).resolve().parents[2]
 # real cassettes enough for the lag, headline and model charts; no CI, nothing tagged: the CI
@@ -61,9 +61,9 @@ def test_a_failing_chart_raises_its_error_here(tmp_path):
 def test_a_report_drawn_side_by_side_is_the_one_drawn_in_turn(sqlite_store, tmp_path, monkeypatch):
     config = load_config(REPO / "sources.yaml")
     assert run_sources(config, sqlite_store, only=SOURCES, replay=REPO / "cassettes").exit_code == 0
-    write_report(config, sqlite_store, tmp_path / "forked")
+    publish_report(config, sqlite_store, tmp_path / "forked")
     monkeypatch.setattr(side_by_side, "can_fork", lambda: False)
-    write_report(config, sqlite_store, tmp_path / "in-turn")
+    publish_report(config, sqlite_store, tmp_path / "in-turn")
     forked = {p.name: p.read_bytes() for p in (tmp_path / "forked").iterdir()}
     in_turn = {p.name: p.read_bytes() for p in (tmp_path / "in-turn").iterdir()}
     pictures = {"lag.png", "headline_lag.png", "model_lag_matrix.png"}

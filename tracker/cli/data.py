@@ -162,9 +162,12 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     With --trend, one row per (artifact group, regime, definition) instead: the change in lag
     per year of day 0 (slope_low..slope_high: the range open artifacts leave; inf = no upper
     limit, which the report words "at least X d/yr"), its 90% interval (ci_low, ci_high), the
-    verdict (closing, widening, no clear change, or too few artifacts below min_artifacts), and
-    the Kaplan-Meier median lag of the last 12 months against the 12 months before, with counts
-    of artifacts and open ones.
+    verdict (closing, widening, no clear change, cannot tell yet when the interval is open at
+    both ends, or too few artifacts below min_artifacts), and the Kaplan-Meier median lag of the
+    last 12 months (recent_at_least: the least it can be while half or more are open) against
+    the 12 months before, with counts of artifacts and open ones. The pooled rows
+    (all projects, primary) are the headline answer: the report, summary.json, the digest and
+    the view v_lag_trend say the same verdict and number.
 
     \b
     Examples:
@@ -179,7 +182,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
 
     # The whole day counts: a release published on DATE is known as of DATE. A replayed store
     # is as of its snapshot (stderr says which), not of the wall clock.
-    point = resolve_as_of(store_for(ctx), as_of)
+    point = resolve_as_of(store_for(ctx), as_of.date() if as_of else None)
     when = point.when
     if point.snapshot is not None:
         click.echo(f"lag {point.label} (--as-of overrides)", err=True)
@@ -276,11 +279,10 @@ def report(ctx: click.Context, out: str, as_of) -> None:
     Example:
       tracker report --out /var/www/tracker && xdg-open /var/www/tracker/index.html
     """
-    from tracker.report.writer import write_report
-    from tracker.store.asof import end_of_day
+    from tracker.jobs.report import publish_report
 
-    when = end_of_day(as_of.date()) if as_of else None
-    for line in write_report(load_config(ctx.obj["sources"]), store_for(ctx), Path(out), when):
+    day = as_of.date() if as_of else None
+    for line in publish_report(load_config(ctx.obj["sources"]), store_for(ctx), Path(out), day):
         click.echo(line)
 
 

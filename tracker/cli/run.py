@@ -164,7 +164,6 @@ def nightly(ctx: click.Context, only, since, replay, record, out, as_of) -> None
       0 2 * * * cd /srv/tracker && .venv/bin/tracker nightly >> nightly.log 2>&1
     """
     from tracker.jobs.nightly import run_nightly
-    from tracker.store.asof import end_of_day
 
     if replay and record:
         raise click.UsageError("--replay and --record exclude each other")
@@ -180,7 +179,7 @@ def nightly(ctx: click.Context, only, since, replay, record, out, as_of) -> None
             since=since_utc,
             replay=replay,
             record=record,
-            as_of=end_of_day(as_of.date()) if as_of else None,
+            as_of=as_of.date() if as_of else None,
         )
     )
 

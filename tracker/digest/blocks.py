@@ -15,15 +15,15 @@ from tracker.digest.week import DigestWeek
 from tracker.measure.lag import LagSample
 from tracker.measure.survival import median_lag
 from tracker.present.formats import http_only, percent
+from tracker.present.palette import short_name
 
 PREVIOUS_WEEKS = 4  # CI pass rate and friction compare the week with the 4 weeks before it
 OPEN_LISTED = 8  # open artifacts listed per regime (all are counted)
-DISPLAY_NAMES = {"cuda": "CUDA", "rocm": "ROCm", "xla": "XLA", "neuron": "Neuron"}
 
 
 def display_name(regime: str) -> str:
     """How people write the regime: ROCm, XLA, ..."""
-    return DISPLAY_NAMES.get(regime, regime)
+    return short_name(regime)
 
 
 def _days(value: float | None) -> str:
@@ -259,26 +259,21 @@ _SAFE = re.compile(r"[^A-Za-z0-9_.+-]")
 
 
 def subject(data: dict[str, Any]) -> str:
-    """Headline numbers only, built from regime ids and numbers (never collected text)."""
+    """The headline answer per regime (tracker.measure.answer, as the report's first screen
+    says it), built from regime ids and numbers, never collected text: "ROCm at least 96 d
+    (no clear change), XLA 28 d (no clear change)"."""
     lags: list[str] = []
     for b in data["regimes"]:
-        if b["reference"]:
+        if b["reference"] or b["answer"] is None:
             continue
-        # like "ROCm lag 65 d (-7), XLA 1 d": the word "lag" once; a KM median not reached
-        # means more than half of the regime's artifacts are still open
-        value = "over half open" if b["median"] is None else _days(b["median"])
-        part = f"{_SAFE.sub('', b['name'])} {'' if lags else 'lag '}{value}"
-        if b["median"] is not None and b["median_before"] is not None:
-            change = b["median"] - b["median_before"]
-            part += f" ({_signed(change)})" if change else ""
-        lags.append(part)
+        lags.append(f"{_SAFE.sub('', b['name'])} {b['answer_median']} ({b['answer']['verdict']})")
     ci = []
     for b in data["regimes"]:
         passed = sum(c["now_passed"] for c in b["ci"])
         total = sum(c["now_total"] for c in b["ci"])
         if total:
             ci.append(f"{_SAFE.sub('', b['regime'])} {percent(passed / total)}")
-    text = f"Accelerator maturity {data['week']}: " + ", ".join(lags or ["no lag data"])
+    text = f"Accelerator maturity {data['week']}: lag " + ", ".join(lags or ["no lag data"])
     if ci:
         text += "; CI " + ", ".join(ci)
     if data["quiet"]:

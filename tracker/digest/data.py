@@ -14,7 +14,7 @@ function appending dicts, not a template change.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from tracker.config import Config
@@ -34,8 +34,7 @@ from tracker.digest.settings import parse_thresholds
 from tracker.digest.week import DigestWeek, iso_week, resolve_week, week_of
 from tracker.errors import TrackerError
 from tracker.events import now_utc
-from tracker.measure.coverage import parse_coverage
-from tracker.measure.lag import LagSample, lag_samples
+from tracker.measure.lag import LagSample
 from tracker.measure.source_health import source_health
 from tracker.measure.survival import median_lag
 from tracker.present.share_chart import Tally, pool, sparse_sentence, split_sparse
@@ -57,36 +56,35 @@ class DigestError(TrackerError):
 
 
 def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any]:
-    """Everything the digest shows for `week`, as plain data (also what tests check)."""
-    from tracker.measure.ci_rates import ci_rate_rows
-    from tracker.measure.facts import compute_lag, load_facts
-    from tracker.measure.trend_figures import compute_trends
+    """Everything the digest shows for `week`, as plain data (also what tests check). The
+    figures are the report's (tracker.measure.figures) as of the week's end: the headline
+    answer per regime leads, word for word as in the report of that day."""
+    from tracker.measure.figures import compute_figures
+    from tracker.present.answer_words import answer_text, median_phrase
     from tracker.present.formats import http_only
     from tracker.present.trend_words import digest_line_by_regime
+    from tracker.store.asof import resolve_as_of
 
     limits = parse_thresholds(config.digest, str(config.path))
     reference = config.reference_regime
     regimes = [r.id for r in config.regimes] or [reference]
-    rules = parse_coverage(config.coverage, str(config.path), reference)
-    projects = {r.project for r in rules} | {e.project for r in rules for e in r.evidence}
-    releases, notes = load_facts(store, projects)
-
-    def samples_at(when: datetime) -> list[LagSample]:
-        return lag_samples(rules, releases, notes, when)
-
-    now = samples_at(week.as_of)
+    figures = compute_figures(config, store, resolve_as_of(store, week.as_of))
+    answers = {a.regime: a for a in figures.answers}
+    samples_at = figures.facts.framework_samples
+    # The per-project medians, the open artifacts and the weekly history are framework series
+    # (the all-time pooled median is labelled as such); model families and the trend lines
+    # come from the same figures.
+    now = [s for s in figures.samples if s.artifact == "framework"]
     before = samples_at(week.as_of - timedelta(days=7))
     # The headline CI rate counts the triggers sources.yaml selects (nightly builds); the
     # per-merge and other triggers are listed apart, labelled, never added in.
-    ci_rows, ci_other_rows = ci_rate_rows(config, store)
-    friction_rows = store.view_rows("v_friction_weekly")
-    # Model families and the trend verdicts come from the report's machinery (framework
-    # series and model families, as of the week's end); the headline numbers above stay
-    # framework-only, as the subject says.
-    everything = compute_lag(config, store, week.as_of)
-    trend_text = digest_line_by_regime(
-        compute_trends(everything, week.as_of, ci_rows, friction_rows, reference)
+    ci_rows, ci_other_rows, friction_rows = (
+        figures.pass_rates,
+        figures.other_rates,
+        figures.friction,
     )
+    everything = figures.samples
+    trend_text = digest_line_by_regime(figures.trends)
     previous = [week.shifted(-k) for k in range(1, PREVIOUS_WEEKS + 1)]
     events = store.tagged_events(week.start, week.end)
 
@@ -97,6 +95,9 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
             "regime": regime,
             "name": display_name(regime),
             "reference": regime == reference,
+            "answer": answers[regime].row() if regime in answers else None,
+            "answer_text": answer_text(answers[regime]) if regime in answers else "no lag data",
+            "answer_median": median_phrase(answers[regime]) if regime in answers else "-",
             "median": pooled_median(now, regime),
             "median_before": pooled_median(before, regime),
             "lag_lines": lag_lines(now, regime, reference, week, limits, http_only)
@@ -141,9 +142,12 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         "regimes": blocks,
         "crossed": crossed,
         "data_quality": quality,
+        "stale_sources": figures.stale,
+        "answers": [a.row() for a in figures.answers],
         "data_quality_note": quality_note,
         "thresholds": limits,
         "quiet": not changed and not crossed and not quality,
+        "as_of_label": figures.point.label,
         "ci_counted": any(c["now_total"] for b in blocks for c in b["ci"]),
         "samples": now,
         "history": history(

@@ -26,11 +26,9 @@ def default_clock(config: Config | None = None, store: Store | None = None) -> d
     live data: now."""
     del config  # the clock depends on the store alone
     if store is not None:
-        from tracker.store.asof import default_as_of
+        from tracker.store.asof import resolve_as_of
 
-        point = default_as_of(store)
-        if point is not None:
-            return point.when
+        return resolve_as_of(store, now=now_utc).when
     return now_utc()
 
 

@@ -78,9 +78,9 @@ def after_collect(
     except Exception as exc:  # the report still runs on the tags already stored
         log.exception("tagging failed")
         lines = [f"tag: FAILED ({type(exc).__name__}: {exc}); report uses the tags stored before"]
-    from tracker.report.writer import write_report
+    from tracker.jobs.report import publish_report
 
-    lines.extend(write_report(config, store, out_dir, as_of=as_of, banner=banner))
+    lines.extend(publish_report(config, store, out_dir, as_of=as_of, banner=banner))
     return lines
 
 

@@ -1,10 +1,11 @@
 """What the store holds, as facts for the lag: release facts and vendor notes with their
 mentions (``load_facts``), and the lag samples of every coverage rule of sources.yaml
-(``compute_lag``), the one entry point the report, the digest and the CLI share."""
+(``load_lag_facts`` once, then ``LagFacts.samples`` at any as-of; ``compute_lag`` both)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 
 from tracker.config import Config
@@ -78,15 +79,37 @@ def _text(value) -> bool:
     return isinstance(value, str) and value != ""
 
 
-def compute_lag(
-    config: Config,
-    store: Store,
-    as_of: datetime,
-    unknown: list | None = None,
-    spans: dict | None = None,
-) -> list[LagSample]:
-    """Lag samples for every coverage rule of sources.yaml, from what the store holds
-    (artifacts the evidence does not reach back to go to `unknown`, see metrics.lag_samples)."""
+@dataclass(frozen=True)
+class LagFacts:
+    """The coverage rules of sources.yaml with the facts they read, loaded once: the lag at any
+    as-of date is computed from these without reading the store again."""
+
+    rules: list
+    model_rules: list
+    releases: list[ReleaseFact]
+    notes: list[NoteFact]
+
+    def samples(
+        self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
+    ) -> list[LagSample]:
+        """Lag samples of every rule as of `as_of` (framework series, then model families);
+        artifacts the evidence does not reach back to go to `unknown` (see lag.lag_samples)."""
+        samples = self.framework_samples(as_of, unknown, spans)
+        if self.model_rules:
+            samples += model_lag_samples(
+                self.model_rules, load_families(), self.releases, self.notes, as_of, unknown, spans
+            )
+        return samples
+
+    def framework_samples(
+        self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
+    ) -> list[LagSample]:
+        """Lag samples of the framework coverage rules only."""
+        return lag_samples(self.rules, self.releases, self.notes, as_of, unknown, spans)
+
+
+def load_lag_facts(config: Config, store: Store) -> LagFacts:
+    """The coverage rules and the release and note facts of every project they name."""
     reference = config.reference_regime
     rules = parse_coverage(config.coverage, str(config.path), reference)
     model_rules = parse_model_coverage(config.coverage, str(config.path))
@@ -95,9 +118,16 @@ def compute_lag(
         {"vllm"} if model_rules else set()
     )
     releases, notes = load_facts(store, projects)
-    samples = lag_samples(rules, releases, notes, as_of, unknown, spans)
-    if model_rules:
-        samples += model_lag_samples(
-            model_rules, load_families(), releases, notes, as_of, unknown, spans
-        )
-    return samples
+    return LagFacts(rules, model_rules, releases, notes)
+
+
+def compute_lag(
+    config: Config,
+    store: Store,
+    as_of: datetime,
+    unknown: list | None = None,
+    spans: dict | None = None,
+) -> list[LagSample]:
+    """Lag samples for every coverage rule of sources.yaml, from what the store holds
+    (artifacts the evidence does not reach back to go to `unknown`, see lag.lag_samples)."""
+    return load_lag_facts(config, store).samples(as_of, unknown, spans)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from tracker.measure.lag import LagSample
-from tracker.measure.survival import median_lag, quarter
+from tracker.measure.survival import lower_median, median_lag, quarter
 
 MIN_POINT_ARTIFACTS = (
     3  # a quarter with fewer artifacts is drawn but never starts or ends a verdict
@@ -91,7 +91,6 @@ def median_point(
     stale_keys: frozenset[tuple[str, str, str]] | set = frozenset(),
 ) -> MedianPoint:
     """The pooled point of `samples` (already the regime's and the period's)."""
-    lags = sorted(s.lag_days for s in samples)
     return MedianPoint(
         regime,
         period,
@@ -103,7 +102,7 @@ def median_point(
             for s in samples
         ),
         median_lag(samples),
-        float(lags[(len(lags) - 1) // 2]) if lags else None,
+        lower_median([s.lag_days for s in samples]),
         tuple(sorted({s.project for s in samples})),
     )
 

@@ -106,3 +106,10 @@ def summarize(
             )
         )
     return out
+
+
+def lower_median(values: Sequence[float]) -> float | None:
+    """The lower median (None for no values): with open lags among them, the least the
+    Kaplan-Meier median can still turn out to be, since an open lag only grows."""
+    ordered = sorted(values)
+    return float(ordered[(len(ordered) - 1) // 2]) if ordered else None

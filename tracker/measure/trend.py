@@ -13,11 +13,14 @@ reasons in docs/methodology.md ("Is the gap closing?"); in short:
   percentile of the lower end to the 95th percentile of the upper end. Open artifacts are never
   dropped: a late open artifact pushes the upper end up, so it can never make the gap look
   like it is closing.
-- **Verdict** ("closing", "widening", "no clear change", "too few artifacts"): closing only
-  when the whole interval is below 0, widening only when it is all above 0, and no verdict at
-  all from fewer than :data:`MIN_TREND_ARTIFACTS` artifacts.
+- **Verdict** ("closing", "widening", "no clear change", "cannot tell yet", "too few
+  artifacts"): closing only when the whole interval is below 0, widening only when it is all
+  above 0, "cannot tell yet" when it is open at both ends (it says nothing, and "no clear
+  change" would read as "stable"), and no verdict at all from fewer than
+  :data:`MIN_TREND_ARTIFACTS` artifacts.
 - **Period medians**: Kaplan-Meier median lag of artifacts whose day 0 is in the last 12 months
-  against the 12 months before, each with its count of artifacts and of open ones.
+  against the 12 months before, each with its count of artifacts and of open ones; when the
+  recent median is not reached, the lower median of the current lags bounds it from below.
 - **Rates** (CI job pass rate, friction share): the last 4 ISO weeks against the 8 before, with
   counts, and Newcombe's score interval for the difference of two proportions.
 """
@@ -40,7 +43,7 @@ from tracker.measure.bootstrap import LEVEL as LEVEL
 from tracker.measure.bootstrap import bootstrap_interval as bootstrap_interval
 from tracker.measure.lag import LagSample
 from tracker.measure.pair_tables import pair_bounds
-from tracker.measure.survival import median_lag
+from tracker.measure.survival import lower_median, median_lag
 
 MIN_TREND_ARTIFACTS = 6  # fewer artifacts in a group: "too few artifacts", never a verdict
 PERIOD_DAYS = 365  # "last 12 months" and "the 12 months before", by day 0
@@ -52,10 +55,11 @@ POOLED = "all projects"  # the artifact group of a regime's rows pooled over pro
 POOLED_DEFINITION = "primary"  # pooled rows take each project's primary definition
 DAYS_PER_YEAR = 365.25
 
-CLOSING, WIDENING, NO_CLEAR_CHANGE, TOO_FEW = (
+CLOSING, WIDENING, NO_CLEAR_CHANGE, CANNOT_TELL, TOO_FEW = (
     "closing",
     "widening",
     "no clear change",
+    "cannot tell yet",
     "too few artifacts",
 )
 IMPROVING, WORSENING = "improving", "worsening"
@@ -74,9 +78,12 @@ def slope_bracket(x: ArrayLike, y: ArrayLike, observed: ArrayLike) -> tuple[floa
 def slope_verdict(n: int, ci_low: float, ci_high: float, minimum: int = MIN_TREND_ARTIFACTS) -> str:
     """Words only when the data support them: the whole interval below 0 is closing, above 0
     widening; anything else (including an interval open at one end that spans 0) no clear
-    change; fewer than `minimum` artifacts never get a verdict."""
+    change, but an interval open at both ends tells nothing: "cannot tell yet"; fewer than
+    `minimum` artifacts never get a verdict."""
     if n < minimum or math.isnan(ci_low) or math.isnan(ci_high):
         return TOO_FEW
+    if math.isinf(ci_low) and math.isinf(ci_high):
+        return CANNOT_TELL
     if ci_high < 0:
         return CLOSING
     if ci_low > 0:
@@ -100,6 +107,7 @@ class LagTrend:
     ci_high: float | None
     verdict: str
     recent_median: float | None  # KM median lag, day 0 in the last 12 months (None: not reached)
+    recent_at_least: float | None  # not reached: the lower median of the current lags
     recent_artifacts: int
     recent_open: int
     prior_median: float | None  # ... in the 12 months before
@@ -123,6 +131,7 @@ class LagTrend:
             "verdict": self.verdict,
             "min_artifacts": MIN_TREND_ARTIFACTS,
             "recent_median": self.recent_median,
+            "recent_at_least": self.recent_at_least,
             "recent_artifacts": self.recent_artifacts,
             "recent_open": self.recent_open,
             "prior_median": self.prior_median,
@@ -160,6 +169,7 @@ def lag_trend(
     prior_from = recent_from - timedelta(days=PERIOD_DAYS)
     recent = [s for s in samples if recent_from < s.day0 <= as_of]
     prior = [s for s in samples if prior_from < s.day0 <= recent_from]
+    recent_median = median_lag(recent)
     return LagTrend(
         group,
         regime,
@@ -171,7 +181,8 @@ def lag_trend(
         _finite_or_none(ci_low),
         _finite_or_none(ci_high),
         slope_verdict(n, ci_low, ci_high),
-        median_lag(recent),
+        recent_median,
+        None if recent_median is not None else lower_median([s.lag_days for s in recent]),
         len(recent),
         sum(s.status == "open" for s in recent),
         median_lag(prior),

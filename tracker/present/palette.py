@@ -34,6 +34,7 @@ def ordered(regimes) -> list[str]:
 # Line styles too, so a chart still reads printed in grey-scale; the same in report and digest.
 LINE_STYLES = {"cuda": "-", "rocm": "--", "xla": ":", "neuron": "-."}
 NAMES = {"cuda": "CUDA", "rocm": "ROCm", "xla": "XLA (Google TPU)", "neuron": "Neuron (AWS)"}
+SHORT_NAMES = {"cuda": "CUDA", "rocm": "ROCm", "xla": "XLA", "neuron": "Neuron"}
 
 
 def line_style(regime: str) -> Any:  # matplotlib types it as a Literal of its styles
@@ -44,3 +45,8 @@ def line_style(regime: str) -> Any:  # matplotlib types it as a Literal of its s
 def name(regime: str) -> str:
     """How a reader names the regime ("ROCm", "XLA (Google TPU)"); unknown ids as they are."""
     return NAMES.get(regime, regime)
+
+
+def short_name(regime: str) -> str:
+    """The regime's short name, for subject lines and tight spaces ("XLA")."""
+    return SHORT_NAMES.get(regime, regime)

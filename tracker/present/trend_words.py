@@ -38,6 +38,7 @@ TREND_COLUMNS = [
     "verdict",
     "min_artifacts",
     "recent_median",
+    "recent_at_least",
     "recent_artifacts",
     "recent_open",
     "prior_median",
@@ -96,19 +97,15 @@ def plain_range(low: float | None, high: float | None, unit: str = " d/yr") -> s
     return f"{days(low)} to {days(high)}{unit}"
 
 
-def verdict_text(t: LagTrend) -> str:
-    """The verdict for people: an interval open at both ends tells nothing, so "no clear
-    change" (which reads as "stable") becomes "cannot tell yet" there."""
-    if t.ci_low is not None and t.ci_high is not None:
-        if math.isinf(t.ci_low) and math.isinf(t.ci_high):
-            return "cannot tell yet"
-    return t.verdict
-
-
-def median_text(median: float | None, n: int, n_open: int) -> str:
+def median_text(median: float | None, n: int, n_open: int, at_least: float | None = None) -> str:
+    """ "65 d (7 artifacts, 3 open)"; a median not reached reads "at least N d" when its lower
+    bound is known (the headline answer's wording), else "not reached"."""
     if n == 0:
         return "no artifacts"
-    value = "not reached" if median is None else f"{median:.0f} d"
+    if median is not None:
+        value = f"{median:.0f} d"
+    else:
+        value = "not reached" if at_least is None else f"at least {at_least:.0f} d"
     return f"{value} ({n} artifacts, {n_open} open)"
 
 
@@ -145,11 +142,13 @@ def headline(trends: Trends) -> list[dict]:
         rows.append(
             {
                 "regime": regime,
-                "verdict": verdict_text(lag) if lag else missing,
+                "verdict": lag.verdict if lag else missing,
                 "slope": plain_range(lag.slope_low, lag.slope_high) if lag else "-",
                 "interval": plain_range(lag.ci_low, lag.ci_high) if lag else "-",
                 "artifacts": f"{lag.artifacts} ({lag.open} open)" if lag else "-",
-                "recent": median_text(lag.recent_median, lag.recent_artifacts, lag.recent_open)
+                "recent": median_text(
+                    lag.recent_median, lag.recent_artifacts, lag.recent_open, lag.recent_at_least
+                )
                 if lag
                 else "-",
                 "prior": median_text(lag.prior_median, lag.prior_artifacts, lag.prior_open)
@@ -229,13 +228,14 @@ def digest_line_by_regime(trends: Trends) -> dict[str, str]:
         if lag is None:
             text = f"lag gap: {row['verdict']}"
         else:
+            recent = median_text(
+                lag.recent_median, lag.recent_artifacts, lag.recent_open, lag.recent_at_least
+            )
+            prior = median_text(lag.prior_median, lag.prior_artifacts, lag.prior_open)
             text = (
-                f"lag gap {verdict_text(lag)} ({plain_range(lag.slope_low, lag.slope_high)}, "
+                f"lag gap {lag.verdict} ({plain_range(lag.slope_low, lag.slope_high)}, "
                 f"{LEVEL:.0%}: {plain_range(lag.ci_low, lag.ci_high)}; {lag.artifacts} artifacts, "
-                f"{lag.open} open; KM median "
-                f"{median_text(lag.recent_median, lag.recent_artifacts, lag.recent_open)} "
-                f"last 12 months vs "
-                f"{median_text(lag.prior_median, lag.prior_artifacts, lag.prior_open)} before)"
+                f"{lag.open} open; KM median {recent} last 12 months vs {prior} before)"
             )
         if regime in ci:
             text += f"; CI job pass rate {rate_text(ci[regime])}"

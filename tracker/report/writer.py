@@ -10,30 +10,26 @@ import csv
 import json
 import logging
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from tracker.config import Config
-from tracker.measure import headline, trend_figures
+from tracker.measure import headline
 from tracker.measure.ci_rates import COUNTS as CI_COUNTS
-from tracker.measure.ci_rates import ci_rate_rows
-from tracker.measure.facts import compute_lag
+from tracker.measure.figures import Figures
 from tracker.measure.lag import LAG_CSV_COLUMNS, LagSample
 from tracker.measure.model_summary import REGIMES as MODEL_REGIMES
 from tracker.measure.model_summary import model_matrix
-from tracker.measure.survival import LagSummary, summarize
-from tracker.measure.trend import lag_trends
+from tracker.measure.survival import LagSummary
 from tracker.present import palette, trend_words
+from tracker.present.answer_words import LABEL, answer_text, median_phrase
 from tracker.present.formats import http_only, percent
 from tracker.report.chart_data import sparse_friction, split_sparse_ci
 from tracker.report.publish import staged
 from tracker.report.quality import QUALITY_COLUMNS, quality_sections
 from tracker.report.side_by_side import ChartDrawers
-from tracker.store import Store
 
 log = logging.getLogger("tracker.report")
 HEADLINE_COLUMNS = [
@@ -58,29 +54,6 @@ IMAGES = {
 }
 CHARTS, MODELS = "tracker.report.charts", "tracker.report.model_charts"
 TABLE_WEEKS = 12  # weeks of CI and friction rows in the HTML tables (the CSVs hold them all)
-
-
-def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[dict]:
-    return [
-        {
-            "project": s.project,
-            "series": s.series,
-            "regime": s.regime,
-            "definition": s.definition,
-            "is_primary": s.primary,
-            "day0": s.day0,
-            "day0_url": s.day0_url,
-            "available": s.available,
-            "lag_days": s.lag_days,
-            "status": s.status,
-            "negative": s.negative,
-            "evidence_url": s.evidence_url,
-            "as_of": as_of,
-            "artifact": s.artifact,
-            "day0_definition": s.day0_definition,
-        }
-        for s in samples
-    ]
 
 
 def write_lag_csv(samples: Sequence[LagSample], stream) -> None:
@@ -121,67 +94,45 @@ def _summary_row(s: LagSummary, spans: dict | None = None) -> dict[str, Any]:
 
 
 def write_report(
-    config: Config,
-    store: Store,
+    figures: Figures,
     out_dir: Path,
-    as_of: datetime | None = None,
     banner: str | None = None,
+    drawers: ChartDrawers | None = None,
 ) -> list[str]:
     """Write lag / pass-rate / friction CSVs, summary.json, PNG charts and index.html into
-    `out_dir`; refresh the lag_samples and lag_trend tables. `banner` (e.g. "built from a
-    replay") is shown at the top of the page and kept in summary.json. Without `as_of`, a
-    replayed store reports as of its snapshot date and a live one as of now
-    (tracker/store/asof.py). Returns console lines."""
-    from tracker.measure.quality import unread_tags
-    from tracker.measure.staleness import stale_definitions
-    from tracker.store.asof import AsOf, default_as_of
+    `out_dir` from `figures` (tracker.measure.figures: computed once, as of their date).
+    `banner` (e.g. "built from a replay") is shown at the top of the page and kept in
+    summary.json. `drawers`: chart processes started earlier (they import matplotlib while the
+    caller computes); without, the writer starts its own. Returns console lines."""
+    with ExitStack() as stack:
+        if drawers is None:
+            drawers = stack.enter_context(ChartDrawers())
+        return _write(figures, out_dir, banner, drawers)
 
-    point = AsOf(as_of, explicit=True) if as_of else default_as_of(store) or AsOf(datetime.now(UTC))
-    as_of = point.when
-    out_dir.mkdir(parents=True, exist_ok=True)
-    unknown: list = []
-    spans: dict = {}
-    reference = config.reference_regime
-    # The old report stays whole until all is written. The chart processes start first: they
-    # import matplotlib while this one computes, and draw while it writes (side_by_side.py).
-    with staged(out_dir) as stage, ChartDrawers() as drawers:
-        # The weekly CI and friction reads and the staleness scan are SQL that scans every CI
-        # run, issue and note (seconds at a million events): the database runs them on a second
-        # thread while this one computes the lag and its trends (SQLite and psycopg let go of
-        # the GIL while a statement runs; SQLite's WAL lets this thread write the lag tables).
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="report-reads") as pool:
-            reads = pool.submit(_weekly_and_stale, config, store, as_of)
-            samples = compute_lag(config, store, as_of, unknown, spans)
-            store.replace_lag_samples(lag_rows_for_store(samples, as_of))
-            lag = lag_trends(samples, as_of, reference)
-            drawers.draw("lag", CHARTS, "lag_chart", stage / IMAGES["lag"], samples, as_of, lag)
-            drawers.draw(
-                "model", MODELS, "model_matrix_chart", stage / IMAGES["model"], samples, as_of
-            )
-            store.replace_lag_trend(trend_figures.store_rows(lag, as_of))
-            pass_rates, other_rates, friction, stale = reads.result()
-        summaries = summarize(samples, as_of)
-        overrides = store.overrides()
-        trends = trend_figures.compute_trends(
-            samples, as_of, pass_rates, friction, reference, lag=lag
-        )
-        tags_unread = unread_tags(store, config)
-        stale_keys = stale_definitions(spans, as_of, config.report)
-        series = headline.quarterly_series(samples, as_of, stale_keys)
+
+def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDrawers) -> list[str]:
+    f = figures
+    as_of, point, samples, reference = f.as_of, f.point, f.samples, f.reference
+    pass_rates, other_rates, friction, stale = f.pass_rates, f.other_rates, f.friction, f.stale
+    unknown, spans, stale_keys, series = f.unknown, f.spans, f.stale_keys, f.series
+    # The old report stays whole until all is written (publish.staged).
+    with staged(out_dir) as stage:
+        drawers.draw("lag", CHARTS, "lag_chart", stage / IMAGES["lag"], samples, as_of, f.lag)
+        drawers.draw("model", MODELS, "model_matrix_chart", stage / IMAGES["model"], samples, as_of)
         dense_ci, ci_sparse = split_sparse_ci(pass_rates)
         drawers.draw(
             "headline", CHARTS, "headline_chart", stage / IMAGES["headline"], series, reference
         )
         drawers.draw("friction", CHARTS, "friction_chart", stage / IMAGES["friction"], friction)
         drawers.draw("ci", CHARTS, "ci_pass_rate_chart", stage / IMAGES["ci"], dense_ci)
-        answer = answer_rows(series, as_of, reference)
+        answer = answer_rows(f)
         quality = quality_sections(
-            stale, len(config.sources), unknown, [s for s in samples if s.negative], tags_unread
+            stale, f.source_count, unknown, [s for s in samples if s.negative], f.unread
         )
 
         with (stage / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
             write_lag_csv(samples, handle)
-        summary_rows = [_summary_row(s, spans) for s in summaries]
+        summary_rows = [_summary_row(s, spans) for s in f.summaries]
         for row in summary_rows:
             row["evidence_stale"] = str(
                 (row["project"], row["regime"], row["definition"]) in stale_keys
@@ -225,14 +176,19 @@ def write_report(
                 {
                     "as_of": as_of.isoformat(),
                     "as_of_label": point.label,
+                    "answer": [
+                        a.row() | {"text": answer_text(a), "definition": LABEL} for a in f.answers
+                    ],
+                    "answer_method": "docs/methodology.md#the-headline-answer",
                     "stale_sources": stale,
-                    "unread_tags": tags_unread,
+                    "unread_tags": f.unread,
                     "data": banner or "collected upstream data",
-                    "gap_trend": trend_words.json_ready(trends),
+                    "gap_trend": trend_words.json_ready(f.trends),
                     "headline_series": {
                         "method": "docs/methodology.md#the-headline-series-lag-per-quarter",
-                        "verdicts": [
-                            {k: a[k] for k in ("regime", "direction", "sentence")} for a in answer
+                        "cohort_comparison": [
+                            {"regime": a["regime"], "change": a["change"], "sentence": a["cohorts"]}
+                            for a in answer
                         ],
                         "quarters": series_rows,
                     },
@@ -253,7 +209,7 @@ def write_report(
                     "ci_pass_rate_weekly": pass_rates,
                     "ci_pass_rate_other_triggers": other_rates,
                     "friction_weekly": friction,
-                    "analyst_overrides": overrides,
+                    "analyst_overrides": f.overrides,
                 },
                 indent=1,
                 default=str,
@@ -272,16 +228,16 @@ def write_report(
         html = env.get_template("report.html.j2").render(
             as_of=as_of,
             banner=banner,
-            trend=trend_words.headline(trends),
+            trend=trend_words.headline(f.trends),
             trend_thresholds=trend_words.THRESHOLDS,
             as_of_label=point.label,
             stale=stale,
             headline=[r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"],
-            summaries=[s for s in summaries if s.period == "all"],
+            summaries=[s for s in f.summaries if s.period == "all"],
             samples=samples,
             pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
             other_rates=latest_weeks(other_rates, TABLE_WEEKS),
-            unread_tags=tags_unread,
+            unread_tags=f.unread,
             table_weeks=TABLE_WEEKS,
             friction=latest_weeks(friction, TABLE_WEEKS),
             images=images,
@@ -294,7 +250,7 @@ def write_report(
             # model families whose day 0 itself is unknown (regime "all") are listed apart
             unknown=[u for u in unknown if u[2] != "all"],
             day0_unknown=[u for u in unknown if u[2] == "all"],
-            overrides=overrides,
+            overrides=f.overrides,
             model_image=model_image,
             model_rows=model_matrix(samples),
             model_regimes=MODEL_REGIMES,
@@ -309,43 +265,32 @@ def write_report(
     ] + _as_of_lines(point, stale)
 
 
-def _weekly_and_stale(
-    config: Config, store: Store, as_of: datetime
-) -> tuple[list, list, list, list]:
-    """(headline CI rows, other-trigger CI rows, friction rows, stale sources) from the store."""
-    from tracker.measure.staleness import stale_sources
-
-    # Headline: the triggers each source's selector names (nightly builds); the rest apart.
-    pass_rates, other_rates = ci_rate_rows(config, store)
-    # Views have no inherent order (PostgreSQL returns any): sort, so files and tables are stable.
-    friction = sorted(
-        store.view_rows("v_friction_weekly"), key=lambda r: (r["regime"] or "", r["week"])
-    )
-    # Data quality: streams that ended long before as-of (their open rows age with the silence).
-    return pass_rates, other_rates, friction, stale_sources(store, config, as_of)
-
-
-def answer_rows(series: dict, as_of: datetime, reference: str) -> list[dict[str, Any]]:
-    """Per regime (charts' order), the verdict beside the headline chart: direction, the
-    sentence, the latest quarter with a median and the newest quarter's point."""
+def answer_rows(figures: Figures) -> list[dict[str, Any]]:
+    """Per regime (sources.yaml's order), what the first screen says: the headline answer
+    (tracker.measure.answer, word for word as in summary.json, the digest and `lag --trend`),
+    then, labelled, the quarterly cohorts' comparison the chart beside it draws."""
     rows = []
-    for regime in palette.ordered(series):
-        points = series[regime]
-        if regime == reference:
-            direction, sentence = "reference", "0 d by definition (builds ship with the release)"
+    for a in figures.answers:
+        points = figures.series.get(a.regime, [])
+        if a.regime == figures.reference:
+            change, cohorts = "reference", "0 d by definition (builds ship with the release)"
+        elif points:
+            change, cohorts = headline.verdict(points, figures.as_of)
         else:
-            direction, sentence = headline.verdict(points, as_of)
+            change, cohorts = "no data", "no framework artifacts"
         latest = headline.latest_reached(points)
         rows.append(
             {
-                "regime": regime,
-                "name": palette.name(regime),
-                "direction": direction,
-                "sentence": sentence,
+                "regime": a.regime,
+                "name": palette.name(a.regime),
+                "verdict": a.verdict,
+                "median": median_phrase(a),
+                "text": answer_text(a),
+                "reference": a.regime == figures.reference,
+                "change": change,
+                "cohorts": cohorts,
                 "latest": f"{latest.period}: {latest.text()}" if latest else "none yet",
-                "newest": f"{points[-1].period}: {points[-1].text()}",
-                "artifacts": sum(p.artifacts for p in points),
-                "open": sum(p.open for p in points),
+                "newest": f"{points[-1].period}: {points[-1].text()}" if points else "none",
             }
         )
     return rows

@@ -76,9 +76,12 @@ def default_as_of(store) -> AsOf | None:
 def resolve_as_of(
     store, explicit: date | datetime | None = None, now: Callable[[], datetime] | None = None
 ) -> AsOf:
-    """--as-of (the end of that day) when given, else the replayed snapshot, else `now()`
-    (default: the wall clock, UTC)."""
+    """The one place every command's as-of date is resolved: an explicit date (`--as-of`) is
+    the end of that day, an explicit datetime that moment (UTC); else the replayed snapshot,
+    else `now()` (default: the wall clock, UTC)."""
+    if isinstance(explicit, datetime):
+        when = explicit if explicit.tzinfo else explicit.replace(tzinfo=UTC)
+        return AsOf(when.astimezone(UTC), explicit=True)
     if explicit is not None:
-        day = explicit.date() if isinstance(explicit, datetime) else explicit
-        return AsOf(end_of_day(day), explicit=True)
+        return AsOf(end_of_day(explicit), explicit=True)
     return default_as_of(store) or AsOf(now() if now else datetime.now(UTC))

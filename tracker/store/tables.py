@@ -248,6 +248,11 @@ lag_trend = Table(
     Column("verdict", String(32), nullable=False),
     Column("min_artifacts", Integer, nullable=False, comment="fewer: 'too few artifacts'"),
     Column("recent_median", Float, comment="KM median lag, day 0 in the last 12 months"),
+    Column(
+        "recent_at_least",
+        Float,
+        comment="median not reached: the recent median is at least this (days)",
+    ),
     Column("recent_artifacts", Integer, nullable=False),
     Column("recent_open", Integer, nullable=False),
     Column("prior_median", Float, comment="KM median lag, day 0 in the 12 months before"),

@@ -1,0 +1,35 @@
+"""The report job: resolve the as-of date, compute every figure once, save the derived tables
+(lag_samples, lag_trend: what the views v_lag_series and v_lag_trend read) and write the report
+from the same figures. `tracker report` and the nightly job both run it, so the views always
+hold the numbers of the newest report."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from pathlib import Path
+
+from tracker.config import Config
+from tracker.store import Store
+
+
+def publish_report(
+    config: Config,
+    store: Store,
+    out_dir: Path,
+    as_of: date | datetime | None = None,
+    banner: str | None = None,
+) -> list[str]:
+    """Write the report into `out_dir` as of `as_of` (tracker.store.asof.resolve_as_of: a date
+    is the end of that day; none: the replayed snapshot, else now); return console lines."""
+    from tracker.measure.figures import compute_figures
+    from tracker.report.side_by_side import ChartDrawers
+    from tracker.report.writer import write_report
+    from tracker.store.asof import resolve_as_of
+
+    point = resolve_as_of(store, as_of)
+    # The chart processes start first: they import matplotlib while this one computes.
+    with ChartDrawers() as drawers:
+        figures = compute_figures(config, store, point)
+        store.replace_lag_samples(figures.lag_sample_rows())
+        store.replace_lag_trend(figures.lag_trend_rows())
+        return write_report(figures, out_dir, banner, drawers)

@@ -1,0 +1,148 @@
+"""Every figure the report and the digest show, computed once per as-of date.
+
+:func:`compute_figures` is the one measure entry point of the publishers and the nightly job:
+it loads the lag facts once, computes the lag samples, their trends, the headline answer per
+regime (tracker.measure.answer), the quarterly series, the weekly CI and friction rates and the
+data-quality findings, and returns them as one :class:`Figures`. The report renders it, the
+digest renders it (and reuses its facts for its weekly history), the nightly job saves its
+derived tables; nobody computes a figure a second way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from tracker.config import Config
+from tracker.measure import headline
+from tracker.measure.answer import Answer, answers
+from tracker.measure.ci_rates import ci_rate_rows
+from tracker.measure.facts import LagFacts, load_lag_facts
+from tracker.measure.headline import MedianPoint
+from tracker.measure.lag import LagSample
+from tracker.measure.quality import unread_tags
+from tracker.measure.staleness import stale_definitions, stale_sources
+from tracker.measure.survival import LagSummary, summarize
+from tracker.measure.trend import LagTrend, lag_trends
+from tracker.measure.trend_figures import Trends, compute_trends, store_rows
+from tracker.store import Store
+from tracker.store.asof import AsOf
+
+
+@dataclass
+class Figures:
+    """What one as-of date's report and digest show (plain records; presentation is above)."""
+
+    point: AsOf  # the as-of date and why (resolve_as_of)
+    facts: LagFacts  # the lag facts, loaded once: the digest ages them week by week
+    samples: list[LagSample]
+    unknown: list  # (project, series, regime, definition, reason) the evidence does not reach
+    spans: dict  # (project, regime, definition) -> (first, last) evidence collected
+    lag: list[LagTrend]  # per group, regime and definition, and pooled per regime
+    answers: list[Answer]  # the headline answer per regime (sources.yaml's regimes, in order)
+    trends: Trends  # lag trends with the CI and friction rate trends
+    series: dict[str, list[MedianPoint]]  # the quarterly headline series per regime
+    summaries: list[LagSummary]
+    pass_rates: list[dict]  # weekly CI rows of the headline triggers
+    other_rates: list[dict]  # weekly CI rows of the other triggers
+    friction: list[dict]  # weekly friction / optimization rows
+    stale: list[dict]  # stale sources (tracker.measure.staleness)
+    stale_keys: set = field(default_factory=set)  # (project, regime, definition) on them
+    unread: list[dict] = field(default_factory=list)  # image tags no name pattern reads
+    overrides: list[dict] = field(default_factory=list)  # analysts' class overrides
+    source_count: int = 0  # sources in sources.yaml (the data-quality section counts them)
+
+    @property
+    def as_of(self) -> datetime:
+        return self.point.when
+
+    @property
+    def reference(self) -> str:
+        return self.trends.reference
+
+    def lag_sample_rows(self) -> list[dict]:
+        """Rows of the lag_samples table (the view v_lag_series reads them)."""
+        return lag_rows_for_store(self.samples, self.as_of)
+
+    def lag_trend_rows(self) -> list[dict]:
+        """Rows of the lag_trend table (the view v_lag_trend reads them)."""
+        return store_rows(self.lag, self.as_of)
+
+
+def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
+    """Every figure as of `point`. The weekly CI and friction reads and the staleness scan are
+    SQL over every CI run, issue and note (seconds at a million events): the database runs them
+    on a second thread while this one computes the lag and its trends (SQLite and psycopg let
+    go of the GIL while a statement runs)."""
+    as_of = point.when
+    reference = config.reference_regime
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="figures-reads") as pool:
+        reads = pool.submit(_weekly_and_stale, config, store, as_of)
+        facts = load_lag_facts(config, store)
+        unknown: list = []
+        spans: dict = {}
+        samples = facts.samples(as_of, unknown, spans)
+        lag = lag_trends(samples, as_of, reference)
+        pass_rates, other_rates, friction, stale = reads.result()
+    stale_keys = stale_definitions(spans, as_of, config.report)
+    regimes = [r.id for r in config.regimes] or sorted({s.regime for s in samples})
+    return Figures(
+        point=point,
+        facts=facts,
+        samples=samples,
+        unknown=unknown,
+        spans=spans,
+        lag=lag,
+        answers=answers(lag, regimes, reference, as_of),
+        trends=compute_trends(samples, as_of, pass_rates, friction, reference, lag=lag),
+        series=headline.quarterly_series(samples, as_of, stale_keys),
+        summaries=summarize(samples, as_of),
+        pass_rates=pass_rates,
+        other_rates=other_rates,
+        friction=friction,
+        stale=stale,
+        stale_keys=stale_keys,
+        unread=unread_tags(store, config),
+        overrides=store.overrides(),
+        source_count=len(config.sources),
+    )
+
+
+def _weekly_and_stale(
+    config: Config, store: Store, as_of: datetime
+) -> tuple[list, list, list, list[dict[str, Any]]]:
+    """(headline CI rows, other-trigger CI rows, friction rows, stale sources) from the store."""
+    # Headline: the triggers each source's selector names (nightly builds); the rest apart.
+    pass_rates, other_rates = ci_rate_rows(config, store)
+    # Views have no inherent order (PostgreSQL returns any): sort, so files and tables are stable.
+    friction = sorted(
+        store.view_rows("v_friction_weekly"), key=lambda r: (r["regime"] or "", r["week"])
+    )
+    # Data quality: streams that ended long before as-of (their open rows age with the silence).
+    return pass_rates, other_rates, friction, stale_sources(store, config, as_of)
+
+
+def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[dict]:
+    return [
+        {
+            "project": s.project,
+            "series": s.series,
+            "regime": s.regime,
+            "definition": s.definition,
+            "is_primary": s.primary,
+            "day0": s.day0,
+            "day0_url": s.day0_url,
+            "available": s.available,
+            "lag_days": s.lag_days,
+            "status": s.status,
+            "negative": s.negative,
+            "evidence_url": s.evidence_url,
+            "as_of": as_of,
+            "artifact": s.artifact,
+            "day0_definition": s.day0_definition,
+        }
+        for s in samples
+    ]
