@@ -36,9 +36,7 @@ def upgrade() -> None:
                 comment="median not reached: the recent median is at least this (days)",
             )
         )
-    op.execute(
-        f"CREATE VIEW v_lag_trend AS SELECT {VIEW_COLUMNS}, recent_at_least FROM lag_trend"
-    )
+    op.execute(f"CREATE VIEW v_lag_trend AS SELECT {VIEW_COLUMNS}, recent_at_least FROM lag_trend")
 
 
 def downgrade() -> None:
