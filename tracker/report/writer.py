@@ -24,7 +24,7 @@ from tracker.measure.model_summary import REGIMES as MODEL_REGIMES
 from tracker.measure.model_summary import model_matrix
 from tracker.measure.survival import LagSummary
 from tracker.present import palette, trend_words
-from tracker.present.answer_words import LABEL, answer_text, median_phrase
+from tracker.present.answer_words import LABEL, answer_text, median_phrase, window_phrase
 from tracker.present.formats import http_only, percent
 from tracker.report.chart_data import sparse_friction, split_sparse_ci
 from tracker.report.publish import staged
@@ -286,6 +286,7 @@ def answer_rows(figures: Figures) -> list[dict[str, Any]]:
                 "verdict": a.verdict,
                 "median": median_phrase(a),
                 "text": answer_text(a),
+                "window": window_phrase(a).capitalize(),
                 "reference": a.regime == figures.reference,
                 "change": change,
                 "cohorts": cohorts,
