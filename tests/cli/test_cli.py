@@ -403,3 +403,14 @@ def test_a_db_that_is_not_a_url_is_an_error_and_creates_nothing(run, tmp_path):
     assert result.exit_code == 1
     assert result.output.startswith("tracker: error: --db: 'notaurl' is not a database URL")
     assert not (tmp_path / "notaurl").exists()
+
+
+@pytest.mark.parametrize("group", [(), ("sources",), ("tagger",), ("export",)])
+def test_help_lists_every_command_with_a_whole_summary(run, group):
+    """Click cuts a command's first sentence to fit the listing ("Send the weekly maturity
+    digest email for one complete..."): every command carries a short summary of its own."""
+    text = run(*group, "--help").output
+    listing = text[text.index("Commands:") :].splitlines()[1:]
+    assert listing, text
+    for line in listing:
+        assert line.strip() and not line.rstrip().endswith("..."), line

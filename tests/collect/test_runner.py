@@ -13,7 +13,7 @@ from sqlalchemy import select
 from werkzeug import Response
 
 from tracker.collect import sources as collectors
-from tracker.collect.runner import next_cursor, run_sources
+from tracker.collect.runner import RunSummary, SourceResult, next_cursor, run_sources
 from tracker.config import Config, SourceSpec
 from tracker.errors import SourceSkipped
 from tracker.events import Event
@@ -342,3 +342,10 @@ def test_a_skip_nothing_later_can_store_keeps_the_validators(store, httpserver):
     run_sources(cfg, store)  # the first with the cursor in its URL (?since=...)
     third = run_sources(cfg, store).results[0]
     assert (third.items_skipped, third.requests, third.not_modified) == (0, 1, 1)
+
+
+def test_a_replay_does_not_print_the_recorded_rate_limit_as_if_it_were_left():
+    live = SourceResult("gh", "ok", requests=1, rate_remaining=4990)
+    replayed = SourceResult("gh", "ok", requests=1, rate_remaining=4990, replay="cassettes/")
+    assert "rate limit left 4990" in RunSummary("b", [live]).lines()[0]
+    assert "rate limit" not in RunSummary("b", [replayed]).lines()[0]

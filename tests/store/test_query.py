@@ -68,6 +68,24 @@ def test_server_files_backends_and_settings_never_run(store: Store, sql):
         store.read_only_query(sql)
 
 
+@pytest.mark.parametrize(
+    ("sql", "said"),
+    [
+        (
+            "SELEC * FROM events",
+            "not a statement `tracker query` runs: it starts with 'SELEC' (did you mean SELECT?)",
+        ),
+        ("frobnicate", "not a statement `tracker query` runs: it starts with 'FROBNICATE';"),
+        ("DELETE FROM events", "refused: DELETE writes or changes the database"),
+        ("  -- a comment\n drop table events", "refused: DROP writes or changes the database"),
+    ],
+)
+def test_a_typo_is_told_apart_from_a_write(sqlite_store: Store, sql, said):
+    with pytest.raises(StoreError) as raised:
+        sqlite_store.read_only_query(sql)
+    assert said in str(raised.value) and "nothing was executed" in str(raised.value)
+
+
 def _role(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:8]}"
 

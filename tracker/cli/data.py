@@ -14,7 +14,7 @@ import click
 from tracker.cli.common import load_config, opened, print_table, store_for
 
 
-@click.command("import-events")
+@click.command("import-events", short_help="Load events from a JSONL file (- = stdin).")
 @click.argument("file", type=click.File("r", encoding="utf-8"))
 @click.pass_context
 def import_events(ctx: click.Context, file) -> None:
@@ -35,7 +35,7 @@ def import_events(ctx: click.Context, file) -> None:
     click.echo(f"imported {written} events ({new} new, {imported} marked as manual evidence)")
 
 
-@click.group("export")
+@click.group("export", short_help="Export stored events as JSONL or CSV.")
 def export_group() -> None:
     """Export stored data.
 
@@ -64,7 +64,7 @@ def export_events(ctx: click.Context, fmt: str, source_id: str | None, kind: str
     write_events(store_for(ctx).iter_events(source_id, kind), sys.stdout, fmt)
 
 
-@click.command("query")
+@click.command("query", short_help="Run one read-only SQL statement.")
 @click.argument("sql")
 @click.option(
     "--format",
@@ -114,7 +114,7 @@ def query(ctx: click.Context, sql: str, fmt: str, timeout: float) -> None:
         print_table(columns, rows)
 
 
-@click.command("lag")
+@click.command("lag", short_help="Day-0 coverage lag as CSV, or the trend.")
 @click.option(
     "--as-of",
     "as_of",
@@ -255,7 +255,7 @@ def _print_trend(
     )
 
 
-@click.command("report")
+@click.command("report", short_help="Write the report from the store.")
 @click.option(
     "--out",
     type=click.Path(file_okay=False),
@@ -286,7 +286,7 @@ def report(ctx: click.Context, out: str, as_of) -> None:
         click.echo(line)
 
 
-@click.command("digest")
+@click.command("digest", short_help="Send (or write) the weekly digest email.")
 @click.option(
     "--week",
     default=None,

@@ -17,7 +17,7 @@ from tracker.errors import StoreError
 log = logging.getLogger("tracker")
 
 
-@click.command("init-db")
+@click.command("init-db", short_help="Create or upgrade the database schema.")
 @click.pass_context
 def init_db(ctx: click.Context) -> None:
     """Create or upgrade the database schema to the newest migration.
@@ -31,7 +31,7 @@ def init_db(ctx: click.Context) -> None:
     click.echo(f"database {store.safe_url} is at revision {revision}")
 
 
-@click.group("sources")
+@click.group("sources", short_help="Check or list the sources in sources.yaml.")
 def sources_group() -> None:
     """Validate and list the sources in sources.yaml.
 
@@ -41,7 +41,7 @@ def sources_group() -> None:
     """
 
 
-@sources_group.command("check")
+@sources_group.command("check", short_help="Validate sources.yaml (errors name file, source, key).")
 @click.pass_context
 def sources_check(ctx: click.Context) -> None:
     """Validate sources.yaml; exit 1 with the file, source and key of the first problem.
@@ -121,7 +121,7 @@ def _run_collect(ctx: click.Context, only, since, replay, record):
     return config, store, summary
 
 
-@click.command("collect")
+@click.command("collect", short_help="Collect new events into the store.")
 @_collect_options
 @click.pass_context
 def collect(ctx: click.Context, only, since, replay, record) -> None:
@@ -139,7 +139,7 @@ def collect(ctx: click.Context, only, since, replay, record) -> None:
     ctx.exit(summary.exit_code)
 
 
-@click.command("nightly")
+@click.command("nightly", short_help="The cron job: init-db, collect, tag, report.")
 @_collect_options
 @click.option(
     "--out",
@@ -184,7 +184,7 @@ def nightly(ctx: click.Context, only, since, replay, record, out, as_of) -> None
     )
 
 
-@click.command("schedule")
+@click.command("schedule", short_help="Run nightly and digest on cron schedules.")
 @click.option(
     "--cron",
     "crontab",
@@ -232,7 +232,7 @@ def schedule(ctx: click.Context, crontab: str, out: str, digest_crontab: str) ->
     run_forever(crontab, ctx.obj["db_url"], ctx.obj["sources"], Path(out), digest_at)
 
 
-@click.command("status")
+@click.command("status", short_help="Per source: last run, result, cursor, cost.")
 @click.pass_context
 def status(ctx: click.Context) -> None:
     """Per source: last run, result, cursor, request cost and last error.
@@ -261,7 +261,7 @@ def status(ctx: click.Context) -> None:
     )
 
 
-@click.command("unlock")
+@click.command("unlock", short_help="List the locks runs hold, or clear some.")
 @click.argument("names", nargs=-1, metavar="[NAME]...")
 @click.pass_context
 def unlock(ctx: click.Context, names: tuple[str, ...]) -> None:
@@ -295,7 +295,7 @@ def unlock(ctx: click.Context, names: tuple[str, ...]) -> None:
         raise StoreError(f"not locked: {', '.join(missing)} (`tracker unlock` lists the locks)")
 
 
-@click.command("parse")
+@click.command("parse", short_help="Run one parser on a local file.")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--kind", required=True, help="Collector kind whose parser to run.")
 @click.option("--project", default="local", show_default=True, help="Project of the events.")

@@ -48,7 +48,7 @@ def tag_rows(tagger, rows: list[dict]) -> list[dict]:
     return out
 
 
-@click.command("tag")
+@click.command("tag", short_help="Tag events: class, regime, mentions.")
 @click.option(
     "--input",
     "input_path",
@@ -138,7 +138,7 @@ def _open_store(ctx):
     return store
 
 
-@click.group("tagger")
+@click.group("tagger", short_help="Train and evaluate the NLP tagger.")
 def tagger():
     """Train and evaluate the NLP tagger.
 
@@ -150,7 +150,7 @@ def tagger():
     """
 
 
-@tagger.command("train")
+@tagger.command("train", short_help="Retrain the model from labelled texts.")
 @click.argument(
     "training_dir",
     required=False,
@@ -222,7 +222,7 @@ def train_cmd(training_dir, corpus, out_dir, seed):
     )
 
 
-@tagger.command("evaluate")
+@tagger.command("evaluate", short_help="Score the tagger on labelled JSONL.")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 def evaluate_cmd(file):
     """Score the tagger on FILE.jsonl with gold "label" (and optional "regime") per line.
@@ -248,7 +248,7 @@ def evaluate_cmd(file):
     click.echo(format_report(cls, reg))
 
 
-@tagger.command("evaluate-models")
+@tagger.command("evaluate-models", short_help="Score model-family mentions on labelled lines.")
 @click.argument("labels", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "--corpus",

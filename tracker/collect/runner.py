@@ -80,7 +80,8 @@ class RunSummary:
         out = []
         for r in self.results:
             cost = f"{r.requests} req, {r.not_modified} not modified"
-            if r.rate_remaining is not None:
+            # A replayed rate limit is the recorded header's, not this token's budget.
+            if r.rate_remaining is not None and r.replay is None:
                 cost += f", rate limit left {r.rate_remaining}"
             line = (
                 f"{r.source_id:<28} {r.status:<8} {r.events_seen:>6} seen {r.events_new:>6} new"

@@ -257,8 +257,9 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
         )
         (stage / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)
+    page = (out_dir / "index.html").resolve()
     return [
-        f"report: {out_dir / 'index.html'} ({len(samples)} lag samples: {covered} covered, "
+        f"report: {page} ({len(samples)} lag samples: {covered} covered, "
         f"{len(samples) - covered} open, {len(unknown)} before the evidence reaches; "
         f"{len({r['week'] for r in pass_rates})} CI weeks; "
         f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)"
@@ -302,8 +303,21 @@ def _as_of_lines(point, stale: Sequence[dict]) -> list[str]:
     without stale streams prints what it printed before)."""
     if point.snapshot is None and not stale:
         return []
-    names = ", ".join(r["source_id"] for r in stale[:5]) + (", ..." if len(stale) > 5 else "")
-    return [f"report {point.label}" + (f"; {len(stale)} stale source(s): {names}" if stale else "")]
+    lines = [f"report {point.label}"]
+    if stale:
+        names = ", ".join(r["source_id"] for r in stale[:5]) + (", ..." if len(stale) > 5 else "")
+        why = (
+            "a replay's cassettes hold the pages recorded then, so quiet streams look old"
+            if point.snapshot is not None
+            else "check they still collect (tracker status)"
+        )
+        lines.append(
+            f"stale evidence: {len(stale)} source(s) with nothing newer than "
+            f"{stale[0]['stale_after_days']} days before the as-of date ({names}); their open "
+            f"artifacts age with the silence and the report's Data quality section lists them; "
+            f"{why}"
+        )
+    return lines
 
 
 def latest_weeks(rows: Sequence[dict], weeks: int) -> list[dict]:

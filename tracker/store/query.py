@@ -24,6 +24,7 @@ thousand SQLite instructions, which is when the handler gets its turn.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import re
 import signal
@@ -80,15 +81,34 @@ SELECT current_user AS name,
 """
 
 
+# First words of statements that write or change the database or the session: a refusal, not
+# a typo (anything else that is not SELECT / WITH / EXPLAIN is reported as unreadable).
+_WRITING_WORDS = frozenset(
+    "INSERT UPDATE DELETE UPSERT MERGE REPLACE DROP CREATE ALTER TRUNCATE RENAME GRANT REVOKE "
+    "ATTACH DETACH PRAGMA VACUUM ANALYZE REINDEX COPY SET RESET BEGIN COMMIT ROLLBACK SAVEPOINT "
+    "RELEASE LOCK CALL DO EXECUTE PREPARE DEALLOCATE LISTEN NOTIFY UNLISTEN LOAD CLUSTER "
+    "COMMENT DISCARD REFRESH SECURITY IMPORT".split()
+)
+
+
 def check_statement(sql: str) -> str:
     """The statement to run (trimmed), or StoreError saying why it is refused unexecuted."""
     statement = sql.strip().rstrip(";").strip()
     if ";" in _strip_sql_strings(statement):
         raise StoreError("one statement at a time, please (found ';' inside the query)")
-    if not _READ_ONLY_START.match(_strip_sql_comments(statement)):
+    bare = _strip_sql_comments(statement)
+    if not _READ_ONLY_START.match(bare):
+        first = (bare.split() or [""])[0].upper()
+        if first in _WRITING_WORDS:
+            raise StoreError(
+                f"refused: {first} writes or changes the database; `tracker query` runs "
+                "read-only statements (SELECT / WITH / EXPLAIN); nothing was executed"
+            )
+        guess = difflib.get_close_matches(first, ("SELECT", "WITH", "EXPLAIN"), n=1)
+        hint = f" (did you mean {guess[0]}?)" if guess else ""
         raise StoreError(
-            "refused: `tracker query` runs read-only statements "
-            "(SELECT / WITH / EXPLAIN); nothing was executed"
+            f"not a statement `tracker query` runs: it starts with {first[:40]!r}{hint}; "
+            "start with SELECT, WITH or EXPLAIN; nothing was executed"
         )
     denied = DENIED_FUNCTIONS.search(statement)
     if denied:
