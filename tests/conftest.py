@@ -143,3 +143,31 @@ def pg_admin(database: str | None = None):
             yield conn
     finally:
         engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory):
+    """The offline demo, run once per session as a user runs it: `tracker nightly --replay
+    cassettes/` into a fresh SQLite file, as of DEMO_DAY (a Sunday, the end of ISO week
+    DEMO_WEEK). Returns a `run(*args) -> stdout` for more commands on that store, and the
+    report folder."""
+    from click.testing import CliRunner
+
+    from tracker.cli.main import cli
+
+    folder = tmp_path_factory.mktemp("demo")
+    runner = CliRunner()
+    env = {"TRACKER_SOURCES": str(REPO / "sources.yaml")}
+    base = ["--db", f"sqlite:///{folder / 'tracker.db'}"]
+
+    def run(*args: str) -> str:
+        result = runner.invoke(cli, [*base, *args], env=env, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    out = folder / "report"
+    run("nightly", "--replay", str(REPO / "cassettes"), "--as-of", DEMO_DAY, "--out", str(out))
+    return {"run": run, "report": out, "folder": folder}
+
+
+DEMO_DAY, DEMO_WEEK = "2026-08-16", "2026-W33"

@@ -14,15 +14,12 @@ import email
 import io
 import json
 import re
-from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from tracker.cli.main import cli
+from tests.conftest import DEMO_DAY, DEMO_WEEK
 
-REPO = Path(__file__).resolve().parents[2]
-DAY, WEEK = "2026-08-16", "2026-W33"  # a Sunday: the end of ISO week 2026-W33
+DAY, WEEK = DEMO_DAY, DEMO_WEEK  # a Sunday: the end of ISO week 2026-W33
 REGIMES = {"rocm": "ROCm", "xla": "XLA", "neuron": "Neuron"}
 VERDICTS = {"closing", "widening", "no clear change", "cannot tell yet", "too few artifacts"}
 
@@ -40,20 +37,10 @@ def number(text: str) -> float | None:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> dict:
-    """The offline demo as of DAY, and every output of it."""
-    folder = tmp_path_factory.mktemp("demo")
-    runner = CliRunner()
-    env = {"TRACKER_SOURCES": str(REPO / "sources.yaml")}
-    base = ["--db", f"sqlite:///{folder / 'tracker.db'}"]
-
-    def run(*args: str) -> str:
-        result = runner.invoke(cli, [*base, *args], env=env, catch_exceptions=False)
-        assert result.exit_code == 0, result.output
-        return result.stdout
-
-    run("nightly", "--replay", str(REPO / "cassettes"), "--as-of", DAY, "--out", str(folder / "r"))
-    summary = json.loads((folder / "r" / "summary.json").read_text(encoding="utf-8"))
+def outputs(demo) -> dict:
+    """Every output of the demo (tests/conftest.py) as of DAY."""
+    run, folder = demo["run"], demo["folder"]
+    summary = json.loads((demo["report"] / "summary.json").read_text(encoding="utf-8"))
     trend = list(
         csv.DictReader(io.StringIO(run("lag", "--trend", "--as-of", DAY, "--format", "csv")))
     )
@@ -82,9 +69,9 @@ def demo(tmp_path_factory) -> dict:
     }
 
 
-def test_the_report_answers_every_regime_as_of_the_day(demo):
-    answers = {a["regime"]: a for a in demo["summary"]["answer"]}
-    assert demo["summary"]["as_of"].startswith(DAY)
+def test_the_report_answers_every_regime_as_of_the_day(outputs):
+    answers = {a["regime"]: a for a in outputs["summary"]["answer"]}
+    assert outputs["summary"]["as_of"].startswith(DAY)
     assert answers["cuda"]["verdict"] == "reference"
     for regime in REGIMES:
         a = answers[regime]
@@ -93,11 +80,11 @@ def test_the_report_answers_every_regime_as_of_the_day(demo):
         phrase(a["median_days"], a["at_least_days"])  # a number either way
 
 
-def test_the_cli_the_view_and_the_digest_say_what_the_report_says(demo):
-    answers = {a["regime"]: a for a in demo["summary"]["answer"]}
-    trend = {r["regime"]: r for r in demo["trend"] if r["artifact_group"] == "all projects"}
-    view = {r["regime"]: r for r in demo["view"]}
-    subject = " ".join(demo["subject"].split())  # folded header lines
+def test_the_cli_the_view_and_the_digest_say_what_the_report_says(outputs):
+    answers = {a["regime"]: a for a in outputs["summary"]["answer"]}
+    trend = {r["regime"]: r for r in outputs["trend"] if r["artifact_group"] == "all projects"}
+    view = {r["regime"]: r for r in outputs["view"]}
+    subject = " ".join(outputs["subject"].split())  # folded header lines
     for regime, name in REGIMES.items():
         a = answers[regime]
         said = phrase(a["median_days"], a["at_least_days"])
@@ -113,7 +100,7 @@ def test_the_cli_the_view_and_the_digest_say_what_the_report_says(demo):
         assert phrase(v["recent_median"], v["recent_at_least"]) == said
         # the digest of the week ending that day: its subject and the regime's first line
         assert f"{name} {said} ({a['verdict']})" in subject
-        block = demo["text"].split(f"== {name} ==", 1)[1]
+        block = outputs["text"].split(f"== {name} ==", 1)[1]
         first = block.strip().splitlines()[0]
         assert first == f"{name}: {a['text']}"
         assert re.search(
@@ -121,10 +108,10 @@ def test_the_cli_the_view_and_the_digest_say_what_the_report_says(demo):
         )
 
 
-def test_other_figures_are_labelled_never_in_the_answers_place(demo):
+def test_other_figures_are_labelled_never_in_the_answers_place(outputs):
     """The all-time pooled median (150 d for ROCm on the demo, against the answer's 'at least')
     is shown under its own name in the digest, not as the regime's figure."""
-    block = demo["text"].split("== ROCm ==", 1)[1]
+    block = outputs["text"].split("== ROCm ==", 1)[1]
     lines = block.strip().splitlines()
     assert lines[1].startswith("All-time pooled median")
-    assert "All-time" not in demo["subject"]
+    assert "All-time" not in outputs["subject"]

@@ -345,7 +345,7 @@ def test_the_headline_says_when_a_window_holds_no_ci_jobs():
     # issue 22: the cell says when the data end and how long before the report date (W13 ends
     # Sunday 2026-03-29, 146 days before 2026-08-22), not only that the window is empty
     assert row["ci"] == (
-        "CI data ends 2026-W13 (2026-03-29), 146 d before the report date: "
+        "CI data ends 2026-W13 (2026-03-29), 146 d before the as-of date: "
         "nothing in the last 12 weeks to compare"
     )
     assert row["friction"] == (
@@ -470,3 +470,40 @@ def test_the_lag_chart_takes_the_brackets_lag_trends_computed(monkeypatch):
     assert trend.trend_line(groups["rocm"] + groups["xla"], known)[2:] == (1.0, 2.0)
     # trends of other samples (a changed count under a key) are not lent at all
     assert ("pytorch", "rocm", "m") not in trend.known_brackets(trends, part + groups["xla"])
+
+
+def test_a_stale_ci_stream_shows_its_newest_comparable_weeks():
+    """Issue 31: 15 weeks after the newest build, the windows before the as-of date hold
+    nothing, and "too few jobs" alone hid seven weeks in which the pass rate fell. The newest
+    weeks with enough jobs on both sides are compared instead, their weeks and age named."""
+    from tracker.measure.rate_trend import newest_data_trends
+    from tracker.measure.trend_figures import compute_trends
+    from tracker.present.trend_words import headline
+
+    as_of = datetime(2026, 8, 22, 23, 59, tzinfo=UTC)
+    weekly = {f"2026-W{w:02d}": (85, 15) for w in range(8, 16)}  # prior: 680 of 800
+    weekly |= {f"2026-W{w:02d}": (65, 35) for w in range(16, 20)}  # recent: 260 of 400
+    rows = [
+        {"project": "vllm", "regime": "rocm", "week": w, "jobs_passed": p, "jobs_failed": f}
+        for w, (p, f) in weekly.items()
+    ] + [
+        {"project": "jax", "regime": "rocm", "week": "2026-W33", "jobs_passed": 3, "jobs_failed": 1}
+    ]
+    [newest] = newest_data_trends(rows, as_of, ci_trends, "jobs_passed", "jobs_failed", 30).values()
+    assert (newest.recent_weeks, newest.prior_weeks) == ("2026-W16..2026-W19", "2026-W08..2026-W15")
+    assert (newest.recent_hits, newest.recent_total, newest.prior_hits, newest.prior_total) == (
+        260,
+        400,
+        680,
+        800,
+    )
+    assert newest.verdict == WORSENING  # 65% against 85%: the interval excludes 0
+    [row] = [r for r in headline(compute_trends([], as_of, rows)) if r["regime"] == "rocm"]
+    assert row["ci"].startswith("too few jobs: 75% of 4 (last 4 wk) vs none (8 wk before); ")
+    assert (
+        "newest comparable CI data: 2026-W16 to 2026-W19, 14 weeks before the as-of date: "
+        "worsening: 65% of 400 (2026-W16 to 2026-W19) vs 85% of 800 (2026-W08 to 2026-W15)"
+    ) in row["ci"]
+    # a regime compared as of the as-of date gets no second comparison
+    recent = [dict(r, week=f"2026-W{int(r['week'][-2:]) + 15}") for r in rows[:-1]]
+    assert newest_data_trends(recent, as_of, ci_trends, "jobs_passed", "jobs_failed", 30) == {}

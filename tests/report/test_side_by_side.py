@@ -66,7 +66,7 @@ def test_a_report_drawn_side_by_side_is_the_one_drawn_in_turn(sqlite_store, tmp_
     publish_report(config, sqlite_store, tmp_path / "in-turn")
     forked = {p.name: p.read_bytes() for p in (tmp_path / "forked").iterdir()}
     in_turn = {p.name: p.read_bytes() for p in (tmp_path / "in-turn").iterdir()}
-    pictures = {"lag.png", "headline_lag.png", "model_lag_matrix.png"}
+    pictures = {"lag.png", "headline_lag.png", "headline_lag_narrow.png", "model_lag_matrix.png"}
     assert {name for name in forked if name.endswith(".png")} == pictures
     assert forked == in_turn
 

@@ -112,7 +112,7 @@ def headline_chart(weeks: Sequence[str], points: Mapping, year_ago: Mapping) -> 
         weeks,
         labels,
         points,
-        "Median day-0 lag at each week's end (faded: a year before)",
+        "All-time pooled median lag at each week's end (faded: a year before)",
         size=(WIDTH_IN, 4.6),
         compare=year_ago,
         compare_label="same weeks a year before",

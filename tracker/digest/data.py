@@ -62,7 +62,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     from tracker.measure.figures import compute_figures
     from tracker.present.answer_words import answer_text, median_phrase
     from tracker.present.formats import http_only
-    from tracker.present.trend_words import digest_line_by_regime
+    from tracker.present.trend_words import digest_line_by_regime, ends_text, newest_text
     from tracker.store.asof import resolve_as_of
 
     limits = parse_thresholds(config.digest, str(config.path))
@@ -103,6 +103,11 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
             "lag_lines": lag_lines(now, regime, reference, week, limits, http_only)
             + extra_lines(everything, trend_text, regime, reference, week),
             "ci": ci_block(ci_rows, regime, week, previous),
+            "ci_newest": newest_text(figures.trends.ci_newest[regime], week.as_of)
+            if regime in figures.trends.ci_newest
+            else ends_text("CI data", figures.trends.ci_last_week.get(regime), week.as_of)
+            if regime in figures.trends.ci_last_week
+            else "",
             "ci_other": ci_other_block(ci_other_rows, regime, week, previous),
             "friction": friction_block(friction_rows, events, regime, week, previous, limits),
         }

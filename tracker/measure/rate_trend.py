@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from statistics import NormalDist
 
 from tracker.measure.trend import (
@@ -185,3 +185,47 @@ def friction_trends(friction_rows: Iterable[Mapping], as_of: datetime) -> list[R
         False,
         "events",
     )
+
+
+NEWEST_SEARCH_WEEKS = 104  # how far back "newest comparable data" looks for an anchor week
+
+
+def newest_data_trends(
+    rows: Sequence[Mapping],
+    as_of: datetime,
+    trends: Callable[[Iterable[Mapping], datetime], list[RateTrend]],
+    hits_key: str,
+    misses_key: str,
+    minimum: int,
+) -> dict[str, RateTrend]:
+    """Per regime whose rate cannot be compared as of `as_of` (too few in either window): the
+    same comparison anchored at the newest earlier ISO week where both windows hold at least
+    `minimum` ("newest comparable data"), so a stale stream shows what it last said, its weeks
+    named, instead of only "too few". `trends` is ci_trends or friction_trends."""
+    current = {t.regime: t for t in trends(rows, as_of)}
+    weekly: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for row in rows:
+        total = int(row.get(hits_key) or 0) + int(row.get(misses_key) or 0)
+        if total:
+            weekly[row.get("regime") or "none"][str(row.get("week"))] += total
+    out = {}
+    latest = as_of.date() - timedelta(days=as_of.weekday())  # Monday of as_of's week
+    for regime, totals in weekly.items():
+        now = current.get(regime)
+        if now is not None and now.ci_low is not None:
+            continue  # compared as of as_of already
+        for back in range(1, NEWEST_SEARCH_WEEKS + 1):
+            monday = latest - timedelta(weeks=back)
+            if _week_label(monday) not in totals:
+                continue  # an anchor is a week with data
+            weeks = [
+                _week_label(monday - timedelta(weeks=k)) for k in range(RECENT_WEEKS + PRIOR_WEEKS)
+            ]
+            recent = sum(totals.get(w, 0) for w in weeks[:RECENT_WEEKS])
+            prior = sum(totals.get(w, 0) for w in weeks[RECENT_WEEKS:])
+            if recent >= minimum and prior >= minimum:
+                end = datetime.combine(monday + timedelta(days=6), datetime.max.time(), tzinfo=UTC)
+                mine = [r for r in rows if (r.get("regime") or "none") == regime]
+                out[regime] = next(t for t in trends(mine, end) if t.regime == regime)
+                break
+    return out

@@ -12,8 +12,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from tracker.measure.lag import LagSample
-from tracker.measure.rate_trend import RateTrend, ci_trends, friction_trends
-from tracker.measure.trend import LagTrend, lag_trends
+from tracker.measure.rate_trend import (
+    RateTrend,
+    ci_trends,
+    friction_trends,
+    newest_data_trends,
+)
+from tracker.measure.trend import MIN_CI_JOBS, LagTrend, lag_trends
 
 
 @dataclass
@@ -29,6 +34,9 @@ class Trends:
     # a rate column says when its window is empty ("CI data ends 2026-W19, ...")
     ci_last_week: dict[str, str] = field(default_factory=dict)
     friction_last_week: dict[str, str] = field(default_factory=dict)
+    # per regime whose CI rate cannot be compared as of as_of: the comparison at its newest
+    # comparable weeks (rate_trend.newest_data_trends), shown with their weeks and age
+    ci_newest: dict[str, RateTrend] = field(default_factory=dict)
 
     def regimes(self) -> list[str]:
         found = {t.regime for t in self.lag} | {t.regime for t in self.ci + self.friction}
@@ -53,6 +61,7 @@ def compute_trends(
         as_of,
         last_weeks(pass_rates, ("jobs_passed", "jobs_failed")),
         last_weeks(friction, ("friction", "optimization")),
+        newest_data_trends(pass_rates, as_of, ci_trends, "jobs_passed", "jobs_failed", MIN_CI_JOBS),
     )
 
 

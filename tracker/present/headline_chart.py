@@ -21,6 +21,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import patheffects  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from tracker.measure.headline import MIN_POINT_ARTIFACTS, MedianPoint  # noqa: E402
@@ -40,8 +41,40 @@ def _size(n: int, scale: float) -> float:
     return scale * (4 + 1.6 * math.sqrt(min(n, 40)))
 
 
+def _value(p: MedianPoint | None) -> float | None:
+    """Where a point is drawn: its median, or its lower bound when not reached."""
+    if p is None or not p.artifacts:
+        return None
+    return p.median if p.median is not None else p.bound
+
+
+def ceiling(series: Sequence[Aligned]) -> float | None:
+    """The top of the lag axis: the well-supported medians (reached, at least
+    MIN_POINT_ARTIFACTS artifacts) with some headroom, so one thin point or a lower bound far
+    above (at least 705 d) does not flatten every other line: those are drawn at the axis's
+    edge with their value. None when no median is well supported (the axis fits every point)."""
+    values = [
+        p.median
+        for points in series
+        for p in points
+        if p is not None and p.artifacts >= MIN_POINT_ARTIFACTS and p.median is not None
+    ]
+    return max(values) * 1.25 + 10 if values else None
+
+
+# White under each line: a regime's line stays visible where it runs on another (XLA's dotted
+# line on CUDA's zero line).
+_HALO = [patheffects.withStroke(linewidth=4, foreground="white")]
+
+
 def _draw_regime(
-    ax, xs: Sequence[float], points: Aligned, regime: str, faded: bool, scale: float
+    ax,
+    xs: Sequence[float],
+    points: Aligned,
+    regime: str,
+    faded: bool,
+    scale: float,
+    top: float | None = None,
 ) -> None:
     colour, style = palette.colour(regime), palette.line_style(regime)
     alpha = 0.45 if faded else 1.0
@@ -50,7 +83,16 @@ def _draw_regime(
 
     def flush() -> None:
         if len(run_x) > 1:
-            ax.plot(run_x, run_y, color=colour, linestyle=style, alpha=alpha, lw=1 if faded else 2)
+            ax.plot(
+                run_x,
+                run_y,
+                color=colour,
+                linestyle=style,
+                alpha=alpha,
+                lw=1 if faded else 2,
+                zorder=3,
+                path_effects=None if faded else _HALO,
+            )
         run_x.clear()
         run_y.clear()
 
@@ -59,6 +101,34 @@ def _draw_regime(
             flush()
             continue
         size = _size(p.artifacts, scale)
+        value = _value(p)
+        if top is not None and value is not None and value > top:
+            # past the axis (only thinly supported points can be): a mark at its edge with
+            # its value, never a line into it
+            flush()
+            ax.plot(
+                [x],
+                [top],
+                marker=palette.marker(regime),
+                markersize=size * 0.8,
+                color=colour,
+                markerfacecolor="white",
+                alpha=alpha * 0.7,
+                linestyle="none",
+                clip_on=False,
+                zorder=4,
+            )
+            ax.annotate(
+                f"{'' if p.median is not None else '≥'}{value:.0f} d ↑",
+                xy=(x, top),
+                xytext=(0, -14 if round(x) % 2 == 0 else -26),  # neighbours' labels apart
+                textcoords="offset points",
+                ha="center",
+                fontsize=8,
+                color=colour,
+                alpha=alpha,
+            )
+            continue
         if p.median is not None:
             run_x.append(x)
             run_y.append(p.median)
@@ -72,6 +142,7 @@ def _draw_regime(
                 markerfacecolor="white" if faded else colour,
                 alpha=alpha * (0.4 if small else 1.0),
                 linestyle="none",
+                zorder=4,
             )
             continue
         flush()  # a bound is not a value: the line stops here
@@ -84,6 +155,7 @@ def _draw_regime(
             markerfacecolor="white",
             alpha=alpha,
             linestyle="none",
+            zorder=4,
         )
         ax.annotate(
             "",
@@ -106,6 +178,7 @@ def draw(
     reference: str | None = None,
     font: float = 9,
     marker_scale: float = 1.0,
+    legend_columns: int = 4,
 ) -> Figure:
     """The figure: medians on top, artifact counts below, legend under both. `series` maps a
     regime to its points aligned on `periods`; `compare` (same shape) is drawn faded (the
@@ -115,12 +188,16 @@ def draw(
     )
     xs = list(range(len(periods)))
     regimes = palette.ordered(r for r in series if r != reference)
+    top = ceiling(
+        [series[r] for r in regimes] + [compare[r] for r in regimes if compare and r in compare]
+    )
     width = 0.8 / max(1, len(regimes))
     for k, regime in enumerate(regimes):
         nudge = (k - (len(regimes) - 1) / 2) * min(width, 0.12)
-        _draw_regime(ax, [x + nudge for x in xs], series[regime], regime, False, marker_scale)
+        moved = [x + nudge for x in xs]
+        _draw_regime(ax, moved, series[regime], regime, False, marker_scale, top)
         if compare and regime in compare:
-            _draw_regime(ax, [x + nudge for x in xs], compare[regime], regime, True, marker_scale)
+            _draw_regime(ax, moved, compare[regime], regime, True, marker_scale, top)
         bar_x = [x + (k - (len(regimes) - 1) / 2) * width for x in xs]
         points = series[regime]
         covered = [(p.artifacts - p.open) if p else 0 for p in points]
@@ -137,10 +214,17 @@ def draw(
             edgecolor=palette.colour(regime),
             linewidth=0,
         )
+    # the reference's zero line lies under every regime's line (zorder), thinner than them
     if reference is not None and reference in series:
-        ax.axhline(0, color=palette.colour(reference), linestyle=palette.line_style(reference))
+        ax.axhline(
+            0,
+            color=palette.colour(reference),
+            linestyle=palette.line_style(reference),
+            linewidth=1.2,
+            zorder=2,
+        )
     else:
-        ax.axhline(0, color="#bbbbbb", linewidth=0.8)
+        ax.axhline(0, color="#bbbbbb", linewidth=0.8, zorder=2)
     handles = [
         plt.Line2D(
             [],
@@ -179,6 +263,8 @@ def draw(
     ax.set_title(title, fontsize=font + 1)
     ax.set_ylabel("median lag (days)", fontsize=font)
     low, high = ax.get_ylim()
+    if top is not None:
+        high = min(high, top)
     ax.set_ylim(min(-5, low), high + 0.1 * (high - low))  # room for the arrows of the top bounds
     ax.grid(axis="y", color="#e4e4e4", linewidth=0.6)
     ax.tick_params(labelsize=font)
@@ -190,11 +276,11 @@ def draw(
     fig.legend(
         handles=handles,
         loc="lower center",
-        ncol=min(4, len(handles)),
+        ncol=min(legend_columns, len(handles)),
         fontsize=font,
         frameon=False,
         bbox_to_anchor=(0.5, 0.0),
     )
-    rows = math.ceil(len(handles) / 4)
+    rows = math.ceil(len(handles) / legend_columns)
     fig.subplots_adjust(left=0.09, right=0.98, top=0.92, bottom=0.1 + 0.055 * rows)
     return fig

@@ -56,14 +56,33 @@ THRESHOLDS = (
 
 def ends_text(what: str, week: str | None, as_of: datetime | None) -> str:
     """Why a rate column is empty: "CI data ends 2026-W19 (2026-05-10), 104 d before the
-    report date: nothing to compare in the last 12 weeks", or that there is none at all."""
+    as-of date: nothing to compare in the last 12 weeks", or that there is none at all."""
     window = f"the last {RECENT_WEEKS + PRIOR_WEEKS} weeks"
     if not week:
         return f"no {what} collected for this regime: nothing to compare"
     year, _, number = week.partition("-W")
     end = date.fromisocalendar(int(year), int(number), 7)
-    behind = f", {(as_of.date() - end).days} d before the report date" if as_of else ""
+    behind = f", {(as_of.date() - end).days} d before the as-of date" if as_of else ""
     return f"{what} ends {week} ({end.isoformat()}){behind}: nothing in {window} to compare"
+
+
+def freshness_lines(last_weeks: dict[str, str], as_of: datetime, what: str = "CI") -> list[str]:
+    """Per regime (charts' order), its newest week with data and how long before the as-of
+    date it ends: "rocm: newest CI data 2026-W19 (ends 2026-05-10), 14 weeks before the as-of
+    date"; regimes whose data reach the as-of date's week are left out."""
+    from tracker.present.palette import ordered
+
+    lines = []
+    for regime in ordered(last_weeks):
+        year, _, number = last_weeks[regime].partition("-W")
+        end = date.fromisocalendar(int(year), int(number), 7)
+        weeks = (as_of.date() - end).days // 7
+        if weeks >= 1:
+            lines.append(
+                f"{regime}: newest {what} data {last_weeks[regime]} (ends {end.isoformat()}), "
+                f"{weeks} week{'' if weeks == 1 else 's'} before the as-of date"
+            )
+    return lines
 
 
 # -- words and numbers -------------------------------------------------------------------------
@@ -97,6 +116,31 @@ def plain_range(low: float | None, high: float | None, unit: str = " d/yr") -> s
     return f"{days(low)} to {days(high)}{unit}"
 
 
+def _per_year(value: float) -> str:
+    days_ = days(value)
+    return f"{days_} days a year" if days_ not in ("1", "+1", "-1") else f"{days_} day a year"
+
+
+def change_text(low: float | None, high: float | None) -> str:
+    """A slope or its interval in plain words: "grows by about 14 days a year", "somewhere
+    from -42 to +19 days a year", "-28 days a year or more (open artifacts leave no upper
+    limit)", "anything: too few covered artifacts to say"."""
+    if low is None or high is None:
+        return "-"
+    if math.isinf(low) and math.isinf(high):
+        return "anything: too few covered artifacts to say"
+    if math.isinf(high):
+        return f"{_per_year(low)} or more (open artifacts leave no upper limit)"
+    if math.isinf(low):
+        return f"{_per_year(high)} or less (no lower limit)"
+    if low == high:
+        if low == 0:
+            return "unchanged (0 days a year)"
+        verb = "grows" if low > 0 else "shrinks"
+        return f"{verb} by about {days(abs(low), signed=False)} days a year"
+    return f"somewhere from {days(low)} to {_per_year(high)}"
+
+
 def median_text(median: float | None, n: int, n_open: int, at_least: float | None = None) -> str:
     """ "65 d (7 artifacts, 3 open)"; a median not reached reads "at least N d" when its lower
     bound is known (the headline answer's wording), else "not reached"."""
@@ -109,7 +153,20 @@ def median_text(median: float | None, n: int, n_open: int, at_least: float | Non
     return f"{value} ({n} artifacts, {n_open} open)"
 
 
-def rate_text(t: RateTrend | None, what: str = "data", ends: str | None = None) -> str:
+def newest_text(t: RateTrend, as_of: datetime | None) -> str:
+    """The newest comparable weeks of a stale rate, said plainly: "newest comparable CI data:
+    2026-W16 to 2026-W19, 15 weeks before the as-of date: worsening: 65% of 3400 (2026-W16 to
+    2026-W19) vs 85% of 6120 (2026-W08 to 2026-W15), change -25 to -15 pts"."""
+    first, last = t.recent_weeks.split("..")
+    year, _, number = last.partition("-W")
+    end = date.fromisocalendar(int(year), int(number), 7)
+    age = f", {(as_of.date() - end).days // 7} weeks before the as-of date" if as_of else ""
+    return f"newest comparable CI data: {first} to {last}{age}: " + rate_text(t, windows=True)
+
+
+def rate_text(
+    t: RateTrend | None, what: str = "data", ends: str | None = None, windows: bool = False
+) -> str:
     """The rate comparison in words; without a trend, `ends` says when the data end and so
     why the window is empty (a stale CI stream is not "not measured"), else that the window
     holds no `what`."""
@@ -122,9 +179,12 @@ def rate_text(t: RateTrend | None, what: str = "data", ends: str | None = None) 
     change = ""
     if t.ci_low is not None and t.ci_high is not None:
         change = f", change {t.ci_low * 100:+.0f} to {t.ci_high * 100:+.0f} pts"
+    recent, prior = f"last {RECENT_WEEKS} wk", f"{PRIOR_WEEKS} wk before"
+    if windows:  # name the weeks: the windows are not the last ones before the as-of date
+        recent, prior = (w.replace("..", " to ") for w in (t.recent_weeks, t.prior_weeks))
     return (
-        f"{t.verdict}: {pct(t.recent_hits, t.recent_total)} (last {RECENT_WEEKS} wk) vs "
-        f"{pct(t.prior_hits, t.prior_total)} ({PRIOR_WEEKS} wk before){change}"
+        f"{t.verdict}: {pct(t.recent_hits, t.recent_total)} ({recent}) vs "
+        f"{pct(t.prior_hits, t.prior_total)} ({prior}){change}"
     )
 
 
@@ -143,8 +203,8 @@ def headline(trends: Trends) -> list[dict]:
             {
                 "regime": regime,
                 "verdict": lag.verdict if lag else missing,
-                "slope": plain_range(lag.slope_low, lag.slope_high) if lag else "-",
-                "interval": plain_range(lag.ci_low, lag.ci_high) if lag else "-",
+                "slope": change_text(lag.slope_low, lag.slope_high) if lag else "-",
+                "interval": change_text(lag.ci_low, lag.ci_high) if lag else "-",
                 "artifacts": f"{lag.artifacts} ({lag.open} open)" if lag else "-",
                 "recent": median_text(
                     lag.recent_median, lag.recent_artifacts, lag.recent_open, lag.recent_at_least
@@ -158,6 +218,11 @@ def headline(trends: Trends) -> list[dict]:
                     ci.get(regime),
                     "CI jobs",
                     ends_text("CI data", trends.ci_last_week.get(regime), trends.as_of),
+                )
+                + (
+                    "; " + newest_text(trends.ci_newest[regime], trends.as_of)
+                    if regime in trends.ci_newest
+                    else ""
                 ),
                 "friction": rate_text(
                     friction.get(regime),

@@ -10,7 +10,13 @@ from collections.abc import Sequence
 from datetime import date
 
 from tracker.present import palette
-from tracker.present.share_chart import is_sparse, pool, sparse_sentence, split_sparse
+from tracker.present.share_chart import (
+    MIN_SHARE_EVENTS,
+    is_sparse,
+    pool,
+    sparse_sentence,
+    split_sparse,
+)
 
 
 def week_start(week: str) -> date:
@@ -21,6 +27,23 @@ def week_start(week: str) -> date:
 
 def month_of(row: dict) -> date:
     return week_start(row["week"]).replace(day=1)
+
+
+def quarter_of(row: dict) -> date:
+    start = week_start(row["week"])
+    return start.replace(month=3 * ((start.month - 1) // 3) + 1, day=1)
+
+
+def friction_period(rows: Sequence[dict]):
+    """(period function, its name): calendar months, or quarters when most months with events
+    hold fewer than MIN_SHARE_EVENTS friction + optimization events (a share of 1 or 2
+    events is 0 or 1, not a rate: a chart of such points is hollow dots that say nothing)."""
+    months = pool(rows, "friction", "optimization", regime_of, month_of)
+    points = [t for tallies in months.values() for t in tallies]
+    thin = sum(t.total < MIN_SHARE_EVENTS for t in points)
+    if points and thin * 2 > len(points):
+        return quarter_of, "quarter"
+    return month_of, "month"
 
 
 def regime_of(row: dict) -> str:
@@ -74,8 +97,9 @@ def split_sparse_ci(rows: Sequence[dict]) -> tuple[list[dict], list[str]]:
 
 def sparse_friction(rows: Sequence[dict]) -> list[str]:
     """One sentence per regime whose friction / optimization events fall in fewer than
-    MIN_PERIODS months (left out of :func:`friction_chart`)."""
-    _, sparse = split_sparse(pool(rows, "friction", "optimization", regime_of, month_of))
+    MIN_PERIODS periods (months or quarters, :func:`friction_period`; left out of the chart)."""
+    period, _ = friction_period(rows)
+    _, sparse = split_sparse(pool(rows, "friction", "optimization", regime_of, period))
     return [
         sparse_sentence(
             str(regime) if regime != "none" else "no regime tagged",

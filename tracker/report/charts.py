@@ -31,13 +31,17 @@ from tracker.present.share_chart import (  # noqa: E402
 )
 from tracker.present.trend_words import plain_range  # noqa: E402
 from tracker.report.chart_data import (  # noqa: E402
-    month_of,
+    friction_period,
     project_of,
     regime_of,
     week_start,
 )
 
-DPI = 110  # drawn at about 1100 px wide, shown at most that wide (sharp, and legible in print)
+# The page lays charts out at 110 CSS px per inch of figure and marks every PNG "2x" (srcset):
+# drawn at twice that density, a chart is sharp on high-density screens and shown at its CSS
+# size, never stretched above it (a 10 in figure: 1100 CSS px, 2200 px in the file).
+CSS_PER_INCH = 110
+DPI = 2 * CSS_PER_INCH
 
 
 def save_png(fig, path: Path, dpi: int = DPI) -> None:
@@ -236,31 +240,32 @@ def ci_pass_rate_chart(path: Path, rows: Sequence[dict]) -> bool:
 
 
 def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
-    """Friction share per regime and calendar month (chart_data.friction_share_by_month): single
-    weeks hold too few events to read. Drawn with tracker.present.share_chart's rules: each
-    point's area grows with its events and the number is written beside it; a month with
-    fewer than MIN_SHARE_EVENTS events is hollow and never joined to its neighbours (one event
-    is a share of 0 or 1, not a trend). Regimes with events in too few months are left to
-    chart_data.sparse_friction."""
-    dense, _ = split_sparse(pool(rows, "friction", "optimization", regime_of, month_of))
+    """Friction share per regime and calendar month, or quarter where months hold too few
+    events (chart_data.friction_period): single weeks hold too few events to read. Drawn with
+    tracker.present.share_chart's rules: each point's area grows with its events and the
+    number is written beside it; a period with fewer than MIN_SHARE_EVENTS events is hollow
+    and never joined to its neighbours (one event is a share of 0 or 1, not a trend). Regimes
+    with events in too few periods are left to chart_data.sparse_friction."""
+    period, name = friction_period(rows)
+    dense, _ = split_sparse(pool(rows, "friction", "optimization", regime_of, period))
     if not dense:
         return False
     fig, ax = plt.subplots(figsize=(10, 3.8))
     regimes = palette.ordered(dense)
     for k, regime in enumerate(regimes):
-        nudge = timedelta(days=4) * (k - (len(regimes) - 1) / 2)
+        nudge = timedelta(days=4 if name == "month" else 12) * (k - (len(regimes) - 1) / 2)
         tallies = dense[regime]
         draw_shares(
             ax,
             regime,
             list(mdates.date2num([t.period + nudge for t in tallies])),
             tallies,
-            adjacent=31 + 8,  # consecutive months, whatever the nudge
+            adjacent=(31 if name == "month" else 92) + 8,  # consecutive periods, any nudge
             label=regime if regime != "none" else "no regime tagged",
         )
     ax.set_ylim(-0.08, 1.12)
     ax.set_title(
-        "friction share = friction / (friction + optimization) per regime and month; "
+        f"friction share = friction / (friction + optimization) per regime and {name}; "
         f"numbers = events; hollow = fewer than {MIN_SHARE_EVENTS}, not joined",
         fontsize=9,
     )
@@ -271,24 +276,31 @@ def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
     return True
 
 
-def headline_chart(path: Path, series: dict, reference: str | None) -> bool:
+def headline_chart(path: Path, series: dict, reference: str | None, narrow: bool = False) -> bool:
     """The report's first picture: per regime, the pooled KM median lag of each quarter of day
-    0 over the whole history (tracker.measure.headline, drawn by headline_chart)."""
+    0 over the whole history (tracker.measure.headline, drawn by headline_chart). `narrow`: the
+    variant small screens get (about 550 CSS px wide, shown without shrinking at 600 px)."""
     from tracker.present.headline_chart import align, draw
 
     if not series:
         return False
     periods = sorted({p.period for points in series.values() for p in points})
-    step = 1 if len(periods) <= 12 else 2  # two-line labels, every other one past 3 years
-    labels = [q.replace("-", "\n") if i % step == 0 else "" for i, q in enumerate(periods)]
+    every = 2 if len(periods) > (6 if narrow else 12) else 1  # two-line labels, thinned
+    labels = [q.replace("-", "\n") if i % every == 0 else "" for i, q in enumerate(periods)]
+    title = (
+        "Day-0 coverage lag per quarter of day 0\n"
+        "Kaplan-Meier median, primary definitions, all projects pooled"
+    )
+    if narrow:
+        title = "Day-0 lag per quarter of day 0\n(KM median, primary definitions, pooled)"
     fig = draw(
         periods,
         labels,
         {r: align(periods, points) for r, points in series.items()},
-        "Day-0 coverage lag per quarter of day 0: Kaplan-Meier median, primary definitions, "
-        "all projects pooled",
-        size=(10, 5.2),
+        title,
+        size=(5.0, 4.6) if narrow else (7.4, 4.8),
         reference=reference,
+        legend_columns=2 if narrow else 4,
     )
     _save(fig, path)
     return True

@@ -52,19 +52,21 @@ def model_matrix_chart(path: Path, samples: Sequence[LagSample], as_of: datetime
     rows = model_matrix(samples)
     if not rows:
         return False
-    fig, ax = plt.subplots(figsize=(8, 1.0 + 0.32 * len(rows)))
+    # 5.2 in: about 570 CSS px, whole on a 600 px screen; fonts of 8-9 pt read 12-14 px there
+    fig, ax = plt.subplots(figsize=(5.2, 1.2 + 0.36 * len(rows)))
     for y, row in enumerate(rows):
         for x, regime in enumerate(REGIMES):
             cell = row.cells.get(regime)
             if cell is None:
                 ax.add_patch(blank_cell(x, y, edgecolor="#bbbbbb", linestyle=":", linewidth=0.8))
-                ax.text(x + 0.5, y + 0.5, "?", ha="center", va="center", fontsize=7, color="#777")
+                ax.text(x + 0.5, y + 0.5, "?", ha="center", va="center", fontsize=9, color="#777")
             elif cell.status == "open":
-                ax.add_patch(blank_cell(x, y, edgecolor=OPEN_INK, hatch="///", linewidth=1.0))
+                ax.add_patch(blank_cell(x, y, edgecolor=OPEN_INK, hatch="//", linewidth=1.0))
+                # the label on a white box wide enough that no hatch line crosses its text
                 ax.text(
                     x + 0.5, y + 0.5, f"{cell.lag_days}+ open", ha="center", va="center",
-                    fontsize=7, color=OPEN_INK, fontweight="bold",
-                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5},
+                    fontsize=8, color=OPEN_INK, fontweight="bold",
+                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 2.0},
                 )  # fmt: skip
             else:
                 ax.add_patch(
@@ -73,32 +75,32 @@ def model_matrix_chart(path: Path, samples: Sequence[LagSample], as_of: datetime
                 label = f"{cell.lag_days}" + (" (neg.)" if cell.lag_days < 0 else "")
                 r, g, b, _ = cell_colour(cell.lag_days)
                 ink = "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"
-                ax.text(x + 0.5, y + 0.5, label, ha="center", va="center", fontsize=7, color=ink)
+                ax.text(x + 0.5, y + 0.5, label, ha="center", va="center", fontsize=8, color=ink)
     ax.set_xlim(0, len(REGIMES))
     ax.set_ylim(len(rows), 0)
-    ax.set_xticks([x + 0.5 for x in range(len(REGIMES))], REGIMES, fontsize=8)
+    ax.set_xticks([x + 0.5 for x in range(len(REGIMES))], REGIMES, fontsize=9)
     ax.xaxis.tick_top()
     ax.set_yticks(
         [y + 0.5 for y in range(len(rows))],
         [f"{r.family}  ({r.day0:%Y-%m-%d})" for r in rows],
-        fontsize=7,
+        fontsize=8,
     )
     ax.tick_params(length=0)
     for side in ax.spines.values():
         side.set_visible(False)
     ax.set_title(
         f"Model day-0 lag, days from day 0 on CUDA (as of {as_of:%Y-%m-%d})\n"
-        "filled: covered, darker = longer; hatched = still open (age so far); "
-        "? = day 0 before the evidence collected",
+        "filled: covered, darker = longer\nhatched: still open (age so far); "
+        "?: day 0 before the evidence",
         fontsize=8,
-        pad=16,
+        pad=22,
     )
     bar = fig.colorbar(
         ScalarMappable(LAG_SCALE, LAG_CMAP), ax=ax, orientation="horizontal",
         fraction=0.25 / fig.get_figheight(), pad=0.6 / fig.get_figheight(), aspect=40,
     )  # fmt: skip
     bar.set_ticks([0, 90, 180, 270, 365], labels=["0", "90", "180", "270", "365+"])
-    bar.set_label("covered: lag in days", fontsize=7)
-    bar.ax.tick_params(labelsize=7)
-    save_png(fig, path, dpi=90)
+    bar.set_label("covered: lag in days", fontsize=8)
+    bar.ax.tick_params(labelsize=8)
+    save_png(fig, path)
     return True

@@ -49,6 +49,7 @@ IMAGES = {
     "lag": "lag.png",
     "model": "model_lag_matrix.png",
     "headline": "headline_lag.png",
+    "headline_narrow": "headline_lag_narrow.png",  # small screens (<picture>)
     "friction": "friction_ratio.png",
     "ci": "ci_job_pass_rate.png",
 }
@@ -122,6 +123,15 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
         dense_ci, ci_sparse = split_sparse_ci(pass_rates)
         drawers.draw(
             "headline", CHARTS, "headline_chart", stage / IMAGES["headline"], series, reference
+        )
+        drawers.draw(
+            "headline_narrow",
+            CHARTS,
+            "headline_chart",
+            stage / IMAGES["headline_narrow"],
+            series,
+            reference,
+            True,
         )
         drawers.draw("friction", CHARTS, "friction_chart", stage / IMAGES["friction"], friction)
         drawers.draw("ci", CHARTS, "ci_pass_rate_chart", stage / IMAGES["ci"], dense_ci)
@@ -243,6 +253,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             images=images,
             answer=answer,
             ci_sparse=ci_sparse,
+            ci_freshness=trend_words.freshness_lines(f.trends.ci_last_week, as_of),
             friction_sparse=sparse_friction(friction),
             quality=quality["lines"],
             regime_colour=palette.colour,
