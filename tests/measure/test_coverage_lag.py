@@ -10,8 +10,9 @@ import pytest
 
 from tracker.collect.sources import CollectContext, compat_matrix
 from tracker.config import SourceSpec
+from tracker.config.coverage import parse_coverage
 from tracker.errors import ConfigError
-from tracker.measure.coverage import artifact_series, parse_coverage
+from tracker.measure.coverage import artifact_series
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, lag_samples
 from tracker.measure.survival import kaplan_meier_median, summarize
 

@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 
 from tracker.collect.sources import CollectContext, github_releases
 from tracker.config import SourceSpec
+from tracker.config.coverage import parse_coverage
 from tracker.events import Event
-from tracker.measure.coverage import parse_coverage
 from tracker.measure.facts import load_facts
 from tracker.measure.lag import ReleaseFact, day0_by_series, is_final
 

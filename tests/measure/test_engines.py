@@ -6,9 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from tracker.config.coverage import parse_model_coverage
 from tracker.errors import ConfigError
 from tracker.measure.lag import NoteFact, ReleaseFact
-from tracker.measure.model_lag import model_lag_samples, parse_model_coverage
+from tracker.measure.model_lag import model_lag_samples
 from tracker.mentions.families import load_families
 
 AS_OF = datetime(2026, 1, 1, tzinfo=UTC)

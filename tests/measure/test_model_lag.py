@@ -17,16 +17,10 @@ from click.testing import CliRunner
 from tracker.cli.main import cli
 from tracker.collect.sources import CollectContext, release_notes
 from tracker.config import SourceSpec
+from tracker.config.coverage import EvidenceRule, ModelCoverageRule, parse_model_coverage
 from tracker.errors import ConfigError
-from tracker.measure.coverage import EvidenceRule
 from tracker.measure.lag import NoteFact, ReleaseFact
-from tracker.measure.model_lag import (
-    ModelCoverageRule,
-    model_evidence,
-    model_lag_samples,
-    note_context,
-    parse_model_coverage,
-)
+from tracker.measure.model_lag import model_evidence, model_lag_samples, note_context
 from tracker.measure.survival import kaplan_meier_median
 from tracker.mentions.families import parse_families
 

@@ -23,12 +23,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.configs import typed_config
 from tracker.collect.sources import CollectContext, compat_matrix
-from tracker.config import Config, Regime, SourceSpec
+from tracker.config import Regime, SourceSpec
+from tracker.config.coverage import parse_coverage
 from tracker.events import Event
 from tracker.jobs.report import publish_report
 from tracker.measure.ci_rates import ci_rate_rows
-from tracker.measure.coverage import parse_coverage
 from tracker.measure.facts import compute_lag
 from tracker.measure.lag import NoteFact, ReleaseFact, lag_samples
 from tracker.measure.trend import CLOSING, POOLED, lag_trends
@@ -219,7 +220,7 @@ def _store_real_nightlies(store, corpus):
 def test_report_view_and_cli_from_real_facts(store, corpus, tmp_path):
     _store_real_facts(store, corpus)
     _store_real_nightlies(store, corpus)
-    config = Config(Path("sources.yaml"), REGIMES, (), tuple(COVERAGE))
+    config = typed_config(REGIMES, (), COVERAGE)
     out = tmp_path / "report"
     publish_report(config, store, out, as_of=AS_OF)
     html = (out / "index.html").read_text()

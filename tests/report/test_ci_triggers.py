@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.configs import typed_config
 from tracker.collect.runner import run_sources
 from tracker.collect.sources import CollectContext, buildkite
 from tracker.config import Config, Regime, SourceSpec
 from tracker.errors import ConfigError
 from tracker.jobs.config import load_config
 from tracker.jobs.report import publish_report
-from tracker.measure.ci_rates import ci_rate_rows, trigger_selectors
+from tracker.measure.ci_rates import ci_rate_rows
 
 REPO = Path(__file__).resolve().parents[2]
 REGIMES = (Regime("cuda", reference=True), Regime("rocm"), Regime("none"))
@@ -93,7 +94,7 @@ def test_a_bootstrap_only_build_is_no_rocm_run(sqlite_store):
 def test_headline_counts_the_nightly_and_shows_merges_apart(store, corpus, tmp_path):
     spec = amd_ci(trigger=["schedule"])
     collect(store, spec, corpus)
-    config = Config(Path("sources.yaml"), REGIMES, (spec,), ())
+    config = typed_config(REGIMES, (spec,))
     headline, other = ci_rate_rows(config, store)
     rocm = [r for r in headline if r["regime"] == "rocm"]
     # build 8323 only: passed, 117 of its 198 GPU jobs passed (2 amd-cpu jobs are regime none)
@@ -110,7 +111,7 @@ def test_headline_counts_the_nightly_and_shows_merges_apart(store, corpus, tmp_p
     assert merged["none", "webhook"]["runs_passed"] == 1  # the bootstrap-only build
 
     # without a selector every trigger counts, and the headline row says so
-    blended, rest = ci_rate_rows(Config(Path("s"), REGIMES, (amd_ci(),), ()), store)
+    blended, rest = ci_rate_rows(typed_config(REGIMES, (amd_ci(),)), store)
     row = next(r for r in blended if r["regime"] == "rocm")
     assert row["triggers"] == "every trigger" and row["runs_failed"] == 1 and rest == []
 
@@ -128,17 +129,20 @@ def test_headline_counts_the_nightly_and_shows_merges_apart(store, corpus, tmp_p
 
 
 def test_trigger_selector_must_be_a_list_of_names():
-    assert trigger_selectors(Config(Path("s"), REGIMES, (amd_ci(trigger="Schedule"),), ())) == {
+    assert typed_config(REGIMES, (amd_ci(trigger=["Schedule "]),)).triggers == {
         "vllm-amd-ci": frozenset({"schedule"})
     }
     with pytest.raises(ConfigError, match="'vllm-amd-ci': key 'trigger'"):
-        trigger_selectors(Config(Path("s"), REGIMES, (amd_ci(trigger=[1]),), ()))
+        typed_config(REGIMES, (amd_ci(trigger=[1]),))
+    for empty in ([], [" "]):
+        with pytest.raises(ConfigError, match="'vllm-amd-ci': key 'trigger': expected a list of"):
+            typed_config(REGIMES, (amd_ci(trigger=empty),))
 
 
 def test_every_shipped_ci_source_names_its_headline_trigger():
     """No CI source of the shipped sources.yaml blends triggers: each says what its headline
     counts, from its workflows' real `on:` (the comments beside each source say why)."""
-    selectors = trigger_selectors(load_config(REPO / "sources.yaml"))
+    selectors = load_config(REPO / "sources.yaml").triggers
     assert selectors == {
         "pytorch-ci-rocm": {"push"},  # its schedule runs are periodic test modes, apart
         "pytorch-ci-trunk": {"push"},

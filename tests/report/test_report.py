@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from pathlib import Path
 
 from werkzeug import Response
 
+from tests.configs import typed_config
 from tracker.collect.runner import run_sources
-from tracker.config import Config, Regime, SourceSpec
+from tracker.config import Regime, SourceSpec
 from tracker.events import Event
 from tracker.jobs.report import publish_report
 
@@ -92,7 +92,7 @@ def test_report_files_and_escaping(sqlite_store, tmp_path):
     ]
     with sqlite_store.transaction() as conn:
         sqlite_store.upsert_events(conn, items)
-    config = Config(Path("sources.yaml"), REGIMES, (), COVERAGE)
+    config = typed_config(REGIMES, (), COVERAGE)
     out = tmp_path / "report"
     lines = publish_report(config, sqlite_store, out, as_of=day(2025, 12, 31))
     assert "2 lag samples: 2 covered, 0 open" in lines[0]
@@ -185,7 +185,7 @@ def test_edited_matrix_keeps_the_earlier_evidence(sqlite_store, httpserver):
             "history_url": httpserver.url_for("/history.md"),
         },
     )
-    config = Config(Path("sources.yaml"), REGIMES, (spec,), COVERAGE)
+    config = typed_config(REGIMES, (spec,), COVERAGE)
     assert run_sources(config, sqlite_store).exit_code == 0
     assert run_sources(config, sqlite_store).exit_code == 0
     notes = {e["external_id"]: e for e in sqlite_store.iter_events(kind="note")}
@@ -280,9 +280,7 @@ def test_friction_view_counts_issues_and_notes_with_effective_tags(store, tmp_pa
         "optimization",
         "friction",
     )
-    publish_report(
-        Config(Path("sources.yaml"), REGIMES, (), COVERAGE), store, tmp_path / "r", as_of=when
-    )
+    publish_report(typed_config(REGIMES, (), COVERAGE), store, tmp_path / "r", as_of=when)
     html = (tmp_path / "r" / "index.html").read_text()
     assert "<h2>Analyst overrides</h2>" in html
     assert (

@@ -14,7 +14,7 @@ from sqlalchemy import text
 from tracker.collect.sources import CollectContext, buildkite
 from tracker.events import Event
 from tracker.jobs.config import load_config
-from tracker.measure.ci_rates import split_by_trigger, trigger_selectors
+from tracker.measure.ci_rates import split_by_trigger
 
 REPO = Path(__file__).resolve().parents[2]
 UTC = UTC
@@ -148,7 +148,7 @@ def test_real_vllm_nightlies_through_the_view(store, corpus):
         save(store, buildkite.parse((folder / name).read_bytes(), ctx))
     assert {r[3] for r in view(store)} == {"schedule"}  # both are nightly builds
     headline, other = split_by_trigger(
-        [dict(zip(COLUMNS, r, strict=True)) for r in view(store)], trigger_selectors(config)
+        [dict(zip(COLUMNS, r, strict=True)) for r in view(store)], config.triggers
     )
     assert other == []
     rows = {r["regime"]: r for r in headline}

@@ -194,7 +194,8 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
             f"{regime!r} is not a regime of {config.path} (one of: {', '.join(known_regimes)})",
             param_hint="--regime",
         )
-    known_projects = sorted({str(rule.get("project")) for rule in config.coverage})
+    projects = {r.project for r in config.coverage} | {r.project for r in config.model_coverage}
+    known_projects = sorted(projects)
     if project is not None and project not in known_projects:
         raise click.BadParameter(
             f"{project!r} has no coverage rule in {config.path} "

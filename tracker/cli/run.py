@@ -51,9 +51,10 @@ def sources_check(ctx: click.Context) -> None:
       tracker --sources my-sources.yaml sources check
     """
     config = load_config(ctx.obj["sources"])
+    rules = len(config.coverage) + len(config.model_coverage)
     click.echo(
         f"{config.path}: ok ({len(config.sources)} sources, "
-        f"{len(config.regimes)} regimes, {len(config.coverage)} coverage rules)"
+        f"{len(config.regimes)} regimes, {rules} coverage rules)"
     )
 
 

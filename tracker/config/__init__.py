@@ -9,10 +9,16 @@ import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from tracker.config.digest import Thresholds, parse_thresholds
+from tracker.config.report import ReportSettings, parse_report_settings
 from tracker.config.value_types import VALUE_TYPES
 from tracker.errors import ConfigError
+
+if TYPE_CHECKING:  # read by config_from_data: `tracker --help` and query start without them
+    from tracker.config.coverage import CoverageRule, ModelCoverageRule
+    from tracker.config.triggers import Selectors
 
 DEFAULT_SOURCES = "sources.yaml"
 DEFAULT_DATABASE = "sqlite:///tracker.db"
@@ -69,15 +75,18 @@ class SourceSpec:
 
 @dataclass(frozen=True)
 class Config:
-    """The whole sources.yaml: regimes, sources, coverage rules (kept as data for metrics)."""
+    """The whole sources.yaml, each section checked and typed once by read_config: the stages
+    receive these records and never read the file's raw sections again."""
 
     path: Path
     regimes: tuple[Regime, ...]
     sources: tuple[SourceSpec, ...]
-    coverage: tuple[Mapping[str, Any], ...] = ()
+    coverage: tuple[CoverageRule, ...] = ()  # the framework rules of `coverage:`
     settings: Mapping[str, Any] = field(default_factory=dict)
-    report: Mapping[str, Any] = field(default_factory=dict)  # e.g. {stale_after_days: 45}
-    digest: Mapping[str, Any] = field(default_factory=dict)  # thresholds: tracker.digest.settings
+    report: ReportSettings = field(default_factory=ReportSettings)
+    digest: Thresholds = field(default_factory=Thresholds)
+    model_coverage: tuple[ModelCoverageRule, ...] = ()  # its `artifact: model` rules
+    triggers: Selectors = field(default_factory=dict)  # CI source id -> its headline triggers
 
     def source(self, source_id: str) -> SourceSpec:
         for spec in self.sources:
@@ -93,7 +102,11 @@ class Config:
     @property
     def reference_regime(self) -> str:
         """The regime marked ``reference: true`` (day 0 is its own), cuda when none is."""
-        return next((r.id for r in self.regimes if r.reference), "cuda")
+        return _reference(self.regimes)
+
+
+def _reference(regimes: tuple[Regime, ...]) -> str:
+    return next((r.id for r in regimes if r.reference), "cuda")
 
 
 def sources_path(explicit: str | os.PathLike | None = None) -> Path:
@@ -167,10 +180,8 @@ class KindKeys(Protocol):
 
 
 def read_config(path: str | os.PathLike | None, kinds: Mapping[str, KindKeys]) -> Config:
-    """Read sources.yaml: the top level, the regimes, and each source entry checked against the
-    source kinds in `kinds` (kind -> its required / optional keys). The other
-    sections are kept as data for the stage that owns them (tracker.jobs.config.load_config
-    checks them too). Raises ConfigError naming file, source and key."""
+    """Read sources.yaml and check it whole (config_from_data). Raises ConfigError naming file,
+    source and key."""
     import yaml  # here: commands that read no sources.yaml (query, --help) start without it
 
     file = sources_path(path)
@@ -185,6 +196,18 @@ def read_config(path: str | os.PathLike | None, kinds: Mapping[str, KindKeys]) -
         ) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{file}: not valid YAML: {exc}") from None
+    return config_from_data(file, raw, kinds)
+
+
+def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Config:
+    """The parsed content of sources.yaml `file` as a Config: the top level, the regimes, each
+    source entry checked against the source kinds in `kinds` (kind -> its required / optional
+    keys), the coverage rules, the report and digest settings and the CI trigger selectors
+    (the sources of kinds that take a `trigger` key). Raises ConfigError naming file, source
+    or rule, and key."""
+    from tracker.config.coverage import parse_coverage, parse_model_coverage
+    from tracker.config.triggers import SELECTOR_KEY, trigger_selectors
+
     if not isinstance(raw, dict):
         raise ConfigError(f"{file}: expected a mapping with a 'sources' list at the top")
     unknown = set(raw) - TOP_LEVEL_KEYS
@@ -211,17 +234,22 @@ def read_config(path: str | os.PathLike | None, kinds: Mapping[str, KindKeys]) -
     coverage = raw.get("coverage") or []
     if not isinstance(coverage, list):
         raise ConfigError(f"{file}: 'coverage' must be a list of rules")
-    # As written: their stages check them (tracker.jobs.config.load_config).
-    report: Any = raw.get("report")
-    digest: Any = raw.get("digest")
+    rules = tuple(parse_coverage(coverage, str(file), _reference(regimes)))
+    model_rules = tuple(parse_model_coverage(coverage, str(file)))
+    report = parse_report_settings(raw.get("report"), file)
+    digest = parse_thresholds(raw.get("digest"), str(file))
+    ci_kinds = {k for k, m in kinds.items() if SELECTOR_KEY in {*m.required, *m.optional}}
+    triggers = trigger_selectors(file, specs, ci_kinds)
     return Config(
         file,
         regimes,
         tuple(specs),
-        tuple(coverage),
-        raw.get("settings") or {},
-        report,
-        digest,
+        coverage=rules,
+        settings=raw.get("settings") or {},
+        report=report,
+        digest=digest,
+        model_coverage=model_rules,
+        triggers=triggers,
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from tracker.digest.settings import Thresholds
+from tracker.config.digest import Thresholds
 from tracker.digest.week import DigestWeek
 from tracker.measure.lag import LagSample
 from tracker.measure.survival import median_lag

@@ -30,7 +30,6 @@ from tracker.digest.blocks import (
     open_age_crossings,
     subject,
 )
-from tracker.digest.settings import parse_thresholds
 from tracker.digest.week import DigestWeek, iso_week, resolve_week, week_of
 from tracker.errors import TrackerError
 from tracker.events import now_utc
@@ -65,7 +64,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     from tracker.present.trend_words import digest_line_by_regime, ends_text, newest_text
     from tracker.store.asof import resolve_as_of
 
-    limits = parse_thresholds(config.digest, str(config.path))
+    limits = config.digest
     reference = config.reference_regime
     regimes = [r.id for r in config.regimes] or [reference]
     figures = compute_figures(config, store, resolve_as_of(store, week.as_of))

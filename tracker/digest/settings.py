@@ -1,63 +1,15 @@
-"""The digest's settings: thresholds from the `digest:` section of sources.yaml and SMTP
-settings from the environment (command-line flags win over both).
-
-Thresholds are validated like the rest of sources.yaml: an unknown key or a value of the wrong
-type is a ConfigError naming the file and the key, raised when the file is loaded.
-"""
+"""The digest's SMTP settings, from the environment (command-line flags win). Its thresholds,
+the `digest:` section of sources.yaml, are read with the rest of the file:
+tracker.config.digest."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from tracker.errors import ConfigError
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """When a number "crossed a threshold" in the digest's week (all configurable)."""
-
-    # CI job pass rate this week more than this many percentage points below the previous 4 weeks
-    pass_rate_drop_points: float = 10.0
-    # an open artifact whose age passed this many days during the week
-    open_age_days: int = 30
-    # a regime's median lag (primary definitions) grew by more than this many days in the week
-    median_growth_days: float = 0.0
-    # data quality: a source that has not succeeded for this many days is listed
-    stale_source_days: float = 3.0
-    # friction / optimization events linked per regime and class
-    top_events: int = 3
-    # weeks of history in the charts
-    chart_weeks: int = 12
-
-
-_INTEGERS = {"open_age_days", "top_events", "chart_weeks"}
-
-
-def parse_thresholds(raw: Any, file: str = "sources.yaml") -> Thresholds:
-    """The `digest:` section as Thresholds; ConfigError naming file and key when it is wrong."""
-    if raw is None:
-        return Thresholds()
-    if not isinstance(raw, Mapping):
-        raise ConfigError(f"{file}: 'digest' must be a mapping of threshold settings")
-    known = {f.name for f in fields(Thresholds)}
-    values: dict[str, Any] = {}
-    for key, value in raw.items():
-        if key not in known:
-            raise ConfigError(
-                f"{file}: digest: unknown key {key!r} (allowed: {', '.join(sorted(known))})"
-            )
-        integer = key in _INTEGERS
-        wrong_type = isinstance(value, bool) or not isinstance(
-            value, int if integer else (int, float)
-        )
-        if wrong_type or value < 0:
-            kind = "a whole number" if integer else "a number"
-            raise ConfigError(f"{file}: digest: key {key!r}: expected {kind} >= 0, got {value!r}")
-        values[key] = value
-    return Thresholds(**values)
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ The headline rate counts, per source, the triggers its ``trigger`` selector in s
 names (``trigger: [schedule]``); a source without one counts every trigger. Everything else is
 reported beside it, per trigger and labelled, never added in:
 
-- ``trigger_selectors(config)``: source id -> frozenset of triggers, or None (every trigger);
-  ConfigError naming file, source and key for a malformed selector.
+- ``config.triggers`` (read once by tracker.config.triggers): source id -> frozenset of
+  triggers, or None (every trigger).
 - ``split_by_trigger(rows, selectors)``: (headline rows per project, regime and week, with the
   triggers they hold in ``triggers``; other rows per project, regime, trigger and week), counts
   summed and both rates recomputed from the sums. A source sources.yaml no longer lists counts
@@ -23,38 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tracker.errors import ConfigError
+from tracker.config.triggers import Selectors
 
-CI_KINDS = frozenset({"buildkite", "github_actions"})
 UNKNOWN_TRIGGER = "unknown"
 COUNTS = ("runs_passed", "runs_failed", "jobs_passed", "jobs_failed")
 EVERY_TRIGGER = "every trigger"
-
-Selectors = Mapping[str, frozenset[str] | None]
-
-
-def trigger_selectors(config) -> dict[str, frozenset[str] | None]:
-    """Per CI source of sources.yaml: the triggers its headline counts (None = every one)."""
-    out: dict[str, frozenset[str] | None] = {}
-    for spec in config.sources:
-        if spec.kind not in CI_KINDS:
-            continue
-        raw = spec.options.get("trigger")
-        if raw is None:
-            out[spec.id] = None
-            continue
-        values = [raw] if isinstance(raw, str) else raw
-        if (
-            not isinstance(values, list)
-            or not values
-            or not all(isinstance(v, str) and v.strip() for v in values)
-        ):
-            raise ConfigError(
-                f"{config.path}: source {spec.id!r}: key 'trigger': expected a list of "
-                f"trigger names such as [schedule], got {raw!r}"
-            )
-        out[spec.id] = frozenset(v.strip().lower() for v in values)
-    return out
 
 
 def split_by_trigger(
@@ -103,4 +76,4 @@ def _rate(passed: int, failed: int) -> float | None:
 def ci_rate_rows(config, store) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(headline, other) rows of the store's ``v_ci_pass_rate_weekly`` under sources.yaml's
     trigger selectors: what the report, the digest and the trend read."""
-    return split_by_trigger(store.view_rows("v_ci_pass_rate_weekly"), trigger_selectors(config))
+    return split_by_trigger(store.view_rows("v_ci_pass_rate_weekly"), config.triggers)

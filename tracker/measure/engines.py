@@ -2,7 +2,7 @@
 
 A model family is served on a regime on the first date **any** configured engine serves it
 there (vLLM, SGLang, ...). The coverage rule marks each engine's definition with ``engine:``
-and names an "any engine" definition over them::
+and names an "any engine" definition over them (read and checked by tracker.config.coverage)::
 
     rocm:
       - {definition: any_engine, primary: true, engines: [rocm_vllm_docker, sglang_rocm_image]}
@@ -28,83 +28,14 @@ Pure functions over the facts :mod:`tracker.measure.model_lag` reads; no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from tracker.errors import ConfigError
-from tracker.measure.coverage import EvidenceRule
+from tracker.config.coverage import EvidenceRule
 from tracker.measure.lag import LagSample, ReleaseFact, is_final
 
-MODEL_EVIDENCE_KINDS = ("note", "model_registry")
 Hits = dict[str, tuple[datetime, str]]
-
-
-@dataclass(frozen=True)
-class Combined:
-    """An "any engine" definition: the earliest of its engine definitions (same regime)."""
-
-    regime: str
-    definition: str
-    primary: bool
-    parts: tuple[str, ...]
-
-
-def parse_regime(
-    regime: str,
-    entries: Any,
-    where: str,
-    engines: dict[tuple[str, str], str],
-    images: dict[tuple[str, str], str],
-) -> list[EvidenceRule | Combined]:
-    """One regime's entries of a model coverage rule (ConfigError naming the key)."""
-    mine: list[EvidenceRule | Combined] = []
-    for entry in entries or []:
-        if isinstance(entry, Mapping) and "engines" in entry:
-            parts = entry.get("engines")
-            if not isinstance(parts, list) or not parts or "definition" not in entry:
-                raise ConfigError(
-                    f"{where}: regime {regime!r}: an 'engines' entry needs 'definition' and a "
-                    "non-empty list of the regime's engine definitions"
-                )
-            mine.append(
-                Combined(regime, str(entry["definition"]), bool(entry.get("primary", False)),
-                         tuple(str(p) for p in parts))
-            )  # fmt: skip
-            continue
-        ev = entry.get("evidence") if isinstance(entry, Mapping) else None
-        if (
-            not isinstance(ev, Mapping)
-            or "definition" not in entry
-            or ev.get("kind") not in MODEL_EVIDENCE_KINDS
-            or not ev.get("project")
-        ):
-            raise ConfigError(
-                f"{where}: regime {regime!r}: each entry needs 'definition' and "
-                f"evidence with 'project' and 'kind' ({' or '.join(MODEL_EVIDENCE_KINDS)})"
-            )
-        key = (regime, str(entry["definition"]))
-        if entry.get("engine"):
-            engines[key] = str(entry["engine"])
-        if ev.get("image"):
-            images[key] = str(ev["image"])
-        mine.append(
-            EvidenceRule(regime, key[1], bool(entry.get("primary", False)), str(ev["project"]),
-                         str(ev["kind"]), "models")
-        )  # fmt: skip
-    if sum(e.primary for e in mine) != 1:
-        raise ConfigError(
-            f"{where}: regime {regime!r} needs exactly one definition marked primary: true"
-        )
-    names = {e.definition for e in mine}
-    for combo in (e for e in mine if isinstance(e, Combined)):
-        missing = [p for p in combo.parts if p not in names or (regime, p) not in engines]
-        if missing:
-            raise ConfigError(
-                f"{where}: regime {regime!r}: {combo.definition!r} names {missing[0]!r}, which "
-                "is not an engine definition (with 'engine:') of this regime"
-            )
-    return mine
 
 
 def gate_by_image(

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from tracker.config import Config
-from tracker.measure.coverage import parse_coverage
+from tracker.config.coverage import CoverageRule, ModelCoverageRule
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_prerelease, lag_samples
-from tracker.measure.model_lag import model_lag_samples, note_context, parse_model_coverage
+from tracker.measure.model_lag import model_lag_samples, note_context
 from tracker.mentions.families import load_families
 from tracker.store import Store
 
@@ -84,8 +84,8 @@ class LagFacts:
     """The coverage rules of sources.yaml with the facts they read, loaded once: the lag at any
     as-of date is computed from these without reading the store again."""
 
-    rules: list
-    model_rules: list
+    rules: tuple[CoverageRule, ...]
+    model_rules: tuple[ModelCoverageRule, ...]
     releases: list[ReleaseFact]
     notes: list[NoteFact]
 
@@ -110,9 +110,7 @@ class LagFacts:
 
 def load_lag_facts(config: Config, store: Store) -> LagFacts:
     """The coverage rules and the release and note facts of every project they name."""
-    reference = config.reference_regime
-    rules = parse_coverage(config.coverage, str(config.path), reference)
-    model_rules = parse_model_coverage(config.coverage, str(config.path))
+    rules, model_rules = config.coverage, config.model_coverage
     projects = {r.project for r in rules} | {e.project for r in rules for e in r.evidence}
     projects |= {e.project for r in model_rules for e in r.evidence} | (
         {"vllm"} if model_rules else set()

@@ -13,14 +13,8 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from tracker.measure.coverage import (
-    _MIN_COMPONENTS,
-    FRAMEWORK_PROJECTS,
-    REFERENCE_DEFINITION,
-    CoverageRule,
-    EvidenceRule,
-    artifact_series,
-)
+from tracker.config.coverage import SERIES_COMPONENTS, CoverageRule, EvidenceRule
+from tracker.measure.coverage import FRAMEWORK_PROJECTS, REFERENCE_DEFINITION, artifact_series
 from tracker.versions import parse_version
 
 
@@ -159,7 +153,7 @@ def evidence_by_series(
         parsed = parse_version(version) if key else None  # a series key: a parsed version
         if parsed and key and (key not in found or when < found[key][0]):
             first = evidence.kind == "release" and not any(
-                parsed.parsed.release[_MIN_COMPONENTS[rule.granularity] :]
+                parsed.parsed.release[SERIES_COMPONENTS[rule.granularity] :]
             )
             found[key] = (when, url, first)
 

@@ -6,7 +6,7 @@ right-censored at ``as_of``, negative lags are kept and flagged, every row keeps
 and a family whose day 0 precedes everything collected from a regime's evidence stream is
 ``unknown`` for that regime (left truncation), not open and not late.
 
-The coverage rule (sources.yaml)::
+The coverage rule (sources.yaml; read and checked by tracker.config.coverage)::
 
     - project: models
       artifact: model
@@ -38,24 +38,15 @@ planned or dropped is not counted);
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tracker.errors import ConfigError
-from tracker.measure.coverage import EvidenceRule
-from tracker.measure.engines import (
-    Combined,
-    combine_engines,
-    engine_day0,
-    gate_by_image,
-    parse_regime,
-)
+from tracker.config.coverage import EvidenceRule, ModelCoverageRule
+from tracker.measure.engines import combine_engines, engine_day0, gate_by_image
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_final
 from tracker.mentions.families import NOT_SUPPORT as _NOT_SUPPORT
 from tracker.mentions.families import FamilyTable
 
-DAY0_DEFINITIONS = ("engine_cuda", "vllm_cuda", "public_weights")
 # Sections of release notes whose items state limits, fixes or removals: a model named there
 # ("Models that depend on this removed kernel (including Llama 4 ...) should pin 2.28", "Pixtral
 # is supported up to batch size 32") is not being announced as supported.
@@ -70,55 +61,6 @@ NOT_SUPPORT_SECTIONS = {
 }
 
 Unknown = tuple[str, str, str, str, str]  # project, series (family), regime, definition, reason
-
-
-@dataclass(frozen=True)
-class ModelCoverageRule:
-    project: str  # the id rows carry in their project column, e.g. "models"
-    day0: tuple[str, ...]  # day-0 definitions, the first primary
-    evidence: tuple[EvidenceRule, ...]
-    # (regime, definition) -> serving engine ("vllm", "sglang") / project whose images gate it
-    engines: Mapping[tuple[str, str], str] = field(default_factory=dict)
-    images: Mapping[tuple[str, str], str] = field(default_factory=dict)
-    combined: tuple[Combined, ...] = ()  # "any engine" definitions over engine definitions
-
-
-def parse_model_coverage(
-    raw_rules: Sequence[Mapping[str, Any]], where: str
-) -> list[ModelCoverageRule]:
-    """The ``artifact: model`` rules of the coverage list (ConfigError naming the key)."""
-    out = []
-    for raw in raw_rules:
-        if not isinstance(raw, Mapping) or raw.get("artifact") != "model":
-            continue
-        name = f"coverage rule for {raw.get('project')!r}"
-        unknown = set(raw) - {"project", "artifact", "day0", "regimes"}
-        if unknown:
-            raise ConfigError(f"{where}: {name}: unknown key {sorted(unknown)[0]!r}")
-        day0 = tuple(raw.get("day0") or DAY0_DEFINITIONS[1:])
-        bad = [d for d in day0 if d not in DAY0_DEFINITIONS]
-        if bad:
-            raise ConfigError(
-                f"{where}: {name}: day0 {bad[0]!r} is not one of {', '.join(DAY0_DEFINITIONS)}"
-            )
-        evidence: list[EvidenceRule] = []
-        engines: dict[tuple[str, str], str] = {}
-        images: dict[tuple[str, str], str] = {}
-        combined: list[Combined] = []
-        for regime, entries in (raw.get("regimes") or {}).items():
-            mine = parse_regime(str(regime), entries, f"{where}: {name}", engines, images)
-            evidence.extend(e for e in mine if isinstance(e, EvidenceRule))
-            combined.extend(e for e in mine if isinstance(e, Combined))
-        if "engine_cuda" in day0 and not any(r == "cuda" for r, _ in engines):
-            raise ConfigError(
-                f"{where}: {name}: day0 engine_cuda needs cuda entries marked with 'engine'"
-            )
-        out.append(
-            ModelCoverageRule(
-                str(raw["project"]), day0, tuple(evidence), engines, images, tuple(combined)
-            )
-        )
-    return out
 
 
 def day0_by_family(

@@ -1,0 +1,265 @@
+"""Coverage rules: the `coverage:` list of sources.yaml, checked once (by read_config) into
+the records the lag is measured under (docs/methodology.md, coverage lag and model lag).
+
+Framework rules (``CoverageRule``): one upstream project's release series and, per regime, the
+named definitions of "usable on this regime". Model rules (``artifact: model``,
+``ModelCoverageRule``): model families, their day-0 definitions and, per regime, the evidence
+and serving engines (tracker/measure/model_lag.py and engines.py say what each key means).
+Every problem is a ConfigError naming the file, the rule and the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tracker.errors import ConfigError
+
+# A series granularity -> how many version components a version needs to name one.
+SERIES_COMPONENTS = {"major": 1, "minor": 2, "release": 3}
+DAY0_DEFINITIONS = ("engine_cuda", "vllm_cuda", "public_weights")
+MODEL_EVIDENCE_KINDS = ("note", "model_registry")
+
+
+@dataclass(frozen=True)
+class EvidenceRule:
+    """One named definition of "usable on this regime" (a coverage rule entry)."""
+
+    regime: str
+    definition: str
+    primary: bool
+    project: str
+    kind: str  # release | note
+    mentions: str | None = None  # for notes: the framework the note must name as supported
+    version_map: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CoverageRule:
+    """Coverage of one upstream project's release series on each regime."""
+
+    project: str
+    granularity: str  # minor | release
+    evidence: tuple[EvidenceRule, ...]
+    reference_regime: str = "cuda"
+
+
+def parse_coverage(
+    raw_rules: Sequence[Mapping[str, Any]],
+    where: str = "sources.yaml",
+    reference_regime: str = "cuda",
+) -> list[CoverageRule]:
+    """Validate the `coverage:` list of sources.yaml into CoverageRules (ConfigError naming
+    the rule and key on any problem)."""
+    rules = []
+    seen_projects: set = set()
+    for index, raw in enumerate(raw_rules):
+        name = f"coverage[{index}]"
+        if not isinstance(raw, Mapping) or "project" not in raw or "regimes" not in raw:
+            raise ConfigError(f"{where}: {name}: needs 'project' and 'regimes'")
+        if raw.get("artifact", "framework") == "model":
+            continue  # model families: parse_model_coverage
+        name = f"coverage rule for {raw['project']!r}"
+        unknown = set(raw) - {"project", "series", "regimes"}
+        if unknown:
+            raise ConfigError(f"{where}: {name}: unknown key {sorted(unknown)[0]!r}")
+        granularity = raw.get("series", "minor")
+        if granularity not in SERIES_COMPONENTS:
+            raise ConfigError(
+                f"{where}: {name}: key 'series' must be one of {', '.join(SERIES_COMPONENTS)}"
+            )
+        if raw["project"] in seen_projects:
+            raise ConfigError(
+                f"{where}: {name}: a second rule for the same project (merge them: "
+                "lag rows are keyed by project, series, regime and definition)"
+            )
+        seen_projects.add(raw["project"])
+        evidence: list[EvidenceRule] = []
+        for regime, definitions in (raw["regimes"] or {}).items():
+            for entry in definitions or []:
+                rule = _evidence_rule(where, name, regime, entry)
+                if any(e.regime == regime and e.definition == rule.definition for e in evidence):
+                    raise ConfigError(
+                        f"{where}: {name}: regime {regime!r} names definition "
+                        f"{rule.definition!r} twice"
+                    )
+                evidence.append(rule)
+            primaries = [e for e in evidence if e.regime == regime and e.primary]
+            if len(primaries) != 1:
+                raise ConfigError(
+                    f"{where}: {name}: regime {regime!r} needs exactly one "
+                    f"definition marked primary: true (found {len(primaries)})"
+                )
+        rules.append(
+            CoverageRule(str(raw["project"]), granularity, tuple(evidence), reference_regime)
+        )
+    return rules
+
+
+def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRule:
+    allowed = {"definition", "primary", "evidence", "version_map"}
+    if not isinstance(entry, Mapping) or "definition" not in entry or "evidence" not in entry:
+        raise ConfigError(
+            f"{where}: {name}: regime {regime!r}: each entry needs 'definition' and 'evidence'"
+        )
+    unknown = set(entry) - allowed
+    if unknown:
+        raise ConfigError(f"{where}: {name}: regime {regime!r}: unknown key {sorted(unknown)[0]!r}")
+    evidence = entry["evidence"]
+    if (
+        not isinstance(evidence, Mapping)
+        or evidence.get("kind") not in ("release", "note")
+        or not evidence.get("project")
+    ):
+        raise ConfigError(
+            f"{where}: {name}: definition {entry['definition']!r}: evidence needs "
+            "'project' and 'kind' (release or note)"
+        )
+    unknown = set(evidence) - {"project", "kind", "mentions"}
+    if unknown:
+        raise ConfigError(
+            f"{where}: {name}: definition {entry['definition']!r}: evidence has "
+            f"unknown key {sorted(unknown)[0]!r}"
+        )
+    if evidence["kind"] == "note" and not evidence.get("mentions"):
+        raise ConfigError(
+            f"{where}: {name}: definition {entry['definition']!r}: note evidence "
+            "needs 'mentions: <framework>'"
+        )
+    version_map = entry.get("version_map") or {}
+    if not isinstance(version_map, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in version_map.items()
+    ):
+        # YAML reads 1.10 as the float 1.1: a version written unquoted is already wrong.
+        raise ConfigError(
+            f"{where}: {name}: definition {entry['definition']!r}: version_map "
+            'keys and values must be quoted strings, e.g. {"1.10.0": "2.10"}'
+        )
+    return EvidenceRule(
+        regime,
+        str(entry["definition"]),
+        bool(entry.get("primary", False)),
+        str(evidence["project"]),
+        evidence["kind"],
+        evidence.get("mentions"),
+        dict(version_map),
+    )
+
+
+@dataclass(frozen=True)
+class Combined:
+    """An "any engine" definition: the earliest of its engine definitions (same regime)."""
+
+    regime: str
+    definition: str
+    primary: bool
+    parts: tuple[str, ...]
+
+
+def _model_regime(
+    regime: str,
+    entries: Any,
+    where: str,
+    engines: dict[tuple[str, str], str],
+    images: dict[tuple[str, str], str],
+) -> list[EvidenceRule | Combined]:
+    """One regime's entries of a model coverage rule (ConfigError naming the key)."""
+    mine: list[EvidenceRule | Combined] = []
+    for entry in entries or []:
+        if isinstance(entry, Mapping) and "engines" in entry:
+            parts = entry.get("engines")
+            if not isinstance(parts, list) or not parts or "definition" not in entry:
+                raise ConfigError(
+                    f"{where}: regime {regime!r}: an 'engines' entry needs 'definition' and a "
+                    "non-empty list of the regime's engine definitions"
+                )
+            mine.append(
+                Combined(regime, str(entry["definition"]), bool(entry.get("primary", False)),
+                         tuple(str(p) for p in parts))
+            )  # fmt: skip
+            continue
+        ev = entry.get("evidence") if isinstance(entry, Mapping) else None
+        if (
+            not isinstance(ev, Mapping)
+            or "definition" not in entry
+            or ev.get("kind") not in MODEL_EVIDENCE_KINDS
+            or not ev.get("project")
+        ):
+            raise ConfigError(
+                f"{where}: regime {regime!r}: each entry needs 'definition' and "
+                f"evidence with 'project' and 'kind' ({' or '.join(MODEL_EVIDENCE_KINDS)})"
+            )
+        key = (regime, str(entry["definition"]))
+        if entry.get("engine"):
+            engines[key] = str(entry["engine"])
+        if ev.get("image"):
+            images[key] = str(ev["image"])
+        mine.append(
+            EvidenceRule(regime, key[1], bool(entry.get("primary", False)), str(ev["project"]),
+                         str(ev["kind"]), "models")
+        )  # fmt: skip
+    if sum(e.primary for e in mine) != 1:
+        raise ConfigError(
+            f"{where}: regime {regime!r} needs exactly one definition marked primary: true"
+        )
+    names = {e.definition for e in mine}
+    for combo in (e for e in mine if isinstance(e, Combined)):
+        missing = [p for p in combo.parts if p not in names or (regime, p) not in engines]
+        if missing:
+            raise ConfigError(
+                f"{where}: regime {regime!r}: {combo.definition!r} names {missing[0]!r}, which "
+                "is not an engine definition (with 'engine:') of this regime"
+            )
+    return mine
+
+
+@dataclass(frozen=True)
+class ModelCoverageRule:
+    """An ``artifact: model`` rule: model families' day 0 and their evidence per regime."""
+
+    project: str  # the id rows carry in their project column, e.g. "models"
+    day0: tuple[str, ...]  # day-0 definitions, the first primary
+    evidence: tuple[EvidenceRule, ...]
+    # (regime, definition) -> serving engine ("vllm", "sglang") / project whose images gate it
+    engines: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    images: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    combined: tuple[Combined, ...] = ()  # "any engine" definitions over engine definitions
+
+
+def parse_model_coverage(
+    raw_rules: Sequence[Mapping[str, Any]], where: str
+) -> list[ModelCoverageRule]:
+    """The ``artifact: model`` rules of the coverage list (ConfigError naming the key)."""
+    out = []
+    for raw in raw_rules:
+        if not isinstance(raw, Mapping) or raw.get("artifact") != "model":
+            continue
+        name = f"coverage rule for {raw.get('project')!r}"
+        unknown = set(raw) - {"project", "artifact", "day0", "regimes"}
+        if unknown:
+            raise ConfigError(f"{where}: {name}: unknown key {sorted(unknown)[0]!r}")
+        day0 = tuple(raw.get("day0") or DAY0_DEFINITIONS[1:])
+        bad = [d for d in day0 if d not in DAY0_DEFINITIONS]
+        if bad:
+            raise ConfigError(
+                f"{where}: {name}: day0 {bad[0]!r} is not one of {', '.join(DAY0_DEFINITIONS)}"
+            )
+        evidence: list[EvidenceRule] = []
+        engines: dict[tuple[str, str], str] = {}
+        images: dict[tuple[str, str], str] = {}
+        combined: list[Combined] = []
+        for regime, entries in (raw.get("regimes") or {}).items():
+            mine = _model_regime(str(regime), entries, f"{where}: {name}", engines, images)
+            evidence.extend(e for e in mine if isinstance(e, EvidenceRule))
+            combined.extend(e for e in mine if isinstance(e, Combined))
+        if "engine_cuda" in day0 and not any(r == "cuda" for r, _ in engines):
+            raise ConfigError(
+                f"{where}: {name}: day0 engine_cuda needs cuda entries marked with 'engine'"
+            )
+        out.append(
+            ModelCoverageRule(
+                str(raw["project"]), day0, tuple(evidence), engines, images, tuple(combined)
+            )
+        )
+    return out

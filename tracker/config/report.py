@@ -1,0 +1,40 @@
+"""The ``report:`` section of sources.yaml, checked once (by read_config) into ReportSettings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tracker.errors import ConfigError
+
+DEFAULT_STALE_AFTER_DAYS = 45
+REPORT_KEYS = {"stale_after_days"}
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    """How the report judges its evidence (docs/methodology.md, staleness)."""
+
+    # a source whose newest stored event is more than this many days before as-of is stale
+    stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
+
+
+def parse_report_settings(raw: Any, file: str | Path) -> ReportSettings:
+    """The ``report:`` mapping of sources.yaml (ConfigError names the file and the key)."""
+    if raw is None:
+        return ReportSettings()
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{file}: 'report' must be a mapping, e.g. {{stale_after_days: 45}}")
+    unknown = set(raw) - REPORT_KEYS
+    if unknown:
+        raise ConfigError(
+            f"{file}: report: unknown key {sorted(unknown)[0]!r} "
+            f"(allowed: {', '.join(sorted(REPORT_KEYS))})"
+        )
+    days = raw.get("stale_after_days", DEFAULT_STALE_AFTER_DAYS)
+    if isinstance(days, bool) or not isinstance(days, int) or days < 0:
+        raise ConfigError(
+            f"{file}: report: stale_after_days must be a whole number of days >= 0, got {days!r}"
+        )
+    return ReportSettings(stale_after_days=days)

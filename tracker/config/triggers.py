@@ -1,0 +1,56 @@
+"""CI trigger selectors, checked once (by read_config): per CI source, the triggers its
+headline pass rate counts (docs/methodology.md, CI pass rate: nightly vs per-merge;
+tracker/measure/ci_rates.py splits the rates by them)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from tracker.errors import ConfigError
+
+# source id -> the triggers its headline counts; None: every trigger
+Selectors = Mapping[str, frozenset[str] | None]
+SELECTOR_KEY = "trigger"
+
+
+class CiSource(Protocol):
+    """What a selector is read from: a source entry (tracker.config.SourceSpec)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def options(self) -> Mapping[str, Any]: ...
+
+
+def trigger_selectors(
+    file: str | Path, sources: Iterable[CiSource], ci_kinds: Collection[str]
+) -> dict[str, frozenset[str] | None]:
+    """Per source of a CI kind (one whose keys include ``trigger``): the lowercased triggers of
+    its ``trigger`` key, None when it has none. ConfigError naming file, source and key for a
+    selector that is not a non-empty list of names."""
+    out: dict[str, frozenset[str] | None] = {}
+    for spec in sources:
+        if spec.kind not in ci_kinds:
+            continue
+        raw = spec.options.get(SELECTOR_KEY)
+        if raw is None:
+            out[spec.id] = None
+            continue
+        values = [raw] if isinstance(raw, str) else raw
+        if (
+            not isinstance(values, list)
+            or not values
+            or not all(isinstance(v, str) and v.strip() for v in values)
+        ):
+            raise ConfigError(
+                f"{file}: source {spec.id!r}: key 'trigger': expected a list of "
+                f"trigger names such as [schedule], got {raw!r}"
+            )
+        out[spec.id] = frozenset(v.strip().lower() for v in values)
+    return out
