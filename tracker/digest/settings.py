@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from tracker.errors import ConfigError
+from tracker.preview import preview
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def parse_thresholds(raw: Any, file: str = "sources.yaml") -> Thresholds:
     for key, value in raw.items():
         if key not in known:
             raise ConfigError(
-                f"{file}: digest: unknown key {key!r} (allowed: {', '.join(sorted(known))})"
+                f"{file}: digest: unknown key {preview(key)} (allowed: {', '.join(sorted(known))})"
             )
         integer = key in _INTEGERS
         wrong_type = isinstance(value, bool) or not isinstance(
@@ -55,7 +56,9 @@ def parse_thresholds(raw: Any, file: str = "sources.yaml") -> Thresholds:
         )
         if wrong_type or value < 0:
             kind = "a whole number" if integer else "a number"
-            raise ConfigError(f"{file}: digest: key {key!r}: expected {kind} >= 0, got {value!r}")
+            raise ConfigError(
+                f"{file}: digest: key {key!r}: expected {kind} >= 0, got {preview(value)}"
+            )
         values[key] = value
     return Thresholds(**values)
 
@@ -94,10 +97,14 @@ def smtp_settings(environ: Mapping[str, str] | None = None, **flags: Any) -> Smt
     try:
         port = int(port_text)
     except ValueError:
-        raise ConfigError(f"TRACKER_SMTP_PORT: expected a port number, got {port_text!r}") from None
+        raise ConfigError(
+            f"TRACKER_SMTP_PORT: expected a port number, got {preview(port_text)}"
+        ) from None
     starttls_text = (env.get("TRACKER_SMTP_STARTTLS") or "").strip().lower()
     if starttls_text not in _TRUE | _FALSE:
-        raise ConfigError(f"TRACKER_SMTP_STARTTLS: expected true or false, got {starttls_text!r}")
+        raise ConfigError(
+            f"TRACKER_SMTP_STARTTLS: expected true or false, got {preview(starttls_text)}"
+        )
     to = (env.get("TRACKER_DIGEST_TO") or "").replace(",", " ").split()
     settings: dict[str, Any] = {
         "host": env.get("TRACKER_SMTP_HOST") or "localhost",

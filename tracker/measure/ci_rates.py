@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tracker.errors import ConfigError
+from tracker.preview import preview
 
 CI_KINDS = frozenset({"buildkite", "github_actions"})
 UNKNOWN_TRIGGER = "unknown"
@@ -51,7 +52,7 @@ def trigger_selectors(config) -> dict[str, frozenset[str] | None]:
         ):
             raise ConfigError(
                 f"{config.path}: source {spec.id!r}: key 'trigger': expected a list of "
-                f"trigger names such as [schedule], got {raw!r}"
+                f"trigger names such as [schedule], got {preview(raw)}"
             )
         out[spec.id] = frozenset(v.strip().lower() for v in values)
     return out

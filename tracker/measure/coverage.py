@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from tracker.errors import ConfigError
+from tracker.preview import preview
 from tracker.versions import parse_version
 from tracker.versions import series as series_of
 
@@ -64,10 +65,10 @@ def parse_coverage(
             raise ConfigError(f"{where}: {name}: needs 'project' and 'regimes'")
         if raw.get("artifact", "framework") == "model":
             continue  # model families: tracker.measure.model_lag.parse_model_coverage
-        name = f"coverage rule for {raw['project']!r}"
+        name = f"coverage rule for {preview(raw['project'])}"
         unknown = set(raw) - {"project", "series", "regimes"}
         if unknown:
-            raise ConfigError(f"{where}: {name}: unknown key {sorted(unknown)[0]!r}")
+            raise ConfigError(f"{where}: {name}: unknown key {preview(sorted(unknown)[0])}")
         granularity = raw.get("series", "minor")
         if granularity not in _MIN_COMPONENTS:
             raise ConfigError(
@@ -85,14 +86,14 @@ def parse_coverage(
                 rule = _evidence_rule(where, name, regime, entry)
                 if any(e.regime == regime and e.definition == rule.definition for e in evidence):
                     raise ConfigError(
-                        f"{where}: {name}: regime {regime!r} names definition "
-                        f"{rule.definition!r} twice"
+                        f"{where}: {name}: regime {preview(regime)} names definition "
+                        f"{preview(rule.definition)} twice"
                     )
                 evidence.append(rule)
             primaries = [e for e in evidence if e.regime == regime and e.primary]
             if len(primaries) != 1:
                 raise ConfigError(
-                    f"{where}: {name}: regime {regime!r} needs exactly one "
+                    f"{where}: {name}: regime {preview(regime)} needs exactly one "
                     f"definition marked primary: true (found {len(primaries)})"
                 )
         rules.append(
@@ -105,11 +106,14 @@ def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRu
     allowed = {"definition", "primary", "evidence", "version_map"}
     if not isinstance(entry, Mapping) or "definition" not in entry or "evidence" not in entry:
         raise ConfigError(
-            f"{where}: {name}: regime {regime!r}: each entry needs 'definition' and 'evidence'"
+            f"{where}: {name}: regime {preview(regime)}: "
+            "each entry needs 'definition' and 'evidence'"
         )
     unknown = set(entry) - allowed
     if unknown:
-        raise ConfigError(f"{where}: {name}: regime {regime!r}: unknown key {sorted(unknown)[0]!r}")
+        raise ConfigError(
+            f"{where}: {name}: regime {preview(regime)}: unknown key {preview(sorted(unknown)[0])}"
+        )
     evidence = entry["evidence"]
     if (
         not isinstance(evidence, Mapping)
@@ -117,18 +121,18 @@ def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRu
         or not evidence.get("project")
     ):
         raise ConfigError(
-            f"{where}: {name}: definition {entry['definition']!r}: evidence needs "
+            f"{where}: {name}: definition {preview(entry['definition'])}: evidence needs "
             "'project' and 'kind' (release or note)"
         )
     unknown = set(evidence) - {"project", "kind", "mentions"}
     if unknown:
         raise ConfigError(
-            f"{where}: {name}: definition {entry['definition']!r}: evidence has "
-            f"unknown key {sorted(unknown)[0]!r}"
+            f"{where}: {name}: definition {preview(entry['definition'])}: evidence has "
+            f"unknown key {preview(sorted(unknown)[0])}"
         )
     if evidence["kind"] == "note" and not evidence.get("mentions"):
         raise ConfigError(
-            f"{where}: {name}: definition {entry['definition']!r}: note evidence "
+            f"{where}: {name}: definition {preview(entry['definition'])}: note evidence "
             "needs 'mentions: <framework>'"
         )
     version_map = entry.get("version_map") or {}
@@ -137,7 +141,7 @@ def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRu
     ):
         # YAML reads 1.10 as the float 1.1: a version written unquoted is already wrong.
         raise ConfigError(
-            f"{where}: {name}: definition {entry['definition']!r}: version_map "
+            f"{where}: {name}: definition {preview(entry['definition'])}: version_map "
             'keys and values must be quoted strings, e.g. {"1.10.0": "2.10"}'
         )
     return EvidenceRule(

@@ -35,6 +35,7 @@ from typing import Any
 from tracker.errors import ConfigError
 from tracker.measure.coverage import EvidenceRule
 from tracker.measure.lag import LagSample, ReleaseFact, is_final
+from tracker.preview import preview
 
 MODEL_EVIDENCE_KINDS = ("note", "model_registry")
 Hits = dict[str, tuple[datetime, str]]
@@ -64,8 +65,8 @@ def parse_regime(
             parts = entry.get("engines")
             if not isinstance(parts, list) or not parts or "definition" not in entry:
                 raise ConfigError(
-                    f"{where}: regime {regime!r}: an 'engines' entry needs 'definition' and a "
-                    "non-empty list of the regime's engine definitions"
+                    f"{where}: regime {preview(regime)}: an 'engines' entry needs 'definition' "
+                    "and a non-empty list of the regime's engine definitions"
                 )
             mine.append(
                 Combined(regime, str(entry["definition"]), bool(entry.get("primary", False)),
@@ -80,7 +81,7 @@ def parse_regime(
             or not ev.get("project")
         ):
             raise ConfigError(
-                f"{where}: regime {regime!r}: each entry needs 'definition' and "
+                f"{where}: regime {preview(regime)}: each entry needs 'definition' and "
                 f"evidence with 'project' and 'kind' ({' or '.join(MODEL_EVIDENCE_KINDS)})"
             )
         key = (regime, str(entry["definition"]))
@@ -94,14 +95,15 @@ def parse_regime(
         )  # fmt: skip
     if sum(e.primary for e in mine) != 1:
         raise ConfigError(
-            f"{where}: regime {regime!r} needs exactly one definition marked primary: true"
+            f"{where}: regime {preview(regime)} needs exactly one definition marked primary: true"
         )
     names = {e.definition for e in mine}
     for combo in (e for e in mine if isinstance(e, Combined)):
         missing = [p for p in combo.parts if p not in names or (regime, p) not in engines]
         if missing:
             raise ConfigError(
-                f"{where}: regime {regime!r}: {combo.definition!r} names {missing[0]!r}, which "
+                f"{where}: regime {preview(regime)}: {preview(combo.definition)} names "
+                f"{preview(missing[0])}, which "
                 "is not an engine definition (with 'engine:') of this regime"
             )
     return mine

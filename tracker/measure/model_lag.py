@@ -54,6 +54,7 @@ from tracker.measure.engines import (
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_final
 from tracker.mentions.families import NOT_SUPPORT as _NOT_SUPPORT
 from tracker.mentions.families import FamilyTable
+from tracker.preview import preview
 
 DAY0_DEFINITIONS = ("engine_cuda", "vllm_cuda", "public_weights")
 # Sections of release notes whose items state limits, fixes or removals: a model named there
@@ -91,15 +92,16 @@ def parse_model_coverage(
     for raw in raw_rules:
         if not isinstance(raw, Mapping) or raw.get("artifact") != "model":
             continue
-        name = f"coverage rule for {raw.get('project')!r}"
+        name = f"coverage rule for {preview(raw.get('project'))}"
         unknown = set(raw) - {"project", "artifact", "day0", "regimes"}
         if unknown:
-            raise ConfigError(f"{where}: {name}: unknown key {sorted(unknown)[0]!r}")
+            raise ConfigError(f"{where}: {name}: unknown key {preview(sorted(unknown)[0])}")
         day0 = tuple(raw.get("day0") or DAY0_DEFINITIONS[1:])
         bad = [d for d in day0 if d not in DAY0_DEFINITIONS]
         if bad:
             raise ConfigError(
-                f"{where}: {name}: day0 {bad[0]!r} is not one of {', '.join(DAY0_DEFINITIONS)}"
+                f"{where}: {name}: day0 {preview(bad[0])} is not one of "
+                f"{', '.join(DAY0_DEFINITIONS)}"
             )
         evidence: list[EvidenceRule] = []
         engines: dict[tuple[str, str], str] = {}

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tracker.errors import ConfigError
+from tracker.preview import preview
 
 DEFAULT_STALE_AFTER_DAYS = 45
 REPORT_KEYS = {"stale_after_days"}
@@ -25,13 +26,14 @@ def validate_report_settings(raw: Any, file: str | Path) -> dict[str, Any]:
     unknown = set(raw) - REPORT_KEYS
     if unknown:
         raise ConfigError(
-            f"{file}: report: unknown key {sorted(unknown)[0]!r} "
+            f"{file}: report: unknown key {preview(sorted(unknown)[0])} "
             f"(allowed: {', '.join(sorted(REPORT_KEYS))})"
         )
     days = raw.get("stale_after_days", DEFAULT_STALE_AFTER_DAYS)
     if isinstance(days, bool) or not isinstance(days, int) or days < 0:
         raise ConfigError(
-            f"{file}: report: stale_after_days must be a whole number of days >= 0, got {days!r}"
+            f"{file}: report: stale_after_days must be a whole number of days >= 0, "
+            f"got {preview(days)}"
         )
     return dict(raw)
 

@@ -45,6 +45,7 @@ from tracker.errors import ConfigError, FatalHTTPError, first_line
 from tracker.events import Event, parse_time
 from tracker.mentions.families import NOT_SUPPORT
 from tracker.mentions.model_mentions import extract_model_mentions
+from tracker.preview import preview
 
 KIND = "doc_history"
 AUTH = "github"
@@ -199,7 +200,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         path = entry.get("path") if isinstance(entry, dict) else entry
         if not isinstance(path, str) or not path:
             raise ConfigError(
-                f"{ctx.spec.id}: 'paths': {entry!r} is not a path or {{path, section}}"
+                f"{ctx.spec.id}: 'paths': {preview(entry)} is not a path or {{path, section}}"
             )
         own = entry.get("section") if isinstance(entry, dict) else None
         sections[path] = own or ctx.option("section")

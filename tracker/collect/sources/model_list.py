@@ -37,6 +37,7 @@ from tracker.events import Event
 from tracker.mentions.families import NOT_SUPPORT as _NOT_SUPPORT
 from tracker.mentions.mentions import status_of
 from tracker.mentions.model_mentions import extract_model_mentions
+from tracker.preview import preview
 
 KIND = "model_list"
 
@@ -160,7 +161,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         try:
             _date(page["date"])
         except ValueError:
-            ctx.skip(str(page["url"]), f"date {page['date']!r} is not YYYY-MM-DD")
+            ctx.skip(str(page["url"]), f"date {preview(page['date'])} is not YYYY-MM-DD")
             continue
         response = ctx.http.get(str(page["url"])) if ctx.http else None
         if response is None:
