@@ -14,10 +14,23 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
+from tracker.errors import SourceError
+
 log = logging.getLogger("tracker.snapshot")
 
 SNAPSHOT_LINE = re.compile(r"^#\s*snapshot:\s*(\d{4}-\d{2}-\d{2})\b", re.IGNORECASE)
 HEADER_LINES = 40  # the snapshot line sits in the leading comment block
+
+
+def cassette_path(directory: str | Path, source_id: str) -> Path:
+    """``DIR/<source id>.yaml``; SourceError unless that file sits in DIR itself. Config
+    checking already refuses ids with a path in them (config.value_types.SOURCE_ID): this is the
+    second guard, so that no id ever records or reads a cassette outside its folder."""
+    folder = Path(directory)
+    path = folder / f"{source_id}.yaml"
+    if path.parent.resolve() != folder.resolve() or path.name != f"{source_id}.yaml":
+        raise SourceError(f"source id {source_id[:100]!r} would put its cassette outside {folder}")
+    return path
 
 
 def read_snapshot(path: str | Path) -> date | None:
@@ -44,11 +57,20 @@ def stamp(path: str | Path, day: date, how: str = "recorded by tracker collect -
     file.write_text(f"# snapshot: {day.isoformat()} ({how})\n" + "".join(lines), encoding="utf-8")
 
 
+def replay_snapshot(directory: str | Path, source_id: str) -> date | None:
+    """The snapshot date of the source's cassette in `directory`; None when it states none or
+    the id names no cassette there (that run already failed on it)."""
+    try:
+        return read_snapshot(cassette_path(directory, source_id))
+    except SourceError:
+        return None
+
+
 def newest_snapshot(directory: str | Path, source_ids: Sequence[str] | None = None) -> date | None:
     """The newest snapshot date of the cassettes in `directory` (only `source_ids` when given)."""
     folder = Path(directory)
     paths = (
-        [folder / f"{s}.yaml" for s in source_ids]
+        [cassette_path(folder, s) for s in source_ids]
         if source_ids is not None
         else sorted(folder.glob("*.yaml"))
     )

@@ -4,13 +4,16 @@
 Each function takes one option's value from sources.yaml and returns what is wrong with it
 (None when nothing); ``tracker.config`` turns that into an error naming the file, the source
 and the key. This module is imported whenever sources.yaml is checked, so it imports nothing
-but the standard library: no collector, no parser.
+but the standard library and tracker.config.preview (bounded values in messages): no collector, no
+parser.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from tracker.config.preview import PREVIEW_CHARS, preview
 
 
 def job_regimes_problem(value: Any) -> str | None:
@@ -39,7 +42,11 @@ def workflows_problem(value: Any) -> str | None:
             continue
         if not isinstance(entry, Mapping) or not entry.get("file"):
             return f"entry {number} must be a workflow file or a mapping with a 'file'"
-        where = f"entry {number} ({entry['file']})"
+        if not isinstance(entry["file"], str):
+            return (
+                f"entry {number}: 'file' must be a non-empty string, not {preview(entry['file'])}"
+            )
+        where = f"entry {number} ({entry['file'][:PREVIEW_CHARS]})"
         for key, item in entry.items():
             if key == "trigger":
                 return (
@@ -48,9 +55,9 @@ def workflows_problem(value: Any) -> str | None:
                     "needs other triggers a source of its own"
                 )
             if key not in WORKFLOW_KEYS:
-                return f"{where}: unknown key {key!r} (known: {', '.join(WORKFLOW_KEYS)})"
+                return f"{where}: unknown key {preview(key)} (known: {', '.join(WORKFLOW_KEYS)})"
             if key in ("file", "regime") and not (isinstance(item, str) and item):
-                return f"{where}: {key!r} must be a non-empty string"
+                return f"{where}: {preview(key)} must be a non-empty string"
         problem = job_regimes_problem(entry.get("job_regimes"))
         if problem:
             return f"{where}: 'job_regimes' {problem}"

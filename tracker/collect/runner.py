@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from tracker.collect.cassettes import read_snapshot, stamp
+from tracker.collect.cassettes import cassette_path, replay_snapshot, stamp
 from tracker.collect.http import AUTH_ORIGINS, HttpClient
 from tracker.collect.limits import DEFAULT_MAX_PAGES, Limits
 from tracker.collect.sources import CollectContext, collector_for
@@ -233,7 +233,7 @@ def _collect_and_save(
         requests=http.stats.requests,
         not_modified=http.stats.not_modified,
         rate_remaining=http.stats.rate_remaining,
-        snapshot=read_snapshot(Path(replay) / f"{spec.id}.yaml") if replay else None,
+        snapshot=replay_snapshot(replay, spec.id) if replay else None,
         replay=str(replay) if replay else None,
         out_of_time=isinstance(stopped, OutOfTime),
     )
@@ -353,7 +353,7 @@ def cassette(
     from vcr.errors import CannotOverwriteExistingCassetteException
 
     if replay:
-        path = Path(replay) / f"{source_id}.yaml"
+        path = cassette_path(replay, source_id)
         if not path.exists():
             raise ReplayMissing(
                 f"no cassette {path} to replay: record one with "
@@ -362,7 +362,7 @@ def cassette(
         recorder = vcr.VCR(record_mode="none", match_on=("method", "uri"))
     else:
         assert record is not None  # neither replay nor record returned above
-        path = Path(record) / f"{source_id}.yaml"
+        path = cassette_path(record, source_id)
         path.parent.mkdir(parents=True, exist_ok=True)
         recorder = vcr.VCR(
             record_mode="all",

@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tracker.config.digest import Thresholds, parse_thresholds
+from tracker.config.preview import preview, shown
 from tracker.config.report import ReportSettings, parse_report_settings
 from tracker.config.value_types import VALUE_TYPES
+from tracker.config.yamlload import safe_load_yaml
 from tracker.errors import ConfigError
 
 if TYPE_CHECKING:  # read by config_from_data: `tracker --help` and query start without them
@@ -36,7 +38,7 @@ DATABASE_SCHEMES = ("sqlite", "postgresql")
 
 # The keys every source may carry, typed like a kind's keys in KINDS.
 COMMON_TYPES: dict[str, Any] = {
-    "id": "text",
+    "id": "source_id",
     "kind": "text",
     "project": "text",
     "regime": "text",
@@ -186,7 +188,7 @@ def read_config(path: str | os.PathLike | None, kinds: Mapping[str, KindKeys]) -
 
     file = sources_path(path)
     try:
-        raw = safe_load_yaml(file.read_text(encoding="utf-8"))
+        raw = safe_load_yaml(file.read_text(encoding="utf-8"), str(file))
     except FileNotFoundError:
         raise ConfigError(f"{file}: not found (pass --sources or set TRACKER_SOURCES)") from None
     except UnicodeDecodeError as exc:
@@ -213,7 +215,7 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
     unknown = set(raw) - TOP_LEVEL_KEYS
     if unknown:
         raise ConfigError(
-            f"{file}: unknown top-level key {sorted(unknown)[0]!r} "
+            f"{file}: unknown top-level key {preview(sorted(unknown, key=str)[0])} "
             f"(allowed: {', '.join(sorted(TOP_LEVEL_KEYS))})"
         )
 
@@ -253,20 +255,6 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
     )
 
 
-def safe_load_yaml(text: str) -> Any:
-    """yaml.safe_load's result, parsed by the C parser when there is one. A text it rejects is
-    parsed again by the pure-Python parser, whose error (with a snippet of the line) is the one
-    raised, as yaml.safe_load raises it."""
-    import yaml
-
-    # libyaml's parser when PyYAML was built with it: the same constructor and resolver (Python
-    # classes), so the same objects, for an eighth of the time on sources.yaml
-    try:
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
-        return yaml.safe_load(text)
-
-
 def _regime(file: Path, index: int, entry: Any) -> Regime:
     if isinstance(entry, str):
         return Regime(entry)
@@ -274,10 +262,13 @@ def _regime(file: Path, index: int, entry: Any) -> Regime:
         raise ConfigError(f"{file}: regimes[{index}]: each regime needs an 'id'")
     unknown = set(entry) - REGIME_KEYS
     if unknown:
-        raise ConfigError(f"{file}: regime {entry['id']!r}: unknown key {sorted(unknown)[0]!r}")
+        raise ConfigError(
+            f"{file}: regime {preview(entry['id'])}: "
+            f"unknown key {preview(sorted(unknown, key=str)[0])}"
+        )
     types = {"id": "text", "vendor": "text", "silicon": "text", "reference": "bool"}
     for key in sorted(set(entry) & set(types)):
-        _check_value(file, f"regime {entry['id']!r}", key, entry[key], types[key])
+        _check_value(file, f"regime {preview(entry['id'])}", key, entry[key], types[key])
     return Regime(
         str(entry["id"]),
         str(entry.get("vendor", "")),
@@ -297,13 +288,7 @@ def _check_value(file: Path, where: str, key: str, value: Any, kind: Any) -> Non
         test, wanted = VALUE_TYPES[kind]
         problem = None if test(value) else f"must be {wanted}"
     if problem:
-        raise ConfigError(f"{file}: {where}: key {key!r}: {problem}, not {_shown(value)}")
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    text = text if len(text) <= 60 else text[:57] + "..."
-    return f"{text} ({type(value).__name__})" if not isinstance(value, str) else text
+        raise ConfigError(f"{file}: {where}: key {key!r}: {problem}, not {shown(value)}")
 
 
 def _source(
@@ -317,6 +302,8 @@ def _source(
         raise ConfigError(
             f"{file}: sources[{index}]: expected a mapping, got {type(entry).__name__}"
         )
+    if entry.get("id") not in (None, ""):  # first: the messages below name the source by it
+        _check_value(file, f"sources[{index}]", "id", entry["id"], "source_id")
     name = entry.get("id", f"sources[{index}]")
     for key in sorted(REQUIRED_COMMON):
         if entry.get(key) in (None, ""):
@@ -326,7 +313,7 @@ def _source(
     kind = entry["kind"]
     if kind not in registry:
         raise ConfigError(
-            f"{file}: source {name!r}: key 'kind': unknown kind {kind!r} "
+            f"{file}: source {name!r}: key 'kind': unknown kind {preview(kind)} "
             f"(known: {', '.join(sorted(registry))})"
         )
     module = registry[kind]
@@ -335,7 +322,7 @@ def _source(
     for key in sorted(entry):
         if key not in allowed:
             raise ConfigError(
-                f"{file}: source {name!r}: unknown key {key!r} for kind {kind!r} "
+                f"{file}: source {name!r}: unknown key {preview(key)} for kind {kind!r} "
                 f"(allowed: {', '.join(sorted(allowed - {'id', 'kind'}))})"
             )
     for key in sorted(required):
@@ -350,7 +337,7 @@ def _source(
     regime = entry.get("regime")
     if regime is not None and regime_ids is not None and regime not in regime_ids:
         raise ConfigError(
-            f"{file}: source {name!r}: key 'regime': unknown regime {regime!r} "
+            f"{file}: source {name!r}: key 'regime': unknown regime {preview(regime)} "
             f"(declared: {', '.join(sorted(regime_ids))})"
         )
     limits = {key: _limit(file, name, key, entry.get(key)) for key in LIMIT_KEYS}
@@ -377,5 +364,7 @@ def _limit(file: Path, name: str, key: str, value: Any) -> Any:
         ok = False
     if not ok or value != value or value == float("inf"):
         what = "a positive whole number" if kind is int else "a positive number"
-        raise ConfigError(f"{file}: source {name!r}: key {key!r}: expected {what}, got {value!r}")
+        raise ConfigError(
+            f"{file}: source {name!r}: key {key!r}: expected {what}, got {preview(value)}"
+        )
     return kind(value)

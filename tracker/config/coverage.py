@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tracker.config.preview import preview
 from tracker.errors import ConfigError
 
 # A series granularity -> how many version components a version needs to name one.
@@ -60,10 +61,10 @@ def parse_coverage(
             raise ConfigError(f"{where}: {name}: needs 'project' and 'regimes'")
         if raw.get("artifact", "framework") == "model":
             continue  # model families: parse_model_coverage
-        name = f"coverage rule for {raw['project']!r}"
+        name = f"coverage rule for {preview(raw['project'])}"
         unknown = set(raw) - {"project", "series", "regimes"}
         if unknown:
-            raise ConfigError(f"{where}: {name}: unknown key {sorted(unknown)[0]!r}")
+            raise ConfigError(f"{where}: {name}: unknown key {preview(sorted(unknown)[0])}")
         granularity = raw.get("series", "minor")
         if granularity not in SERIES_COMPONENTS:
             raise ConfigError(
@@ -81,14 +82,14 @@ def parse_coverage(
                 rule = _evidence_rule(where, name, regime, entry)
                 if any(e.regime == regime and e.definition == rule.definition for e in evidence):
                     raise ConfigError(
-                        f"{where}: {name}: regime {regime!r} names definition "
-                        f"{rule.definition!r} twice"
+                        f"{where}: {name}: regime {preview(regime)} names definition "
+                        f"{preview(rule.definition)} twice"
                     )
                 evidence.append(rule)
             primaries = [e for e in evidence if e.regime == regime and e.primary]
             if len(primaries) != 1:
                 raise ConfigError(
-                    f"{where}: {name}: regime {regime!r} needs exactly one "
+                    f"{where}: {name}: regime {preview(regime)} needs exactly one "
                     f"definition marked primary: true (found {len(primaries)})"
                 )
         rules.append(
@@ -101,11 +102,14 @@ def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRu
     allowed = {"definition", "primary", "evidence", "version_map"}
     if not isinstance(entry, Mapping) or "definition" not in entry or "evidence" not in entry:
         raise ConfigError(
-            f"{where}: {name}: regime {regime!r}: each entry needs 'definition' and 'evidence'"
+            f"{where}: {name}: regime {preview(regime)}: "
+            "each entry needs 'definition' and 'evidence'"
         )
     unknown = set(entry) - allowed
     if unknown:
-        raise ConfigError(f"{where}: {name}: regime {regime!r}: unknown key {sorted(unknown)[0]!r}")
+        raise ConfigError(
+            f"{where}: {name}: regime {preview(regime)}: unknown key {preview(sorted(unknown)[0])}"
+        )
     evidence = entry["evidence"]
     if (
         not isinstance(evidence, Mapping)
@@ -113,18 +117,18 @@ def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRu
         or not evidence.get("project")
     ):
         raise ConfigError(
-            f"{where}: {name}: definition {entry['definition']!r}: evidence needs "
+            f"{where}: {name}: definition {preview(entry['definition'])}: evidence needs "
             "'project' and 'kind' (release or note)"
         )
     unknown = set(evidence) - {"project", "kind", "mentions"}
     if unknown:
         raise ConfigError(
-            f"{where}: {name}: definition {entry['definition']!r}: evidence has "
-            f"unknown key {sorted(unknown)[0]!r}"
+            f"{where}: {name}: definition {preview(entry['definition'])}: evidence has "
+            f"unknown key {preview(sorted(unknown)[0])}"
         )
     if evidence["kind"] == "note" and not evidence.get("mentions"):
         raise ConfigError(
-            f"{where}: {name}: definition {entry['definition']!r}: note evidence "
+            f"{where}: {name}: definition {preview(entry['definition'])}: note evidence "
             "needs 'mentions: <framework>'"
         )
     version_map = entry.get("version_map") or {}
@@ -133,7 +137,7 @@ def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRu
     ):
         # YAML reads 1.10 as the float 1.1: a version written unquoted is already wrong.
         raise ConfigError(
-            f"{where}: {name}: definition {entry['definition']!r}: version_map "
+            f"{where}: {name}: definition {preview(entry['definition'])}: version_map "
             'keys and values must be quoted strings, e.g. {"1.10.0": "2.10"}'
         )
     return EvidenceRule(
@@ -171,8 +175,8 @@ def _model_regime(
             parts = entry.get("engines")
             if not isinstance(parts, list) or not parts or "definition" not in entry:
                 raise ConfigError(
-                    f"{where}: regime {regime!r}: an 'engines' entry needs 'definition' and a "
-                    "non-empty list of the regime's engine definitions"
+                    f"{where}: regime {preview(regime)}: an 'engines' entry needs 'definition' "
+                    "and a non-empty list of the regime's engine definitions"
                 )
             mine.append(
                 Combined(regime, str(entry["definition"]), bool(entry.get("primary", False)),
@@ -187,7 +191,7 @@ def _model_regime(
             or not ev.get("project")
         ):
             raise ConfigError(
-                f"{where}: regime {regime!r}: each entry needs 'definition' and "
+                f"{where}: regime {preview(regime)}: each entry needs 'definition' and "
                 f"evidence with 'project' and 'kind' ({' or '.join(MODEL_EVIDENCE_KINDS)})"
             )
         key = (regime, str(entry["definition"]))
@@ -201,14 +205,15 @@ def _model_regime(
         )  # fmt: skip
     if sum(e.primary for e in mine) != 1:
         raise ConfigError(
-            f"{where}: regime {regime!r} needs exactly one definition marked primary: true"
+            f"{where}: regime {preview(regime)} needs exactly one definition marked primary: true"
         )
     names = {e.definition for e in mine}
     for combo in (e for e in mine if isinstance(e, Combined)):
         missing = [p for p in combo.parts if p not in names or (regime, p) not in engines]
         if missing:
             raise ConfigError(
-                f"{where}: regime {regime!r}: {combo.definition!r} names {missing[0]!r}, which "
+                f"{where}: regime {preview(regime)}: {preview(combo.definition)} names "
+                f"{preview(missing[0])}, which "
                 "is not an engine definition (with 'engine:') of this regime"
             )
     return mine
@@ -235,15 +240,16 @@ def parse_model_coverage(
     for raw in raw_rules:
         if not isinstance(raw, Mapping) or raw.get("artifact") != "model":
             continue
-        name = f"coverage rule for {raw.get('project')!r}"
+        name = f"coverage rule for {preview(raw.get('project'))}"
         unknown = set(raw) - {"project", "artifact", "day0", "regimes"}
         if unknown:
-            raise ConfigError(f"{where}: {name}: unknown key {sorted(unknown)[0]!r}")
+            raise ConfigError(f"{where}: {name}: unknown key {preview(sorted(unknown)[0])}")
         day0 = tuple(raw.get("day0") or DAY0_DEFINITIONS[1:])
         bad = [d for d in day0 if d not in DAY0_DEFINITIONS]
         if bad:
             raise ConfigError(
-                f"{where}: {name}: day0 {bad[0]!r} is not one of {', '.join(DAY0_DEFINITIONS)}"
+                f"{where}: {name}: day0 {preview(bad[0])} is not one of "
+                f"{', '.join(DAY0_DEFINITIONS)}"
             )
         evidence: list[EvidenceRule] = []
         engines: dict[tuple[str, str], str] = {}

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from tracker.config.preview import preview
 from tracker.errors import ConfigError
 
 
@@ -42,7 +43,7 @@ def parse_thresholds(raw: Any, file: str = "sources.yaml") -> Thresholds:
     for key, value in raw.items():
         if key not in known:
             raise ConfigError(
-                f"{file}: digest: unknown key {key!r} (allowed: {', '.join(sorted(known))})"
+                f"{file}: digest: unknown key {preview(key)} (allowed: {', '.join(sorted(known))})"
             )
         integer = key in _INTEGERS
         wrong_type = isinstance(value, bool) or not isinstance(
@@ -50,6 +51,8 @@ def parse_thresholds(raw: Any, file: str = "sources.yaml") -> Thresholds:
         )
         if wrong_type or value < 0:
             kind = "a whole number" if integer else "a number"
-            raise ConfigError(f"{file}: digest: key {key!r}: expected {kind} >= 0, got {value!r}")
+            raise ConfigError(
+                f"{file}: digest: key {preview(key)}: expected {kind} >= 0, got {preview(value)}"
+            )
         values[key] = value
     return Thresholds(**values)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tracker.config.preview import preview
 from tracker.errors import ConfigError
 
 DEFAULT_STALE_AFTER_DAYS = 45
@@ -29,12 +30,13 @@ def parse_report_settings(raw: Any, file: str | Path) -> ReportSettings:
     unknown = set(raw) - REPORT_KEYS
     if unknown:
         raise ConfigError(
-            f"{file}: report: unknown key {sorted(unknown)[0]!r} "
+            f"{file}: report: unknown key {preview(sorted(unknown)[0])} "
             f"(allowed: {', '.join(sorted(REPORT_KEYS))})"
         )
     days = raw.get("stale_after_days", DEFAULT_STALE_AFTER_DAYS)
     if isinstance(days, bool) or not isinstance(days, int) or days < 0:
         raise ConfigError(
-            f"{file}: report: stale_after_days must be a whole number of days >= 0, got {days!r}"
+            f"{file}: report: stale_after_days must be a whole number of days >= 0, "
+            f"got {preview(days)}"
         )
     return ReportSettings(stale_after_days=days)

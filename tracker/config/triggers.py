@@ -8,6 +8,7 @@ from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from tracker.config.preview import preview
 from tracker.errors import ConfigError
 
 # source id -> the triggers its headline counts; None: every trigger
@@ -49,8 +50,8 @@ def trigger_selectors(
             or not all(isinstance(v, str) and v.strip() for v in values)
         ):
             raise ConfigError(
-                f"{file}: source {spec.id!r}: key 'trigger': expected a list of "
-                f"trigger names such as [schedule], got {raw!r}"
+                f"{file}: source {preview(spec.id)}: key 'trigger': expected a list of "
+                f"trigger names such as [schedule], got {preview(raw)}"
             )
         out[spec.id] = frozenset(v.strip().lower() for v in values)
     return out

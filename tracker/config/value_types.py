@@ -9,6 +9,10 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
+# A source id names files (its cassette is DIR/<id>.yaml): a safe alphabet, no path separator,
+# no leading dot (no "..", no hidden file), bounded length.
+SOURCE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}", re.ASCII)
+
 
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -37,6 +41,10 @@ def _iso_date(value: Any) -> bool:
 # these names, a tuple of allowed strings, or a function returning a problem (str) or None.
 VALUE_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "text": (lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty string"),
+    "source_id": (
+        lambda v: isinstance(v, str) and SOURCE_ID.fullmatch(v) is not None,
+        "1 to 100 letters, digits, '-', '_' or '.', not starting with '.' (it names files)",
+    ),
     "texts": (
         lambda v: (
             isinstance(v, str) or isinstance(v, list) and all(isinstance(x, str) and x for x in v)

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tracker.config.preview import preview
 from tracker.errors import ConfigError
 
 
@@ -46,10 +47,14 @@ def smtp_settings(environ: Mapping[str, str] | None = None, **flags: Any) -> Smt
     try:
         port = int(port_text)
     except ValueError:
-        raise ConfigError(f"TRACKER_SMTP_PORT: expected a port number, got {port_text!r}") from None
+        raise ConfigError(
+            f"TRACKER_SMTP_PORT: expected a port number, got {preview(port_text)}"
+        ) from None
     starttls_text = (env.get("TRACKER_SMTP_STARTTLS") or "").strip().lower()
     if starttls_text not in _TRUE | _FALSE:
-        raise ConfigError(f"TRACKER_SMTP_STARTTLS: expected true or false, got {starttls_text!r}")
+        raise ConfigError(
+            f"TRACKER_SMTP_STARTTLS: expected true or false, got {preview(starttls_text)}"
+        )
     to = (env.get("TRACKER_DIGEST_TO") or "").replace(",", " ").split()
     settings: dict[str, Any] = {
         "host": env.get("TRACKER_SMTP_HOST") or "localhost",

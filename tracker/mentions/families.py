@@ -16,7 +16,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from tracker.config import safe_load_yaml
+from tracker.config.preview import preview
+from tracker.config.yamlload import safe_load_yaml
 from tracker.errors import ConfigError
 
 # Words that make a support statement about a model not support: a maturity caveat (beta,
@@ -80,7 +81,7 @@ def _date(raw: object, where: str) -> datetime:
     try:
         when = datetime.fromisoformat(str(raw).replace("Z", "+00:00"))
     except ValueError as exc:
-        raise ConfigError(f"{where}: {raw!r} is not a date") from exc
+        raise ConfigError(f"{where}: {preview(raw)} is not a date") from exc
     return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
@@ -96,9 +97,9 @@ def parse_families(raw: dict, where: str) -> FamilyTable:
     for entry in raw.get("families") or []:
         fid = str(entry.get("id") or "")
         if not fid or not entry.get("aliases"):
-            raise ConfigError(f"{where}: family {entry!r} needs 'id' and 'aliases'")
+            raise ConfigError(f"{where}: family {preview(entry)} needs 'id' and 'aliases'")
         if fid in families:
-            raise ConfigError(f"{where}: family {fid!r} listed twice")
+            raise ConfigError(f"{where}: family {preview(fid)} listed twice")
         weights = entry.get("weights") or {}
         fam = Family(
             fid,
@@ -113,17 +114,24 @@ def parse_families(raw: dict, where: str) -> FamilyTable:
         for alias in fam.aliases:
             key = normalise_name(alias)
             if aliases.get(key, fid) != fid:
-                raise ConfigError(f"{where}: alias {alias!r} names {aliases[key]!r} and {fid!r}")
+                raise ConfigError(
+                    f"{where}: alias {preview(alias)} names {preview(aliases[key])} "
+                    f"and {preview(fid)}"
+                )
             aliases[key] = fid
         for cls in fam.arch:
             if arch.get(cls, fid) != fid:
-                raise ConfigError(f"{where}: class {cls!r} names {arch[cls]!r} and {fid!r}")
+                raise ConfigError(
+                    f"{where}: class {preview(cls)} names {preview(arch[cls])} and {preview(fid)}"
+                )
             arch[cls] = fid
     by_head: dict[str, list[tuple[str, str]]] = {}
     for alias, fid in sorted(aliases.items(), key=lambda kv: -len(kv[0])):
         head = _HEAD.match(alias)
         if head is None:
-            raise ConfigError(f"{where}: alias {alias!r} of {fid!r} must start with a letter")
+            raise ConfigError(
+                f"{where}: alias {preview(alias)} of {preview(fid)} must start with a letter"
+            )
         by_head.setdefault(head.group(), []).append((alias, fid))
     return FamilyTable(families, releases, aliases, arch, tuple(sorted(by_head)), by_head)
 
@@ -136,4 +144,4 @@ def load_families(path: str | None = None) -> FamilyTable:
     else:
         ref = resources.files("tracker.mentions") / "data" / "model_families.yaml"
         text, where = ref.read_text(encoding="utf-8"), "model_families.yaml"
-    return parse_families(safe_load_yaml(text) or {}, where)
+    return parse_families(safe_load_yaml(text, where) or {}, where)

@@ -41,6 +41,7 @@ from typing import Any
 
 from tracker.collect.sources import CollectContext
 from tracker.collect.sources.github_releases import DEFAULT_API
+from tracker.config.preview import preview
 from tracker.errors import ConfigError, FatalHTTPError, first_line
 from tracker.events import Event, parse_time
 from tracker.mentions.families import NOT_SUPPORT
@@ -199,7 +200,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         path = entry.get("path") if isinstance(entry, dict) else entry
         if not isinstance(path, str) or not path:
             raise ConfigError(
-                f"{ctx.spec.id}: 'paths': {entry!r} is not a path or {{path, section}}"
+                f"{ctx.spec.id}: 'paths': {preview(entry)} is not a path or {{path, section}}"
             )
         own = entry.get("section") if isinstance(entry, dict) else None
         sections[path] = own or ctx.option("section")

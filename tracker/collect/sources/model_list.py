@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from tracker.collect.sources import CollectContext
+from tracker.config.preview import preview
 from tracker.errors import ConfigError
 from tracker.events import Event
 from tracker.mentions.families import NOT_SUPPORT as _NOT_SUPPORT
@@ -160,7 +161,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         try:
             _date(page["date"])
         except ValueError:
-            ctx.skip(str(page["url"]), f"date {page['date']!r} is not YYYY-MM-DD")
+            ctx.skip(str(page["url"]), f"date {preview(page['date'])} is not YYYY-MM-DD")
             continue
         response = ctx.http.get(str(page["url"])) if ctx.http else None
         if response is None:
