@@ -68,7 +68,7 @@ def cassette(
     """Replay (`--replay DIR`) or record (`--record DIR`) this source's HTTP with vcrpy.
 
     Cassettes are `DIR/<source id>.yaml`. A recording is stamped `# snapshot: <today>` and a
-    replay's run row keeps the snapshot date (tracker/collect/cassettes.py). Recording filters
+    replay's run row keeps the snapshot date (``read_snapshot``). Recording filters
     Authorization and cookies, so no token ever reaches a cassette.
     """
     if not replay and not record:
@@ -113,7 +113,7 @@ def cassette(
             except Exception as exc:  # vcrpy reads the file here, and trusts its layout
                 raise SourceError(f"{path}: {_unreadable(exc)}: re-record the cassette") from None
             if replay and not len(loaded):
-                # vcrpy treats a file it cannot decode as empty (and each request as missing)
+                # an empty file, which vcrpy reads as no cassette (each request then missing)
                 raise SourceError(
                     f"{path}: holds no recorded requests (empty, or not a vcrpy cassette): "
                     "re-record the cassette"
