@@ -114,6 +114,10 @@ EVENT_TEXT_LIMITS: dict[str, int | None] = {
 }
 # Ids name the item: changed in any way they could collide with another item's, so they are
 # refused whole. A raw state / conclusion still says what it was when cut short.
+# How deep attrs may nest (attrs itself is level 1). Collected attrs hold a few levels of an
+# API item; a deeper value is hostile or broken, and reading it back would recurse once per
+# level, past Python's stack (a RecursionError, not a refused item).
+MAX_ATTRS_DEPTH = 32
 _IDS = ("source_id", "project", "external_id")
 _TRUNCATED = ("state",)
 _NOT_NULL = ("title", "body", "url")
@@ -171,8 +175,8 @@ def clean_event(item: Event) -> Event:
             changes["labels"] = labels
     if not isinstance(item.attrs, abc.Mapping):
         raise InvalidEvent(f"attrs is a {type(item.attrs).__name__}, not a mapping")
-    if not (item.attrs.__class__ is dict and _json_plain(item.attrs)):
-        attrs = _clean_json(item.attrs)
+    if not (item.attrs.__class__ is dict and _json_plain(item.attrs, 1)):
+        attrs = _clean_json(item.attrs, 1)
         if attrs != item.attrs:
             changes["attrs"] = attrs
     return dataclasses.replace(item, **changes) if changes else item
@@ -194,16 +198,22 @@ def _plain(text: str) -> bool:
     return True
 
 
-def _json_plain(value: Any) -> bool:
+def _json_plain(value: Any, depth: int) -> bool:
     """True when _clean_json would return a value equal to `value` (plain JSON of dicts with
-    text keys, lists, clean text and finite numbers): attrs then skip the rebuild."""
+    text keys, lists, clean text and finite numbers, nested at most MAX_ATTRS_DEPTH levels):
+    attrs then skip the rebuild. `depth` is the level `value` sits at."""
     cls = value.__class__
     if cls is str:
         return _plain(value)
-    if cls is dict:
-        return all(k.__class__ is str and _plain(k) and _json_plain(v) for k, v in value.items())
-    if cls is list:
-        return all(_json_plain(v) for v in value)
+    if cls is dict or cls is list:
+        if depth > MAX_ATTRS_DEPTH:
+            return False  # _clean_json refuses it
+        depth += 1
+        if cls is list:
+            return all(_json_plain(v, depth) for v in value)
+        return all(
+            k.__class__ is str and _plain(k) and _json_plain(v, depth) for k, v in value.items()
+        )
     if cls is float:
         return math.isfinite(value)
     return value is None or cls is int or cls is bool
@@ -217,15 +227,19 @@ def _as_text(value: Any, name: str) -> str:
     raise InvalidEvent(f"{name} is a {type(value).__name__}, not text")
 
 
-def _clean_json(value: Any) -> Any:
+def _clean_json(value: Any, depth: int) -> Any:
     """`value` with every string cleaned (keys too) and non-finite floats as null: JSON has no
-    NaN and PostgreSQL's jsonb refuses it, as it refuses NUL."""
+    NaN and PostgreSQL's jsonb refuses it, as it refuses NUL. InvalidEvent when containers
+    nest deeper than MAX_ATTRS_DEPTH (`depth` is the level `value` sits at)."""
     if isinstance(value, str):
         return clean_text(value)
     if isinstance(value, float):
         return value if math.isfinite(value) else None
+    container = isinstance(value, (abc.Mapping, list, tuple, set, frozenset))
+    if container and depth > MAX_ATTRS_DEPTH:
+        raise InvalidEvent(f"attrs nest deeper than {MAX_ATTRS_DEPTH} levels")
     if isinstance(value, abc.Mapping):
-        return {clean_text(str(key)): _clean_json(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [_clean_json(item) for item in value]
+        return {clean_text(str(key)): _clean_json(item, depth + 1) for key, item in value.items()}
+    if container:
+        return [_clean_json(item, depth + 1) for item in value]
     return value

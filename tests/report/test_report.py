@@ -130,6 +130,8 @@ def test_report_files_and_escaping(sqlite_store, tmp_path):
     quality = (out / "data_quality.csv").read_text().splitlines()
     assert quality[0] == "section,source,project,series,regime,definition,detail,url"
     assert "<script>" not in html and "javascript:" not in html
+    # the refused day-0 link (javascript:) is the date as plain text, not an empty link
+    assert 'href=""' not in html and '<td class="date">2025-08-06</td>' in html
     assert 'href="https://rocm.docs.amd.com/m"' in html
     lag_csv = (out / "lag.csv").read_text().splitlines()
     assert lag_csv[0] == (

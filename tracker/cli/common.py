@@ -56,3 +56,15 @@ def print_table(columns, rows) -> None:
         click.echo("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
         if index == 0:
             click.echo("  ".join("-" * w for w in widths))
+
+
+def check_addresses(_ctx: click.Context, param: click.Parameter, value):
+    """--from / --to as given, or a usage error naming the option (a line break in an address
+    would smuggle a header into the mail)."""
+    from tracker.digest.settings import address_problem
+
+    for address in (value,) if isinstance(value, str) else value or ():
+        problem = address_problem(address)
+        if problem:
+            raise click.BadParameter(problem, param=param)
+    return value

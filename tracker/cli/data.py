@@ -11,11 +11,11 @@ from pathlib import Path
 
 import click
 
-from tracker.cli.common import load_config, opened, print_table, store_for
+from tracker.cli.common import check_addresses, load_config, opened, print_table, store_for
 
 
 @click.command("import-events", short_help="Load events from a JSONL file (- = stdin).")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file", type=click.File("rb"))  # UTF-8, decoded by line (store.exchange)
 @click.pass_context
 def import_events(ctx: click.Context, file) -> None:
     """Import events from a JSONL file (or - for stdin).
@@ -305,9 +305,16 @@ def report(ctx: click.Context, out: str, as_of) -> None:
     "--to",
     "recipients",
     multiple=True,
+    callback=check_addresses,
     help="Recipient (repeatable; env TRACKER_DIGEST_TO, space-separated).",
 )
-@click.option("--from", "sender", default=None, help="Sender (env TRACKER_DIGEST_FROM).")
+@click.option(
+    "--from",
+    "sender",
+    default=None,
+    callback=check_addresses,
+    help="Sender (env TRACKER_DIGEST_FROM).",
+)
 @click.option("--smtp-host", default=None, help="SMTP host (env TRACKER_SMTP_HOST; localhost).")
 @click.option("--smtp-port", default=None, type=int, help="SMTP port (env TRACKER_SMTP_PORT; 25).")
 @click.option(

@@ -317,6 +317,7 @@ def parse(ctx: click.Context, file: str, kind: str, project: str, options) -> No
     """
     from tracker.collect.sources import KINDS, CollectContext, collector_for
     from tracker.config import SourceSpec
+    from tracker.events import InvalidEvent, clean_event
     from tracker.store.exchange import event_json
 
     module = collector_for(kind) if kind in KINDS else None
@@ -330,7 +331,13 @@ def parse(ctx: click.Context, file: str, kind: str, project: str, options) -> No
     spec = SourceSpec(id=f"parse:{Path(file).name}", kind=kind, project=project, options=opts)
     pctx = CollectContext(spec=spec)
     for item in module.parse(Path(file).read_bytes(), pctx):
+        try:  # what a collect run would refuse to store (events.clean_event) is skipped here too
+            item = clean_event(item)
+        except InvalidEvent as exc:
+            pctx.skip(f"{item.kind} {item.external_id!r:.100}", str(exc))
+            continue
         click.echo(json.dumps(event_json(item), ensure_ascii=False))
+    pctx.summarise_skips()
     if pctx.skipped:
         click.echo(f"{pctx.skipped} items skipped (see warnings above)", err=True)
 

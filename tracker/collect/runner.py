@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from tracker.collect.cassettes import cassette_path, replay_snapshot, stamp
+from tracker.collect.cassettes import cassette, replay_snapshot
 from tracker.collect.http import AUTH_ORIGINS, HttpClient
 from tracker.collect.limits import DEFAULT_MAX_PAGES, Limits
 from tracker.collect.sources import CollectContext, collector_for
@@ -30,7 +28,6 @@ from tracker.config import Config, SourceSpec
 from tracker.errors import (
     OutOfTime,
     RateLimited,
-    ReplayMissing,
     SourceError,
     SourceSkipped,
     StoreError,
@@ -224,6 +221,7 @@ def _collect_and_save(
             ctx.skip(f"{item.kind} {item.external_id!r:.100}", str(problem))
     else:
         collected = []
+    ctx.summarise_skips()
     error = clean_text(error) if error else error  # quoted upstream text may hold a NUL
     result = SourceResult(
         spec.id,
@@ -334,58 +332,3 @@ def next_cursor(
     if previous is None:
         return candidate
     return max(previous, candidate) if candidate else previous
-
-
-@contextmanager
-def cassette(
-    source_id: str, replay: str | Path | None, record: str | Path | None
-) -> Iterator[None]:
-    """Replay (`--replay DIR`) or record (`--record DIR`) this source's HTTP with vcrpy.
-
-    Cassettes are `DIR/<source id>.yaml`. A recording is stamped `# snapshot: <today>` and a
-    replay's run row keeps the snapshot date (tracker/collect/cassettes.py). Recording filters
-    Authorization and cookies, so no token ever reaches a cassette.
-    """
-    if not replay and not record:
-        yield
-        return
-    import vcr
-    from vcr.errors import CannotOverwriteExistingCassetteException
-
-    if replay:
-        path = cassette_path(replay, source_id)
-        if not path.exists():
-            raise ReplayMissing(
-                f"no cassette {path} to replay: record one with "
-                f"`tracker collect --source {source_id} --record {replay}`"
-            )
-        recorder = vcr.VCR(record_mode="none", match_on=("method", "uri"))
-    else:
-        assert record is not None  # neither replay nor record returned above
-        path = cassette_path(record, source_id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        recorder = vcr.VCR(
-            record_mode="all",
-            match_on=("method", "uri"),
-            filter_headers=["authorization", "cookie"],
-            before_record_response=_drop_response_cookies,
-        )
-    try:
-        # Replays may repeat a request (a look-back re-read): the same answer serves both.
-        with recorder.use_cassette(str(path), allow_playback_repeats=bool(replay)):
-            yield
-        if record and path.exists():
-            stamp(path, now_utc().date())  # the day these facts were true
-    except CannotOverwriteExistingCassetteException as exc:
-        request = str(exc).splitlines()[0] if str(exc) else "a request"
-        raise SourceError(
-            f"{path} has no recorded answer for {request}: re-record the cassette"
-        ) from None
-
-
-def _drop_response_cookies(response: dict) -> dict:
-    headers = response.get("headers", {})
-    for name in list(headers):
-        if name.lower() in ("set-cookie", "x-github-sso"):
-            del headers[name]
-    return response

@@ -212,17 +212,26 @@ def _too_big(url: str, what: str, cap: int) -> str:
     )
 
 
+class TooDeep(ValueError):
+    """A JSON document nested deeper than Python's stack can decode."""
+
+
 def loads(text: str) -> Any:
     """json.loads, except that an integer too long for Python to read (over 4,300 digits) stays
-    the text it was: one odd value in one item, not a page that fails to parse."""
+    the text it was: one odd value in one item, not a page that fails to parse. A document
+    nested past the interpreter's recursion limit (``[[[[...``, about a thousand levels) is a
+    ValueError (TooDeep) like any other malformed document, not a RecursionError."""
     try:
-        return json.loads(text)  # C all the way: no Python call per integer
-    except ValueError as exc:
-        if isinstance(exc, json.JSONDecodeError):
-            raise
-        # int() refused a number over the digit limit: read the document again, numbers
-        # through _int.
-        return json.loads(text, parse_int=_int)
+        try:
+            return json.loads(text)  # C all the way: no Python call per integer
+        except ValueError as exc:
+            if isinstance(exc, json.JSONDecodeError):
+                raise
+            # int() refused a number over the digit limit: read the document again, numbers
+            # through _int.
+            return json.loads(text, parse_int=_int)
+    except RecursionError:
+        raise TooDeep("JSON nested too deeply to read") from None
 
 
 def _int(digits: str) -> int | str:
@@ -255,11 +264,13 @@ def parse_json(response: requests.Response) -> Any:
     content = response.content
     try:
         return loads(json_text(content, response.url))
-    except ValueError:
+    except ValueError as exc:
         content_type = response.headers.get("Content-Type", "no content type")
         text = content[:80].decode("utf-8", "replace")
         what = (
-            "truncated or malformed JSON"
+            str(exc)
+            if isinstance(exc, TooDeep)
+            else "truncated or malformed JSON"
             if text.lstrip()[:1] in ("{", "[")
             else f"a {content_type} body"
         )

@@ -207,7 +207,11 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
     keys), the coverage rules, the report and digest settings and the CI trigger selectors
     (the sources of kinds that take a `trigger` key). Raises ConfigError naming file, source
     or rule, and key."""
-    from tracker.config.coverage import parse_coverage, parse_model_coverage
+    from tracker.config.coverage import (
+        check_coverage_values,
+        parse_coverage,
+        parse_model_coverage,
+    )
     from tracker.config.triggers import SELECTOR_KEY, trigger_selectors
 
     if not isinstance(raw, dict):
@@ -236,6 +240,7 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
     coverage = raw.get("coverage") or []
     if not isinstance(coverage, list):
         raise ConfigError(f"{file}: 'coverage' must be a list of rules")
+    check_coverage_values(coverage, str(file))  # types first: the parsers read meanings
     rules = tuple(parse_coverage(coverage, str(file), _reference(regimes)))
     model_rules = tuple(parse_model_coverage(coverage, str(file)))
     report = parse_report_settings(raw.get("report"), file)

@@ -34,6 +34,18 @@ class SmtpSettings:
         )
 
 
+def address_problem(value: str) -> str | None:
+    """What is wrong with a sender or recipient address, or None. A line break would end the
+    From / To header and start another one (a Bcc: of the writer's choosing): refused, as is
+    any other control character."""
+    if not value.strip():
+        return "an empty address"
+    bad = next((c for c in value if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:
+        return f"{value!r} holds a control character ({bad!r}), not allowed in a mail header"
+    return None
+
+
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -56,6 +68,15 @@ def smtp_settings(environ: Mapping[str, str] | None = None, **flags: Any) -> Smt
             f"TRACKER_SMTP_STARTTLS: expected true or false, got {preview(starttls_text)}"
         )
     to = (env.get("TRACKER_DIGEST_TO") or "").replace(",", " ").split()
+    # The addresses from the environment are checked here; the flags' by the command line,
+    # which names them. (TRACKER_DIGEST_TO is split at any white space, line breaks too.)
+    named = [("TRACKER_DIGEST_TO", address) for address in to]
+    if env.get("TRACKER_DIGEST_FROM"):
+        named.append(("TRACKER_DIGEST_FROM", env["TRACKER_DIGEST_FROM"]))
+    for name, address in named:
+        problem = address_problem(address)
+        if problem:
+            raise ConfigError(f"{name}: {problem}")
     settings: dict[str, Any] = {
         "host": env.get("TRACKER_SMTP_HOST") or "localhost",
         "port": port,

@@ -11,7 +11,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -274,12 +274,19 @@ class Store(StoreQueries, QualityReads, SourceStates, Migrations):
             cursor.execute("TRUNCATE events_stage")
 
     @staticmethod
-    def count_events(conn: Connection, *, last_seen_at: datetime | None = None) -> int:
+    def count_events(
+        conn: Connection,
+        *,
+        last_seen_at: datetime | None = None,
+        other_than: Collection[str] | None = None,
+    ) -> int:
         """How many events the store holds (only those last seen at `last_seen_at`, if given:
-        what one write stamped)."""
+        what one write stamped; only those of sources not in `other_than`, if given)."""
         query = select(func.count()).select_from(events)
         if last_seen_at is not None:
             query = query.where(events.c.last_seen_at == last_seen_at)
+        if other_than is not None:
+            query = query.where(events.c.source_id.not_in(list(other_than)))
         return conn.execute(query).scalar_one()
 
     @staticmethod

@@ -81,6 +81,8 @@ def parse_event_line(line: str, lineno: int) -> tuple[Event, datetime | None]:
         data = json.loads(line)
     except ValueError as exc:
         raise EventFileError(f"line {lineno}: not valid JSON ({exc})") from None
+    except RecursionError:  # nested past Python's stack: refused like any other bad line
+        raise EventFileError(f"line {lineno}: not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict):
         raise EventFileError(f"line {lineno}: expected a JSON object")
     missing = [k for k in REQUIRED if not data.get(k)]
@@ -137,16 +139,15 @@ def parse_event_line(line: str, lineno: int) -> tuple[Event, datetime | None]:
 CHUNK = 5_000  # lines parsed and written at a time: memory stays flat whatever the file's size
 
 
-def import_jsonl(store: Store, stream: IO[str], known_sources: set[str]) -> tuple[int, int, int]:
+def import_jsonl(store: Store, stream: IO[bytes], known_sources: set[str]) -> tuple[int, int, int]:
     """Read, check and save the file in one transaction: a bad line (EventFileError naming it)
     rolls back everything before it, so nothing is half-written. The file is streamed in chunks
     of CHUNK lines, never held whole.
 
-    Returns (events written, new events, events marked as manual evidence). Written counts each
-    event once however often the file repeats it (the last line for an id wins).
+    Returns (events written, new events, events marked as manual evidence). Each count counts
+    an event once however often the file repeats it (the last line for an id wins).
     """
     seen_at = now_utc()
-    manual_count = 0
     # What vanished upstream stays vanished (the friction series leaves it out): marked after
     # every upsert, which treats each line as seen now. Only vanished lines are kept here.
     vanished: dict[tuple[datetime, str], list[str]] = defaultdict(list)
@@ -159,19 +160,29 @@ def import_jsonl(store: Store, stream: IO[str], known_sources: set[str]) -> tupl
                 (known if event.source_id in known_sources else manual).append(event)
                 if when is not None:
                     vanished[(when, event.source_id)].append(event.external_id)
-            manual_count += len(manual)
             store.write_events(conn, manual, imported=True, seen_at=seen_at)
             store.write_events(conn, known, seen_at=seen_at)
         for (when, source_id), external_ids in vanished.items():
             store.mark_vanished(conn, source_id, external_ids, when)
         written = store.count_events(conn, last_seen_at=seen_at)
+        # Counted in the store, not by line: a file may repeat an id (the last line wins).
+        manual_count = store.count_events(conn, last_seen_at=seen_at, other_than=known_sources)
         new = store.count_events(conn) - before
     return written, new, manual_count
 
 
-def _chunks(stream: IO[str]) -> Iterator[list[tuple[Event, datetime | None]]]:
+def _chunks(stream: IO[bytes]) -> Iterator[list[tuple[Event, datetime | None]]]:
     chunk: list[tuple[Event, datetime | None]] = []
-    for lineno, line in enumerate(stream, 1):
+    for lineno, raw in enumerate(stream, 1):
+        # Decoded here, a line at a time, so a byte that is not UTF-8 names its line (a text
+        # stream would fail somewhere in a read-ahead block, naming no line).
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise EventFileError(
+                f"line {lineno}: not UTF-8 text (byte {exc.start + 1} of the line is "
+                f"{raw[exc.start : exc.start + 1]!r})"
+            ) from None
         if not line.strip():
             continue
         chunk.append(parse_event_line(line, lineno))

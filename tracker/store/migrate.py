@@ -17,6 +17,9 @@ from tracker.errors import StoreError
 from tracker.store.revisions import linear_head
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+# The PostgreSQL advisory lock init-db holds while it migrates (a fixed number: "tracker"
+# spelled in ASCII, so other applications' locks on the same server are unlikely to collide).
+_MIGRATION_LOCK = 0x747261636B6572
 
 
 class Migrations:
@@ -28,6 +31,7 @@ class Migrations:
         @property
         def safe_url(self) -> str: ...
         def _connect(self) -> AbstractContextManager[Connection]: ...
+        def _sqlite_write_lock(self, conn: Connection) -> None: ...
 
     # -- schema ----------------------------------------------------------------------------
     def _alembic_config(self, connection: Connection | None = None):
@@ -46,6 +50,14 @@ class Migrations:
         from alembic.util.exc import CommandError
 
         with self._connect() as conn:
+            # One migration at a time: a second `init-db` waits for the first to commit, then
+            # finds the schema current (without this it creates the same tables again and
+            # fails, or reads a half-written version table as a newer tracker's).
+            if conn.dialect.name == "sqlite":
+                self._sqlite_write_lock(conn)  # BEGIN IMMEDIATE, held to the commit below:
+                conn.begin()  # alembic then runs every migration in it, committing none
+            elif conn.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
             try:
                 command.upgrade(self._alembic_config(conn), "head")
             except CommandError as exc:  # a revision this code does not know: a newer tracker's

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -41,6 +42,10 @@ if TYPE_CHECKING:
     from tracker.config import SourceSpec
 
 log = logging.getLogger("tracker.collect")
+
+SKIP_LINES = 5  # skips of one kind logged per source and run before they are only counted
+# What differs between skips of one kind: quoted text (a tag, a key) and numbers (a line).
+_SPECIFICS = re.compile(r"'[^']*'|\"[^\"]*\"|\d+")
 
 
 @dataclass
@@ -61,15 +66,41 @@ class CollectContext:
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
     vanished: list[str] = field(default_factory=list)
+    # kind of skip -> [how many, the first one's reason] (``skip``)
+    _skip_kinds: dict[str, list] = field(default_factory=dict, repr=False)
     # Set when something was skipped that a later read of the same, unchanged document could
     # store (a release the history does not date yet): the runner then keeps no HTTP
     # validators, since a 304 would hide that document from every later run.
     read_again: bool = False
 
     def skip(self, where: str, reason: str) -> None:
-        """Record one skipped item: logged with the source id and position, counted in the run."""
+        """Record one skipped item: logged with the source id and position, counted in the run.
+
+        Only the first SKIP_LINES of one kind (the reason, its quoted and numeric parts aside)
+        are logged: a page of a million broken items is a few lines and, from
+        ``summarise_skips``, one "... and N more like it"."""
         self.skipped += 1
-        message = f"{self.spec.id}: skipped {where}: {reason}"
+        kind = _SPECIFICS.sub("_", reason)
+        seen = self._skip_kinds.get(kind)
+        if seen is None:
+            self._skip_kinds[kind] = [1, reason]
+        else:
+            seen[0] += 1
+            if seen[0] > SKIP_LINES:
+                return
+        self._warn(f"{self.spec.id}: skipped {where}: {reason}")
+
+    def summarise_skips(self) -> None:
+        """One line for each kind of skip that was logged only in part (see ``skip``)."""
+        for count, reason in self._skip_kinds.values():
+            if count > SKIP_LINES:
+                self._warn(
+                    f"{self.spec.id}: ... and {count - SKIP_LINES:,} more like it (skipped: "
+                    f"{reason})"
+                )
+        self._skip_kinds.clear()
+
+    def _warn(self, message: str) -> None:
         self.warnings.append(message)
         log.warning(message)
 
