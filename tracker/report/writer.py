@@ -174,8 +174,14 @@ def write_report(
         drawers.draw("friction", CHARTS, "friction_chart", stage / IMAGES["friction"], friction)
         drawers.draw("ci", CHARTS, "ci_pass_rate_chart", stage / IMAGES["ci"], dense_ci)
         answer = answer_rows(series, as_of, reference)
+        far_dated = store.far_dated_events()  # left out of every figure by the store's reads
         quality = quality_sections(
-            stale, len(config.sources), unknown, [s for s in samples if s.negative], tags_unread
+            stale,
+            len(config.sources),
+            unknown,
+            [s for s in samples if s.negative],
+            tags_unread,
+            far_dated,
         )
 
         with (stage / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
@@ -281,6 +287,7 @@ def write_report(
             pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
             other_rates=latest_weeks(other_rates, TABLE_WEEKS),
             unread_tags=tags_unread,
+            far_dated=far_dated,
             table_weeks=TABLE_WEEKS,
             friction=latest_weeks(friction, TABLE_WEEKS),
             images=images,

@@ -23,6 +23,7 @@ from tracker.store.query import DEFAULT_TIMEOUT, run_query
 from tracker.store.tables import (
     ISSUE_NOTE_KINDS,
     ISSUES_AND_NOTES,
+    computable,
     events,
     lag_samples,
     lag_trend,
@@ -49,6 +50,8 @@ COVERAGE_COLUMNS = (
     "mentions",
     "regime",
 )
+# How many far-dated events the report lists by id (all are counted).
+FAR_DATED_LISTED = 50
 # What the tagger reads: CI runs and jobs are measured by their outcome (the pass-rate view),
 # not by what their names say.
 TAGGED_KINDS = ("release", "note", "issue")
@@ -213,7 +216,9 @@ class StoreQueries:
             )
             .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
             .where(
-                events.c.project.in_(sorted(set(projects))), events.c.kind.in_(("release", "note"))
+                events.c.project.in_(sorted(set(projects))),
+                events.c.kind.in_(("release", "note")),
+                text(computable(self.dialect, "events.occurred_at")),
             )
             # A fixed order: of two pieces of evidence with the same time the first read
             # wins, and it must be the same one on SQLite and PostgreSQL.
@@ -260,6 +265,24 @@ class StoreQueries:
             if view in weekly.READERS:
                 return weekly.READERS[view](conn, self.dialect)
             return [dict(r) for r in conn.exec_driver_sql(f"SELECT * FROM {view}").mappings()]
+
+    def far_dated_events(self, limit: int = FAR_DATED_LISTED) -> dict[str, Any]:
+        """Events dated outside the dates tracker computes with (records.EVENT_TIME_START to
+        EVENT_TIME_END), which every read feeding a figure leaves out: stored by a version
+        before collection and import refused them, or written into the database by hand.
+        {"count": how many, "events": the first `limit` by source and id, each with id,
+        source_id, kind, external_id and occurred_at as the database spells it (as text: a year
+        past 9999 is no Python datetime)}."""
+        far = f"NOT ({computable(self.dialect)})"
+        when = "occurred_at" if self.dialect == "sqlite" else "occurred_at AT TIME ZONE 'UTC'"
+        listed = text(
+            f"SELECT id, source_id, kind, external_id, CAST({when} AS TEXT) AS occurred_at "
+            f"FROM events WHERE {far} ORDER BY source_id, id LIMIT :limit"
+        )
+        with self._connect() as conn:
+            count = conn.execute(text(f"SELECT COUNT(*) FROM events WHERE {far}")).scalar_one()
+            rows = [dict(r) for r in conn.execute(listed, {"limit": limit}).mappings()]
+        return {"count": count, "events": rows}
 
     # -- analysts --------------------------------------------------------------------------
     def read_only_query(
