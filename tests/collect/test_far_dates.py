@@ -20,7 +20,9 @@ from tests.collect.test_hostile_sources import (
     releases_spec,
     stored,
 )
+from tracker.collect import ci
 from tracker.collect.runner import run_sources
+from tracker.collect.sources import CollectContext
 from tracker.config import SourceSpec
 from tracker.records import EVENT_TIME_END, EVENT_TIME_START, Event, InvalidEvent, clean_event
 
@@ -102,3 +104,13 @@ def test_the_range_is_start_inclusive_end_exclusive_in_every_timestamp(field):
 def test_the_range_is_1970_to_2200_in_utc():
     assert EVENT_TIME_START == datetime(1970, 1, 1, tzinfo=UTC)
     assert EVENT_TIME_END == datetime(2200, 1, 1, tzinfo=UTC)
+
+
+def test_a_pending_run_created_at_a_far_date_is_no_longer_rechecked():
+    """Pending runs are re-checked until concluded or older than pending_max_days; one created
+    in 9999 is neither ever, so its refused events would be re-read every night."""
+    spec = SourceSpec(id="bk", kind="buildkite", project="vllm", regime="cuda")
+    ctx = CollectContext(spec=spec, now=datetime(2026, 5, 8, tzinfo=UTC))
+    pending = {"9": {"created_at": FAR}, "10": {"created_at": "2026-05-07T00:00:00Z"}}
+    ci.prune_pending(ctx, pending, "build")
+    assert list(pending) == ["10"]
