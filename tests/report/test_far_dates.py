@@ -133,3 +133,30 @@ def test_the_listed_far_dated_events_are_bounded_and_all_counted(store):
     first = sorted(many, key=lambda e: e.id)[:50]  # one source: by id
     assert [e["id"] for e in found["events"]] == [e.id for e in first]
     assert {e["occurred_at"][:10] for e in found["events"]} == {"0001-01-01", "9999-12-31"}
+
+
+def test_the_far_dated_read_searches_an_index_not_every_event(sqlite_store):
+    """The report asks this of every store, which usually holds none: each end of the range is
+    a search of ix_events_kind_occurred, not a scan of a million events' dates."""
+    from sqlalchemy import event as sa_event
+
+    statements: list[tuple] = []
+
+    def capture(conn, cursor, statement, parameters, context, executemany):
+        statements.append((statement, parameters))
+
+    sa_event.listen(sqlite_store.engine, "before_cursor_execute", capture)
+    try:
+        assert sqlite_store.far_dated_events() == {"count": 0, "events": []}
+    finally:
+        sa_event.remove(sqlite_store.engine, "before_cursor_execute", capture)
+    with sqlite_store.engine.connect() as conn:
+        plans = [
+            [row[3] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", params)]
+            for sql, params in statements
+        ]
+    assert len(plans) == 2, statements
+    for steps in plans:
+        assert not any(step.startswith("SCAN events") for step in steps), steps
+        assert any("ix_events_kind_occurred (kind=? AND occurred_at<?)" in s for s in steps)
+        assert any("ix_events_kind_occurred (kind=? AND occurred_at>?)" in s for s in steps)

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Engine, Text, func, select, text, type_coerce
 
 from tracker.config import query_role
 from tracker.errors import StoreError
-from tracker.records import now_utc, utc
+from tracker.records import EVENT_KINDS, now_utc, utc
 from tracker.store import weekly
 from tracker.store.query import DEFAULT_TIMEOUT, run_query
 from tracker.store.tables import (
@@ -29,6 +29,7 @@ from tracker.store.tables import (
     lag_trend,
     tag_overrides,
     tags,
+    time_bounds,
 )
 
 DOCUMENTED_VIEWS = (
@@ -273,14 +274,22 @@ class StoreQueries:
         {"count": how many, "events": the first `limit` by source and id, each with id,
         source_id, kind, external_id and occurred_at as the database spells it (as text: a year
         past 9999 is no Python datetime)}."""
-        far = f"NOT ({computable(self.dialect)})"
+        # Each end its own range search of ix_events_kind_occurred per kind: milliseconds at a
+        # million events, where NOT (in range) scans them all (0.5 s). A kind not in
+        # EVENT_KINDS, which the Event record refuses, is in no figure either.
+        start, end = time_bounds(self.dialect)
+        kinds = "kind IN (" + ", ".join(f"'{kind}'" for kind in EVENT_KINDS) + ")"
+        far = (
+            f"SELECT id FROM events WHERE {kinds} AND occurred_at < {start} UNION ALL "
+            f"SELECT id FROM events WHERE {kinds} AND occurred_at >= {end}"
+        )
         when = "occurred_at" if self.dialect == "sqlite" else "occurred_at AT TIME ZONE 'UTC'"
         listed = text(
             f"SELECT id, source_id, kind, external_id, CAST({when} AS TEXT) AS occurred_at "
-            f"FROM events WHERE {far} ORDER BY source_id, id LIMIT :limit"
+            f"FROM events WHERE id IN ({far}) ORDER BY source_id, id LIMIT :limit"
         )
         with self._connect() as conn:
-            count = conn.execute(text(f"SELECT COUNT(*) FROM events WHERE {far}")).scalar_one()
+            count = conn.execute(text(f"SELECT COUNT(*) FROM ({far}) AS far")).scalar_one()
             rows = [dict(r) for r in conn.execute(listed, {"limit": limit}).mappings()]
         return {"count": count, "events": rows}
 
