@@ -112,6 +112,26 @@ EVENT_TEXT_LIMITS: dict[str, int | None] = {
     "state": 50,
     "outcome": 16,
 }
+# The dates tracker computes with: EVENT_TIME_START inclusive to EVENT_TIME_END exclusive, UTC
+# (docs/methodology.md, "Regimes and events"). Wide of any real release, issue or CI run, yet
+# narrow enough that every figure's arithmetic on them (weeks, quarters, a year on either side,
+# days between two of them) stays inside Python's datetime (years 1 to 9999). A timestamp
+# outside is an upstream placeholder ("9999-12-31", "0001-01-01") or a typo, never a fact:
+# clean_event refuses it, and the store leaves stored ones out of every figure.
+EVENT_TIME_START = datetime(1970, 1, 1, tzinfo=UTC)
+EVENT_TIME_END = datetime(2200, 1, 1, tzinfo=UTC)
+EVENT_TIME_FIELDS = ("occurred_at", "ended_at", "updated_at")
+OUT_OF_RANGE = (
+    f"is outside the dates tracker computes with ({EVENT_TIME_START:%Y-%m-%d} inclusive to "
+    f"{EVENT_TIME_END:%Y-%m-%d} exclusive, UTC)"
+)
+
+
+def computable(when: datetime) -> bool:
+    """True when `when` (aware) is one of the dates tracker computes with."""
+    return EVENT_TIME_START <= when < EVENT_TIME_END
+
+
 # Ids name the item: changed in any way they could collide with another item's, so they are
 # refused whole. A raw state / conclusion still says what it was when cut short.
 # How deep attrs may nest (attrs itself is level 1). Collected attrs hold a few levels of an
@@ -140,11 +160,18 @@ def clean_text(text: str) -> str:
 def clean_event(item: Event) -> Event:
     """`item` as the store can keep it on SQLite and PostgreSQL alike, or InvalidEvent.
 
+    A timestamp outside [EVENT_TIME_START, EVENT_TIME_END) is refused: the item is no evidence
+    of anything dated, and kept it would break every figure computed with it.
+
     Numbers in text fields become their text, None in a required text field "", text is
     cleaned (clean_text) in every field, labels and attrs included; a state longer than its
     column is cut. An id that is not exactly storable, or a version, regime or outcome longer
     than its column, is refused: changing it would make it mean something else.
     """
+    for name in EVENT_TIME_FIELDS:
+        when = getattr(item, name)
+        if when is not None and not computable(when):
+            raise InvalidEvent(f"{name} {when.isoformat()} {OUT_OF_RANGE}")
     changes: dict[str, Any] = {}
     for name, limit in _TEXT_FIELDS:
         value = getattr(item, name)

@@ -121,6 +121,9 @@ def test_bad_import_line_writes_nothing(run):
     )
 
 
+OUTSIDE = "+00:00 is outside the dates tracker computes with (1970-01-01 inclusive to 2200-01-01"
+
+
 @pytest.mark.parametrize(
     "bad, message",
     [
@@ -129,6 +132,24 @@ def test_bad_import_line_writes_nothing(run):
         ({"external_id": "x" * 600}, "line 2: external_id is 600 characters long"),
         ({"occurred_at": "0001-01-01T00:00:00+01:00"}, "line 2: a timestamp is out of range"),
         ({"occurred_at": "9999-12-31T23:30:00-05:00"}, "line 2:"),
+        # valid ISO 8601, outside the dates tracker computes with (docs/methodology.md)
+        (
+            {"occurred_at": "9999-12-31T23:59:59Z"},
+            f"line 2: occurred_at 9999-12-31T23:59:59{OUTSIDE}",
+        ),
+        (
+            {"occurred_at": "0001-01-01T00:00:00Z"},
+            f"line 2: occurred_at 0001-01-01T00:00:00{OUTSIDE}",
+        ),
+        (
+            {"updated_at": "2200-01-01T00:00:00Z"},
+            f"line 2: updated_at 2200-01-01T00:00:00{OUTSIDE}",
+        ),
+        ({"ended_at": "1969-12-31T23:59:59Z"}, f"line 2: ended_at 1969-12-31T23:59:59{OUTSIDE}"),
+        (
+            {"vanished_at": "9999-12-31T00:00:00Z"},
+            f"line 2: vanished_at 9999-12-31T00:00:00{OUTSIDE}",
+        ),
     ],
 )
 def test_unstorable_import_lines_are_refused_by_line(run, bad, message):
@@ -137,6 +158,7 @@ def test_unstorable_import_lines_are_refused_by_line(run, bad, message):
     lines = json.dumps(MANUAL[0]) + "\n" + json.dumps({**MANUAL[1], **bad}) + "\n"
     result = run("import-events", "-", input=lines)
     assert result.exit_code == 1 and message in result.output
+    assert result.output.count("\n") == 1  # one line, no traceback
     assert (
         run("query", "SELECT count(*) FROM events", "--format", "csv").output.splitlines()[1] == "0"
     )

@@ -7,11 +7,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from tracker.store import Store
 from tracker.store.reads import COVERAGE_COLUMNS
-from tracker.store.tables import events, tags
+from tracker.store.tables import computable, events, tags
 
 WHEN = datetime(2025, 3, 4, 5, 6, 7, 890123, tzinfo=UTC)
 
@@ -31,7 +31,11 @@ def typed_rows(store: Store, projects: list[str]) -> list[tuple]:
             func.coalesce(tags.c.regime, events.c.regime).label("regime"),
         )
         .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
-        .where(events.c.project.in_(projects), events.c.kind.in_(("release", "note")))
+        .where(
+            events.c.project.in_(projects),
+            events.c.kind.in_(("release", "note")),
+            text(computable(store.dialect, "events.occurred_at")),
+        )
         .order_by(events.c.occurred_at, events.c.id)
     )
     with store.engine.connect() as conn:
@@ -136,7 +140,9 @@ def test_numbers_and_invalid_json_stored_by_raw_sql(sqlite_store: Store):
         "2025-03-04T05:06:07",
         "2025-03-04 05:06",
         "2025-03-04",
-        "20250304",  # NUMERIC affinity stores it as an integer: no timestamp, an error
+        # NUMERIC affinity stores it as an integer: no timestamp, and (sorting before any
+        # text) outside the dates tracker computes with: left out, as a far date is
+        "20250304",
         "2025-03-04 05:06:07+02:00",
         "2025-03-04 05:06:07Z",
         "2025-03-04 05:06:07.5-01:30",
@@ -146,12 +152,10 @@ def test_stored_timestamps_read_as_the_utc_type_reads_them(sqlite_store: Store, 
     with sqlite_store.transaction() as conn:
         conn.execute(events.insert(), [event_row("a")])
         conn.exec_driver_sql("UPDATE events SET occurred_at = ?", (stored,))
-    try:
-        want = typed_rows(sqlite_store, ["rocm"])
-    except TypeError:
-        with pytest.raises(TypeError):
-            list(sqlite_store.coverage_rows(["rocm"]))
-        return
+    want = typed_rows(sqlite_store, ["rocm"])
     got = list(sqlite_store.coverage_rows(["rocm"]))
     assert got == want
-    assert got[0][4].tzinfo is UTC
+    if stored.isdigit():
+        assert got == []
+    else:
+        assert got[0][4].tzinfo is UTC

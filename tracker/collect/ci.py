@@ -38,6 +38,7 @@ from tracker.collect.options import job_regimes_problem
 from tracker.errors import OutOfTime, RateLimited, SourceError, first_line
 from tracker.events import (
     REGIME_NONE,
+    computable,
     parse_time,  # noqa: F401  (collectors call ci.parse_time)
 )
 
@@ -201,8 +202,11 @@ OLDEST = datetime.min.replace(tzinfo=UTC)  # sorts before any real time
 
 
 def created_time(item: Mapping[str, Any]) -> datetime | None:
-    """The ``created_at`` of a run / build / pending entry; None when missing or unreadable."""
-    return parse_time(item.get("created_at")) if isinstance(item, Mapping) else None
+    """The ``created_at`` of a run / build / pending entry; None when missing, unreadable or
+    outside the dates tracker computes with (events.computable): such a time bounds no listing
+    window (one second past 9999-12-31T23:59:59 overflows), and the runner refuses its events."""
+    when = parse_time(item.get("created_at")) if isinstance(item, Mapping) else None
+    return when if when is not None and computable(when) else None
 
 
 def creation_order(item: Mapping[str, Any], id_key: str) -> tuple[datetime, int]:
@@ -246,7 +250,8 @@ def prune_pending(ctx, pending: dict, what: str) -> None:
     max_age = timedelta(days=float(ctx.option("pending_max_days", DEFAULT_PENDING_MAX_DAYS)))
     for key, info in list(pending.items()):
         when = parse_time(info.get("created_at"))
-        if when is not None and ctx.now - when > max_age:
+        # One dated outside the computable dates would be re-checked, and refused, for ever.
+        if when is not None and (ctx.now - when > max_age or not computable(when)):
             del pending[key]
             log.warning(
                 "%s: %s %s still not concluded after %s; no longer re-checked",

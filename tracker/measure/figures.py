@@ -54,6 +54,9 @@ class Figures:
     unread: list[dict] = field(default_factory=list)  # image tags no name pattern reads
     overrides: list[dict] = field(default_factory=list)  # analysts' class overrides
     source_count: int = 0  # sources in sources.yaml (the data-quality section counts them)
+    # stored events dated outside what tracker computes with: left out of every figure by the
+    # store's reads, listed in the data-quality section (Store.far_dated_events)
+    far_dated: dict = field(default_factory=dict)
 
     @property
     def as_of(self) -> datetime:
@@ -108,6 +111,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         unread=unread_tags(store, config),
         overrides=store.overrides(),
         source_count=len(config.sources),
+        far_dated=store.far_dated_events(),
     )
 
 

@@ -2,15 +2,17 @@
 item in a collapsed list on the page and one row each in data_quality.csv beside it.
 
 Sections: stale evidence streams, model families without a known day 0, lags dated before day
-0, and artifacts not counted because their day 0 precedes the evidence collected.
+0, artifacts not counted because their day 0 precedes the evidence collected, and stored events
+dated outside the dates tracker computes with (left out of every figure).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tracker.events import EVENT_TIME_END, EVENT_TIME_START
 from tracker.measure.lag import LagSample
 from tracker.present import palette
 
@@ -43,6 +45,7 @@ def quality_sections(
     unknown: Sequence[tuple],
     negative: Sequence[LagSample],
     unread_tags: Sequence[dict] = (),
+    far_dated: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Summary lines (one per section, with counts) and the rows of data_quality.csv."""
     framework_unknown = [u for u in unknown if u[2] != "all"]
@@ -77,6 +80,14 @@ def quality_sections(
             f"{sum(r['count'] for r in unread_tags)} image tags no name pattern reads (by source: "
             + ", ".join(f"{r['source_id']} {r['count']}" for r in unread_tags)
             + ")"
+        )
+    far = far_dated or {"count": 0, "events": []}
+    if far["count"]:
+        shown = len(far["events"])
+        lines["far_dated"] = (
+            f"{far['count']} stored events dated outside {EVENT_TIME_START:%Y-%m-%d} to "
+            f"{EVENT_TIME_END:%Y-%m-%d}, left out of every figure"
+            + (f" (the first {shown} listed)" if shown < far["count"] else "")
         )
     rows: list[dict[str, Any]] = [
         {
@@ -129,5 +140,13 @@ def quality_sections(
         }
         for r in unread_tags
         for tag in r["tags"]
+    ]
+    rows += [
+        {
+            "section": "far_dated",
+            "source": e["source_id"],
+            "detail": f"{e['kind']} {e['external_id']} (event {e['id']}) dated {e['occurred_at']}",
+        }
+        for e in far["events"]
     ]
     return {"lines": lines, "rows": rows}

@@ -137,7 +137,12 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
         drawers.draw("ci", CHARTS, "ci_pass_rate_chart", stage / IMAGES["ci"], dense_ci)
         answer = answer_rows(f)
         quality = quality_sections(
-            stale, f.source_count, unknown, [s for s in samples if s.negative], f.unread
+            stale,
+            f.source_count,
+            unknown,
+            [s for s in samples if s.negative],
+            f.unread,
+            f.far_dated,
         )
 
         with (stage / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
@@ -248,6 +253,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
             other_rates=latest_weeks(other_rates, TABLE_WEEKS),
             unread_tags=f.unread,
+            far_dated=f.far_dated,
             table_weeks=TABLE_WEEKS,
             friction=latest_weeks(friction, TABLE_WEEKS),
             images=images,

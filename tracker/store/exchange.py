@@ -10,7 +10,16 @@ from datetime import datetime
 from typing import IO, Any
 
 from tracker.errors import TrackerError
-from tracker.events import EVENT_KINDS, Event, InvalidEvent, clean_event, now_utc, utc
+from tracker.events import (
+    EVENT_KINDS,
+    OUT_OF_RANGE,
+    Event,
+    InvalidEvent,
+    clean_event,
+    computable,
+    now_utc,
+    utc,
+)
 from tracker.store import Store
 
 EXPORT_FIELDS = [
@@ -100,6 +109,8 @@ def parse_event_line(line: str, lineno: int) -> tuple[Event, datetime | None]:
         vanished = utc(times["vanished_at"]) if times["vanished_at"] else None
     except (TypeError, ValueError, OverflowError) as exc:
         raise EventFileError(f"line {lineno}: bad ISO 8601 timestamp ({exc})") from None
+    if vanished is not None and not computable(vanished):  # the Event's own are clean_event's
+        raise EventFileError(f"line {lineno}: vanished_at {vanished.isoformat()} {OUT_OF_RANGE}")
     if not isinstance(data.get("attrs") or {}, dict) or not isinstance(
         data.get("labels") or [], list
     ):

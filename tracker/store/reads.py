@@ -17,17 +17,19 @@ from sqlalchemy import Connection, Engine, Text, func, select, text, type_coerce
 
 from tracker.config import query_role
 from tracker.errors import StoreError
-from tracker.events import now_utc, utc
+from tracker.events import EVENT_KINDS, now_utc, utc
 from tracker.store import weekly
 from tracker.store.query import DEFAULT_TIMEOUT, run_query
 from tracker.store.tables import (
     ISSUE_NOTE_KINDS,
     ISSUES_AND_NOTES,
+    computable,
     events,
     lag_samples,
     lag_trend,
     tag_overrides,
     tags,
+    time_bounds,
 )
 
 DOCUMENTED_VIEWS = (
@@ -49,6 +51,8 @@ COVERAGE_COLUMNS = (
     "mentions",
     "regime",
 )
+# How many far-dated events the report lists by id (all are counted).
+FAR_DATED_LISTED = 50
 # What the tagger reads: CI runs and jobs are measured by their outcome (the pass-rate view),
 # not by what their names say.
 TAGGED_KINDS = ("release", "note", "issue")
@@ -213,7 +217,9 @@ class StoreQueries:
             )
             .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
             .where(
-                events.c.project.in_(sorted(set(projects))), events.c.kind.in_(("release", "note"))
+                events.c.project.in_(sorted(set(projects))),
+                events.c.kind.in_(("release", "note")),
+                text(computable(self.dialect, "events.occurred_at")),
             )
             # A fixed order: of two pieces of evidence with the same time the first read
             # wins, and it must be the same one on SQLite and PostgreSQL.
@@ -260,6 +266,32 @@ class StoreQueries:
             if view in weekly.READERS:
                 return weekly.READERS[view](conn, self.dialect)
             return [dict(r) for r in conn.exec_driver_sql(f"SELECT * FROM {view}").mappings()]
+
+    def far_dated_events(self, limit: int = FAR_DATED_LISTED) -> dict[str, Any]:
+        """Events dated outside the dates tracker computes with (events.EVENT_TIME_START to
+        EVENT_TIME_END), which every read feeding a figure leaves out: stored by a version
+        before collection and import refused them, or written into the database by hand.
+        {"count": how many, "events": the first `limit` by source and id, each with id,
+        source_id, kind, external_id and occurred_at as the database spells it (as text: a year
+        past 9999 is no Python datetime)}."""
+        # Each end its own range search of ix_events_kind_occurred per kind: milliseconds at a
+        # million events, where NOT (in range) scans them all (0.5 s). A kind not in
+        # EVENT_KINDS, which the Event record refuses, is in no figure either.
+        start, end = time_bounds(self.dialect)
+        kinds = "kind IN (" + ", ".join(f"'{kind}'" for kind in EVENT_KINDS) + ")"
+        far = (
+            f"SELECT id FROM events WHERE {kinds} AND occurred_at < {start} UNION ALL "
+            f"SELECT id FROM events WHERE {kinds} AND occurred_at >= {end}"
+        )
+        when = "occurred_at" if self.dialect == "sqlite" else "occurred_at AT TIME ZONE 'UTC'"
+        listed = text(
+            f"SELECT id, source_id, kind, external_id, CAST({when} AS TEXT) AS occurred_at "
+            f"FROM events WHERE id IN ({far}) ORDER BY source_id, id LIMIT :limit"
+        )
+        with self._connect() as conn:
+            count = conn.execute(text(f"SELECT COUNT(*) FROM ({far}) AS far")).scalar_one()
+            rows = [dict(r) for r in conn.execute(listed, {"limit": limit}).mappings()]
+        return {"count": count, "events": rows}
 
     # -- analysts --------------------------------------------------------------------------
     def read_only_query(

@@ -28,6 +28,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 
 from tracker.events import EVENT_TEXT_LIMITS as _LIMIT
+from tracker.events import EVENT_TIME_END, EVENT_TIME_START
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -111,6 +112,26 @@ Index("ix_events_kind_occurred", events.c.kind, events.c.occurred_at)
 ISSUE_NOTE_KINDS = ("issue", "note")
 CI_EVENTS = "kind IN ('ci_run', 'ci_job')"
 ISSUES_AND_NOTES = "kind IN (" + ", ".join(f"'{kind}'" for kind in ISSUE_NOTE_KINDS) + ")"
+
+
+def time_bounds(dialect: str) -> tuple[str, str]:
+    """events.EVENT_TIME_START and EVENT_TIME_END as SQL literals to compare `occurred_at`
+    with. On SQLite the stored text is compared with bare dates, which order before any time of
+    their day whatever its spelling ("T" or " ", fractions or none)."""
+    if dialect == "sqlite":
+        return f"'{EVENT_TIME_START:%Y-%m-%d}'", f"'{EVENT_TIME_END:%Y-%m-%d}'"
+    start, end = (f"'{t:%Y-%m-%d %H:%M:%S+00}'" for t in (EVENT_TIME_START, EVENT_TIME_END))
+    return f"TIMESTAMPTZ {start}", f"TIMESTAMPTZ {end}"
+
+
+def computable(dialect: str, column: str = "occurred_at") -> str:
+    """SQL true for rows whose `column` is one of the dates tracker computes with
+    (events.EVENT_TIME_START to EVENT_TIME_END): every read that feeds a figure has it, so a
+    far date stored by an older version or by hand is left out of all of them alike."""
+    start, end = time_bounds(dialect)
+    return f"{column} >= {start} AND {column} < {end}"
+
+
 # info["dialects"]: created there only (migrations/env.py leaves it out of the drift check
 # elsewhere).
 Index(

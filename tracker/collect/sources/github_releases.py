@@ -36,7 +36,7 @@ from markdown_it import MarkdownIt
 
 from tracker.collect.sources import CollectContext, load_json
 from tracker.errors import FatalHTTPError
-from tracker.events import Event, parse_time
+from tracker.events import OUT_OF_RANGE, Event, computable, parse_time
 from tracker.versions import parse_version
 
 KIND = "github_releases"
@@ -129,6 +129,9 @@ def release_events(release: dict, ctx: CollectContext) -> list[Event]:
     when = parse_time(release.get("published_at")) or parse_time(release.get("created_at"))
     if when is None:
         ctx.skip(f"release {tag!r}", "no published_at or created_at date")
+        return []
+    if not computable(when):  # skipped here, the release with its notes: one line, one skip
+        ctx.skip(f"release {tag!r}", f"date {when.isoformat()} {OUT_OF_RANGE}")
         return []
     url = _text(release.get("html_url"))
     prerelease = bool(release.get("prerelease")) or parsed.prerelease
