@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tracker.config import Config, Regime
+from tracker.errors import TrackerError
 from tracker.records import Event
 from tracker.report import model_charts
 from tracker.report.publish import STAGE_PREFIX
@@ -51,7 +52,7 @@ def test_a_report_that_fails_half_way_leaves_the_old_one_whole(sqlite_store, tmp
         raise RuntimeError("chart backend crashed")
 
     monkeypatch.setattr(model_charts, "model_matrix_chart", broken)
-    with pytest.raises(RuntimeError, match="chart backend crashed"):
+    with pytest.raises(TrackerError, match="the model chart failed: RuntimeError: chart backend"):
         write_report(CONFIG, sqlite_store, out, as_of=datetime(2025, 12, 2, tzinfo=UTC))
     assert _snapshot(out) == before  # byte for byte: no new CSV beside the old index.html
     assert not list(out.glob(STAGE_PREFIX + "*"))  # the staging folder is gone
