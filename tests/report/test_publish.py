@@ -3,12 +3,15 @@ it was (no new CSVs beside the old index.html), and files it does not write stay
 
 from __future__ import annotations
 
+import errno
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from tracker.config import Config, Regime
+from tracker.errors import TrackerError
 from tracker.events import Event
 from tracker.jobs.report import publish_report
 from tracker.report import model_charts
@@ -51,7 +54,7 @@ def test_a_report_that_fails_half_way_leaves_the_old_one_whole(sqlite_store, tmp
         raise RuntimeError("chart backend crashed")
 
     monkeypatch.setattr(model_charts, "model_matrix_chart", broken)
-    with pytest.raises(RuntimeError, match="chart backend crashed"):
+    with pytest.raises(TrackerError, match="the model chart failed: RuntimeError: chart backend"):
         publish_report(CONFIG, sqlite_store, out, as_of=datetime(2025, 12, 2, tzinfo=UTC))
     assert _snapshot(out) == before  # byte for byte: no new CSV beside the old index.html
     assert not list(out.glob(STAGE_PREFIX + "*"))  # the staging folder is gone
@@ -63,4 +66,57 @@ def test_a_report_that_fails_half_way_leaves_the_old_one_whole(sqlite_store, tmp
         after["summary.json"] != before["summary.json"] and b"2025-12-02" in after["summary.json"]
     )
     assert after["robots.txt"] == before["robots.txt"]
+    assert not list(out.glob(STAGE_PREFIX + "*"))
+
+
+def _files(folder: Path) -> dict[str, tuple[int, bytes]]:
+    """name -> (inode, bytes): a file replaced by the same bytes still shows (a new inode)."""
+    return {
+        p.name: (p.stat().st_ino, p.read_bytes() if p.is_file() else b"folder")
+        for p in sorted(folder.iterdir())
+    }
+
+
+def test_a_folder_where_a_file_goes_stops_the_report_before_any_file_is_replaced(
+    sqlite_store, tmp_path
+):
+    out = tmp_path / "www"
+    publish_report(CONFIG, sqlite_store, out, as_of=AS_OF)
+    (out / "summary.json").unlink()
+    (out / "summary.json").mkdir()  # sorted after the CSVs: they used to be replaced first
+    (out / "summary.json" / "kept").write_text("someone's")
+    before = _files(out)
+
+    with pytest.raises(TrackerError) as failed:
+        publish_report(CONFIG, sqlite_store, out, as_of=datetime(2025, 12, 2, tzinfo=UTC))
+    assert str(failed.value) == (
+        f"report: cannot publish {out / 'summary.json'}: it is a folder, where the report writes "
+        "a file; nothing was published, the previous report is in place"
+    )
+    assert _files(out) == before
+    assert (out / "summary.json" / "kept").read_text() == "someone's"
+    assert not list(out.glob(STAGE_PREFIX + "*"))
+
+
+def test_a_move_that_fails_half_way_puts_back_the_files_already_moved(
+    sqlite_store, tmp_path, monkeypatch
+):
+    out = tmp_path / "www"
+    publish_report(CONFIG, sqlite_store, out, as_of=AS_OF)
+    (out / "data_quality.csv").unlink()  # new in the next report: must not stay beside the old
+    before = _files(out)
+    replace = os.replace
+
+    def refused(src, dst):  # what a file mounted over the target, or chattr +i, answers
+        if Path(src).parent.name.startswith(STAGE_PREFIX) and Path(dst).name == "lag_summary.csv":
+            raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", refused)
+    with pytest.raises(TrackerError) as failed:
+        publish_report(CONFIG, sqlite_store, out, as_of=datetime(2025, 12, 2, tzinfo=UTC))
+    assert str(failed.value).startswith(
+        f"report: cannot publish {out / 'lag_summary.csv'}: {os.strerror(errno.EBUSY)}; nothing "
+    )
+    assert _files(out) == before
     assert not list(out.glob(STAGE_PREFIX + "*"))

@@ -50,11 +50,12 @@ def test_charts_are_drawn_by_other_processes_and_say_whether_they_drew(tmp_path)
     assert (tmp_path / "d").read_text() == str(os.getpid())
 
 
-def test_a_failing_chart_raises_its_error_here(tmp_path):
-    with ChartDrawers() as drawers:
-        drawers.draw("fine", __name__, "drawn_by", tmp_path / "fine")
-        drawers.draw("broken", __name__, "broken", tmp_path / "broken")
-        with pytest.raises(RuntimeError, match="chart backend crashed"):
+@pytest.mark.parametrize("fork", [True, False], ids=["forked", "in-turn"])
+def test_a_failing_chart_raises_one_error_naming_it(tmp_path, fork):
+    with ChartDrawers(fork=fork) as drawers:
+        with pytest.raises(TrackerError, match="the broken chart failed: RuntimeError: chart back"):
+            drawers.draw("fine", __name__, "drawn_by", tmp_path / "fine")
+            drawers.draw("broken", __name__, "broken", tmp_path / "broken")
             drawers.drawn()
 
 
@@ -82,5 +83,5 @@ def test_a_chart_that_never_answers_fails_the_report_in_bounded_time(tmp_path, m
     monkeypatch.setattr(side_by_side, "TIMEOUT", 0.5)
     with ChartDrawers() as drawers:
         drawers.draw("stuck", __name__, "asleep", tmp_path / "stuck")
-        with pytest.raises(TrackerError, match="stuck chart was not drawn within 0.5 s"):
+        with pytest.raises(TrackerError, match="the stuck chart was not drawn within 0.5 s;"):
             drawers.drawn()
