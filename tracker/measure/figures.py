@@ -23,6 +23,7 @@ from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.facts import LagFacts, load_lag_facts
 from tracker.measure.headline import MedianPoint
 from tracker.measure.lag import LagSample
+from tracker.measure.perf import PerfFigures, perf_figures
 from tracker.measure.quality import unread_tags
 from tracker.measure.staleness import stale_definitions, stale_sources
 from tracker.measure.survival import LagSummary, summarize
@@ -54,6 +55,7 @@ class Figures:
     unread: list[dict] = field(default_factory=list)  # image tags no name pattern reads
     overrides: list[dict] = field(default_factory=list)  # analysts' class overrides
     source_count: int = 0  # sources in sources.yaml (the data-quality section counts them)
+    perf: PerfFigures = field(default_factory=PerfFigures)  # delivered performance (MLPerf)
 
     @property
     def as_of(self) -> datetime:
@@ -108,6 +110,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         unread=unread_tags(store, config),
         overrides=store.overrides(),
         source_count=len(config.sources),
+        perf=perf_figures(store.perf_results(as_of), regimes),
     )
 
 

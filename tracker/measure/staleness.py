@@ -12,6 +12,9 @@ from typing import Any
 from tracker.errors import ConfigError
 
 DEFAULT_STALE_AFTER_DAYS = 45
+# Kinds whose source is one fixed document (an MLPerf round): its newest fact is as old as the
+# document by nature, never a sign that collection stopped.
+FIXED_DOCUMENT_KINDS = ("mlperf_inference",)
 REPORT_KEYS = {"stale_after_days"}
 
 
@@ -47,7 +50,7 @@ def stale_sources(store, config, as_of: datetime) -> list[dict[str, Any]]:
     specs = {s.id: s for s in config.sources}
     out = []
     for source_id, last in store.newest_evidence(as_of).items():
-        if source_id not in specs:
+        if source_id not in specs or specs[source_id].kind in FIXED_DOCUMENT_KINDS:
             continue
         behind = (as_of.date() - last.date()).days
         if behind > limit:
