@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -60,6 +61,9 @@ def test_the_report_shows_delivered_performance_with_its_caveats(demo_store, tmp
     assert {r["round"] for r in view} == {"v4.1", "v5.1", "v6.0"}
     rows = list(csv.DictReader((tmp_path / "r" / "perf_parity.csv").open()))
     assert len(rows) == len(view)
+    # A published round never changes: its source is never "stale" (v4.1 is 20 months old).
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["stale_sources"] == []
 
 
 def test_tracker_perf_prints_the_rows(demo_store, tmp_path):
