@@ -74,7 +74,11 @@ def perf_chart(
                         ha="center",
                         fontsize=7,
                         color=palette.colour(regime),
+                        bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none"},
                     )
+        for name, pos in x.items():  # a round without any: said on the chart, not left blank
+            if not any(r.round == name for r in mine):
+                ax.text(pos, 0.05, "no non-NVIDIA\nresult", ha="center", fontsize=7, color="#666")
         ax.set_title(benchmark, fontsize=10)
         labels = [f"{r}\n{d}" for r, d in zip(rounds, dates, strict=True)] if dates else rounds
         ax.set_xticks(range(len(rounds)), list(labels), fontsize=8)
@@ -83,8 +87,6 @@ def perf_chart(
         ax.grid(axis="y", alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
-        else:
-            ax.text(len(rounds) / 2 - 0.5, 0.5, "no non-NVIDIA result", ha="center", fontsize=8)
     axes[0][0].set_ylabel("best per accelerator / best NVIDIA per accelerator", fontsize=8)
     save_png(fig, path)
     return True
