@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-EVENT_KINDS = ("release", "note", "issue", "ci_run", "ci_job")
+EVENT_KINDS = ("release", "note", "issue", "ci_run", "ci_job", "result")
 REGIME_NONE = "none"
 
 
@@ -54,9 +54,11 @@ class Event:
     """One dated, sourced fact (docs/methodology.md, events).
 
     `kind` is one of EVENT_KINDS. `ci_job` is one job of a CI run: its `regime` is where the job
-    ran, which can differ from its run's. `outcome` is the normalised result used by the pass-rate
-    view: "passed", "failed" or None (not counted). `state` keeps the raw state / conclusion or
-    issue state. `updated_at` is what the runner's cursor follows (defaults to occurred_at).
+    ran, which can differ from its run's. `result` is one published benchmark result (MLPerf
+    Inference, tracker.collect.sources.mlperf_inference), its row in `attrs`. `outcome` is the
+    normalised result used by the pass-rate view: "passed", "failed" or None (not counted).
+    `state` keeps the raw state / conclusion or issue state. `updated_at` is what the runner's
+    cursor follows (defaults to occurred_at).
     """
 
     source_id: str

@@ -95,9 +95,9 @@ def cli(
 
 def _mount() -> None:
     """Mount the command modules: run (the pipeline), data (analysts), tagger."""
-    from tracker.cli import data, run, tagger
+    from tracker.cli import data, perf, run, tagger
 
-    for command in run.COMMANDS + data.COMMANDS + tagger.COMMANDS:
+    for command in run.COMMANDS + data.COMMANDS + perf.COMMANDS + tagger.COMMANDS:
         cli.add_command(command)
 
 

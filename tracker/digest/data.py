@@ -30,6 +30,7 @@ from tracker.digest.blocks import (
     open_age_crossings,
     subject,
 )
+from tracker.digest.perf_lines import new_round_lines
 from tracker.digest.week import DigestWeek, iso_week, resolve_week, week_of
 from tracker.errors import TrackerError
 from tracker.events import now_utc
@@ -136,6 +137,9 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     changed = any(line["kind"] == "gained" for b in blocks for line in b["lag_lines"]) or any(
         b["friction"]["friction"] + b["friction"]["optimization"] for b in blocks
     )
+    # A new MLPerf round, the week it is first collected, is news too.
+    perf_news = new_round_lines(figures.perf, week.start, week.end)
+    changed = changed or bool(perf_news)
     data: dict[str, Any] = {
         "week": week.name,
         "week_start": week.start,
@@ -147,6 +151,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         "crossed": crossed,
         "data_quality": quality,
         "stale_sources": figures.stale,
+        "perf_news": perf_news,  # MLPerf rounds first collected this week
         "answers": [a.row() for a in figures.answers],
         "data_quality_note": quality_note,
         "thresholds": limits,

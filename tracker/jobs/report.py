@@ -1,7 +1,7 @@
 """The report job: resolve the as-of date, compute every figure once, save the derived tables
-(lag_samples, lag_trend: what the views v_lag_series and v_lag_trend read) and write the report
-from the same figures. `tracker report` and the nightly job both run it, so the views always
-hold the numbers of the newest report."""
+(lag_samples, lag_trend, perf_parity: what the views v_lag_series, v_lag_trend and
+v_perf_parity read) and write the report from the same figures. `tracker report` and the
+nightly job both run it, so the views always hold the numbers of the newest report."""
 
 from __future__ import annotations
 
@@ -32,4 +32,5 @@ def publish_report(
         figures = compute_figures(config, store, point)
         store.replace_lag_samples(figures.lag_sample_rows())
         store.replace_lag_trend(figures.lag_trend_rows())
+        store.replace_perf_parity(figures.perf.store_rows(figures.as_of))
         return write_report(figures, out_dir, banner, drawers)

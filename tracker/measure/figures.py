@@ -23,6 +23,7 @@ from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.facts import LagFacts, load_lag_facts
 from tracker.measure.headline import MedianPoint
 from tracker.measure.lag import LagSample
+from tracker.measure.perf import PerfFigures, perf_figures
 from tracker.measure.quality import unread_tags
 from tracker.measure.staleness import stale_definitions, stale_sources
 from tracker.measure.survival import LagSummary, summarize
@@ -57,6 +58,7 @@ class Figures:
     # stored events dated outside what tracker computes with: left out of every figure by the
     # store's reads, listed in the data-quality section (Store.far_dated_events)
     far_dated: dict = field(default_factory=dict)
+    perf: PerfFigures = field(default_factory=PerfFigures)  # delivered performance (MLPerf)
 
     @property
     def as_of(self) -> datetime:
@@ -112,6 +114,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         overrides=store.overrides(),
         source_count=len(config.sources),
         far_dated=store.far_dated_events(),
+        perf=perf_figures(store.perf_results(as_of), regimes),
     )
 
 

@@ -11,6 +11,10 @@ from typing import Any
 
 from tracker.config.report import ReportSettings
 
+# Kinds whose source is one fixed document (an MLPerf round): its newest fact is as old as the
+# document by nature, never a sign that collection stopped.
+FIXED_DOCUMENT_KINDS = ("mlperf_inference",)
+
 
 def stale_sources(store, config, as_of: datetime) -> list[dict[str, Any]]:
     """Sources whose newest stored event is more than stale_after_days before `as_of`, oldest
@@ -19,7 +23,7 @@ def stale_sources(store, config, as_of: datetime) -> list[dict[str, Any]]:
     specs = {s.id: s for s in config.sources}
     out = []
     for source_id, last in store.newest_evidence(as_of).items():
-        if source_id not in specs:
+        if source_id not in specs or specs[source_id].kind in FIXED_DOCUMENT_KINDS:
             continue
         behind = (as_of.date() - last.date()).days
         if behind > limit:

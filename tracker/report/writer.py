@@ -27,6 +27,7 @@ from tracker.present import palette, trend_words
 from tracker.present.answer_words import LABEL, answer_text, median_phrase, window_phrase
 from tracker.present.formats import http_only, percent
 from tracker.report.chart_data import sparse_friction, split_sparse_ci
+from tracker.report.perf_section import PERF_CSV_COLUMNS, perf_csv_rows, perf_section
 from tracker.report.publish import staged
 from tracker.report.quality import QUALITY_COLUMNS, quality_sections
 from tracker.report.side_by_side import ChartDrawers
@@ -52,6 +53,7 @@ IMAGES = {
     "headline_narrow": "headline_lag_narrow.png",  # small screens (<picture>)
     "friction": "friction_ratio.png",
     "ci": "ci_job_pass_rate.png",
+    "perf": "delivered_performance.png",
 }
 CHARTS, MODELS = "tracker.report.charts", "tracker.report.model_charts"
 TABLE_WEEKS = 12  # weeks of CI and friction rows in the HTML tables (the CSVs hold them all)
@@ -135,6 +137,13 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
         )
         drawers.draw("friction", CHARTS, "friction_chart", stage / IMAGES["friction"], friction)
         drawers.draw("ci", CHARTS, "ci_pass_rate_chart", stage / IMAGES["ci"], dense_ci)
+        perf = perf_section(f.perf)  # delivered performance: chart, tables, perf_parity.csv
+        drawers.draw(
+            "perf", "tracker.report.perf_chart", "perf_chart", stage / IMAGES["perf"], f.perf.rows,
+            f.perf.common_benchmarks(), [r.round for r in f.perf.rounds],
+            [f"{r.published:%Y-%m-%d}" for r in f.perf.rounds],
+        )  # fmt: skip
+        _write_csv(stage / "perf_parity.csv", perf_csv_rows(f.perf), PERF_CSV_COLUMNS)
         answer = answer_rows(f)
         quality = quality_sections(
             stale,
@@ -271,6 +280,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             model_image=model_image,
             model_rows=model_matrix(samples),
             model_regimes=MODEL_REGIMES,
+            perf=perf,
         )
         (stage / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)

@@ -66,6 +66,7 @@ class UTCDateTime(TypeDecorator):
 
 
 Timestamp = UTCDateTime()
+KIND_COMMENT = "release | note | issue | ci_run | ci_job | result"
 
 events = Table(
     "events",
@@ -73,7 +74,7 @@ events = Table(
     Column("id", String(32), primary_key=True, comment="hash of (source_id, external_id)"),
     Column("source_id", String(_LIMIT["source_id"]), nullable=False),
     Column("project", String(_LIMIT["project"]), nullable=False),
-    Column("kind", String(16), nullable=False, comment="release | note | issue | ci_run | ci_job"),
+    Column("kind", String(16), nullable=False, comment=KIND_COMMENT),
     Column("external_id", String(_LIMIT["external_id"]), nullable=False),
     Column("occurred_at", Timestamp, nullable=False, comment="UTC time of the fact"),
     Column("title", Text, nullable=False),
@@ -282,5 +283,39 @@ lag_trend = Table(
     Column("as_of", Timestamp, nullable=False),
     comment=(
         "is the lag gap closing? per artifact group, regime, definition; rewritten by each report"
+    ),
+)
+
+perf_parity = Table(
+    "perf_parity",
+    metadata,
+    Column("round", String(32), primary_key=True, comment="MLPerf Inference round, e.g. v5.1"),
+    Column("round_date", Timestamp, nullable=False, comment="the round's publication date"),
+    Column("benchmark", String(100), primary_key=True, comment="MLPerf Model, e.g. llama2-70b-99"),
+    Column("scenario", String(32), primary_key=True),
+    Column("units", String(32), primary_key=True, comment="Tokens/s | Samples/s | Queries/s"),
+    Column("regime", String(32), primary_key=True),
+    Column(
+        "per_accelerator",
+        Float,
+        nullable=False,
+        comment="derived: result / accelerators (not an MLCommons metric)",
+    ),
+    Column("result", Float, nullable=False, comment="the system's published result"),
+    Column("accelerators", Float, nullable=False, comment="Total Accelerators, else a# x Nodes"),
+    Column("accelerator", Text, nullable=False),
+    Column("submitter", Text, nullable=False),
+    Column("software", Text, nullable=False),
+    Column("weight_data_types", Text, nullable=False),
+    Column("evidence_url", Text, nullable=False, comment="the result's folder in the round's repo"),
+    Column(
+        "ratio_to_best_cuda", Float, comment="per_accelerator / the best cuda one; the headline"
+    ),
+    Column("best_cuda_accelerator", Text),
+    Column("peer_accelerator", Text, comment="same-generation NVIDIA part (peer_parts.yaml)"),
+    Column("ratio_to_peer", Float, comment="per_accelerator / the best result of the peer part"),
+    Column("as_of", Timestamp, nullable=False),
+    comment=(
+        "each regime's best MLPerf Inference result per accelerator; rewritten by each report"
     ),
 )

@@ -260,6 +260,11 @@ KINDS: dict[str, Kind] = {
             "max_lookups": "non_negative_int",
         },
     ),
+    "mlperf_inference": _kind(
+        "mlperf_inference",
+        {"repo": "text", "round": "text", "published": "date"},
+        {"commit": "text", "path": "text", "url": "text"},
+    ),
     "model_list": _kind("model_list", {"pages": _options.pages_problem}),
     "pypi": _kind("pypi", {"package": "text"}, {"url": "text"}),
     "release_notes": _kind(

@@ -1,0 +1,101 @@
+"""The "Delivered performance" chart: per benchmark every round carries, each regime's best
+MLPerf Inference result per accelerator as a share of the best NVIDIA one, round by round, the
+deciding parts named on the points (tracker.measure.perf; docs/methodology.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from tracker.measure.perf import REFERENCE, ParityRow  # noqa: E402
+from tracker.mentions.accelerators import short_name  # noqa: E402
+from tracker.present import palette  # noqa: E402
+from tracker.report.charts import save_png  # noqa: E402
+
+SCENARIOS = {"Offline": "-", "Server": "--", "Interactive": ":"}
+
+
+def perf_chart(
+    path: Path,
+    rows: Sequence[ParityRow],
+    benchmarks: Sequence[str],
+    rounds: Sequence[str],
+    dates: Sequence[str] = (),
+) -> bool:
+    """One panel per benchmark: x = rounds in order, y = ratio_to_best_cuda per regime and
+    scenario (1 = the best NVIDIA result), each point labelled "part vs NVIDIA part". False when
+    there is nothing to draw."""
+    drawn = [r for r in rows if r.benchmark in benchmarks and r.ratio_to_best_cuda is not None]
+    if not drawn or not rounds:
+        return False
+    x = {name: i for i, name in enumerate(rounds)}
+    # two panels a row: 10 in (1100 CSS px) at most, whatever the number of benchmarks
+    columns = min(2, len(benchmarks))
+    rows_n = -(-len(benchmarks) // columns)
+    fig, grid = plt.subplots(
+        rows_n, columns, figsize=(5.0 * columns, 4.4 * rows_n), sharey=True, squeeze=False
+    )
+    axes = [list(grid.flat)]
+    for spare in axes[0][len(benchmarks) :]:
+        spare.set_visible(False)
+    axes = [axes[0][: len(benchmarks)]]
+    top = max(1.25, max(r.ratio_to_best_cuda or 0 for r in drawn) + 0.25)
+    for ax, benchmark in zip(axes[0], benchmarks, strict=True):
+        ax.axhline(1.0, color=palette.colour(REFERENCE), linewidth=1.2)
+        ax.text(-0.3, 1.01, "best NVIDIA = 1", fontsize=8, color="#444", va="bottom")
+        mine = [r for r in drawn if r.benchmark == benchmark and r.regime != REFERENCE]
+        for regime in palette.ordered({r.regime for r in mine}):
+            for scenario, style in SCENARIOS.items():
+                points = sorted(
+                    (x[r.round], r)
+                    for r in mine
+                    if r.regime == regime and r.scenario == scenario and r.round in x
+                )
+                if not points:
+                    continue
+                ax.plot(
+                    [p[0] for p in points],
+                    [p[1].ratio_to_best_cuda for p in points],
+                    linestyle=style,
+                    marker=palette.marker(regime),
+                    color=palette.colour(regime),
+                    label=f"{palette.short_name(regime)} {scenario}",
+                )
+            # One label per round: the regime's best part and the NVIDIA parts it is held to
+            # (labels per scenario piled up on each other).
+            for name, pos in x.items():
+                here = [r for r in mine if r.regime == regime and r.round == name]
+                if here:
+                    cuda = sorted({short_name(r.best_cuda_accelerator or "") for r in here})
+                    parts = sorted({r.part for r in here})
+                    ax.annotate(
+                        f"{'/'.join(parts)}\nvs {'/'.join(cuda)}",
+                        (pos, max(r.ratio_to_best_cuda or 0 for r in here)),
+                        textcoords="offset points",
+                        xytext=(0, 8),
+                        ha="center",
+                        fontsize=8,
+                        color=palette.colour(regime),
+                        bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none"},
+                    )
+        for name, pos in x.items():  # a round without any: said on the chart, not left blank
+            if not any(r.round == name for r in mine):
+                ax.text(pos, 0.05, "no non-NVIDIA\nresult", ha="center", fontsize=8, color="#666")
+        ax.set_title(benchmark, fontsize=10)
+        labels = [f"{r}\n{d}" for r, d in zip(rounds, dates, strict=True)] if dates else rounds
+        ax.set_xticks(range(len(rounds)), list(labels), fontsize=8)
+        ax.set_xlim(-0.4, len(rounds) - 0.4)
+        ax.set_ylim(0, top)
+        ax.grid(axis="y", alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
+    for row in grid:
+        row[0].set_ylabel("best per accelerator /\nbest NVIDIA per accelerator", fontsize=9)
+    fig.subplots_adjust(hspace=0.55)
+    save_png(fig, path)
+    return True

@@ -1,0 +1,57 @@
+"""Reads and writes behind "Delivered performance": the stored MLPerf results (events of kind
+`result`) and the table perf_parity that the view v_perf_parity reads.
+
+A mixin of `tracker.store.Store`, like tracker.store.reads.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection, select
+
+from tracker.events import utc
+from tracker.store.tables import events, perf_parity
+
+
+class PerfReads:
+    if TYPE_CHECKING:
+
+        def _connect(self) -> AbstractContextManager[Connection]: ...
+        def transaction(self) -> AbstractContextManager[Connection]: ...
+
+    def perf_results(self, as_of: datetime) -> list[dict[str, Any]]:
+        """Every stored benchmark result published at or before `as_of` and not vanished:
+        attrs, occurred_at (the round's date), url, version (the round), first_seen_at."""
+        query = (
+            select(
+                events.c.attrs,
+                events.c.occurred_at,
+                events.c.url,
+                events.c.version,
+                events.c.first_seen_at,
+            )
+            .where(
+                events.c.kind == "result",
+                events.c.occurred_at <= as_of,
+                events.c.vanished_at.is_(None),
+            )
+            .order_by(events.c.occurred_at, events.c.id)
+        )
+        with self._connect() as conn:
+            rows = [dict(r) for r in conn.execute(query).mappings()]
+        for row in rows:
+            row["occurred_at"], row["first_seen_at"] = (
+                utc(row["occurred_at"]),
+                utc(row["first_seen_at"]),
+            )
+        return rows
+
+    def replace_perf_parity(self, rows: list[dict]) -> None:
+        """Swap in the parity rows of one report run (one transaction: readers see old or new)."""
+        with self.transaction() as conn:
+            conn.execute(perf_parity.delete())
+            if rows:
+                conn.execute(perf_parity.insert(), rows)
