@@ -49,6 +49,23 @@ class CoverageRule:
     reference_regime: str = "cuda"
 
 
+def kernel_rule(raw: Mapping[str, Any], where: str) -> str | None:
+    """The kernel layer's coverage entry, ``{project: kernels, artifact: kernel}`` with an
+    optional ``ledger`` (a YAML file in place of the shipped ledger): that path, or None for
+    the shipped one (ConfigError naming a wrong key)."""
+    unknown = set(raw) - {"project", "artifact", "ledger"}
+    if unknown:
+        raise ConfigError(
+            f"{where}: coverage rule for {raw.get('project')!r}: unknown key {sorted(unknown)[0]!r}"
+        )
+    ledger = raw.get("ledger")
+    if ledger is not None and not (isinstance(ledger, str) and ledger):
+        raise ConfigError(
+            f"{where}: coverage rule for {raw.get('project')!r}: ledger must be a path"
+        )
+    return ledger
+
+
 def parse_coverage(
     raw_rules: Sequence[Mapping[str, Any]],
     where: str = "sources.yaml",
@@ -60,6 +77,9 @@ def parse_coverage(
     seen_projects: set = set()
     for index, raw in enumerate(raw_rules):
         name = f"coverage[{index}]"
+        if isinstance(raw, Mapping) and raw.get("artifact") == "kernel":
+            kernel_rule(raw, where)  # the kernel layer: tracker.measure.kernel_lag
+            continue
         if not isinstance(raw, Mapping) or "project" not in raw or "regimes" not in raw:
             raise ConfigError(f"{where}: {name}: needs 'project' and 'regimes'")
         if raw.get("artifact", "framework") == "model":

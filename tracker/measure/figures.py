@@ -22,6 +22,7 @@ from tracker.measure.answer import Answer, answers
 from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.facts import LagFacts, load_lag_facts
 from tracker.measure.headline import MedianPoint
+from tracker.measure.kernel_summary import KernelLayer, kernel_layer
 from tracker.measure.lag import LagSample
 from tracker.measure.quality import unread_tags
 from tracker.measure.staleness import stale_definitions, stale_sources
@@ -54,6 +55,7 @@ class Figures:
     unread: list[dict] = field(default_factory=list)  # image tags no name pattern reads
     overrides: list[dict] = field(default_factory=list)  # analysts' class overrides
     source_count: int = 0  # sources in sources.yaml (the data-quality section counts them)
+    kernels: KernelLayer | None = None  # the kernel layer (None: no `artifact: kernel` rule)
 
     @property
     def as_of(self) -> datetime:
@@ -108,6 +110,9 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         unread=unread_tags(store, config),
         overrides=store.overrides(),
         source_count=len(config.sources),
+        kernels=kernel_layer(facts.kernel_ledger, samples, unknown)
+        if facts.kernel_ledger
+        else None,
     )
 
 
