@@ -67,11 +67,14 @@ def demo(request, tmp_path_factory):
     lag, reasons = run("lag", "--artifact", "kernel")
     view, _ = run("query", "select * from v_kernel_lag", "--format", "json")
     html = (folder / "r" / "index.html").read_text(encoding="utf-8")
-    return list(csv.DictReader(io.StringIO(lag))), reasons, json.loads(view), html
+    # ISO week 2025-W45 (Nov 3-9): sparse MLA reached ROCm (aiter #1233, 2025-11-03)
+    run("digest", "--week", "2025-W45", "--dry-run", str(folder / "w45.eml"))
+    digest = (folder / "w45.eml").read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO(lag))), reasons, json.loads(view), html, digest
 
 
 def test_lag_lists_every_feature_with_a_cuda_day0_and_a_cell_per_regime(demo):
-    rows, reasons, _, _ = demo
+    rows, reasons, _, _, _ = demo
     features = {r["series"] for r in rows}
     assert len(features) >= 10
     for feature in features:
@@ -93,7 +96,7 @@ def test_lag_lists_every_feature_with_a_cuda_day0_and_a_cell_per_regime(demo):
 
 
 def test_view_and_report_carry_the_kernel_layer(demo):
-    rows, _, view, html = demo
+    rows, _, view, html, _ = demo
     dated = [r for r in rows if r["status"] != "unknown"]
     assert len(view) == len(dated)
     assert {v["feature"] for v in view} == {r["series"] for r in rows}
@@ -107,3 +110,11 @@ def test_view_and_report_carry_the_kernel_layer(demo):
     )
     # newest day 0 first
     assert section.index("sparse_mla") < section.index("mla_decode") < section.index("xformers")
+
+
+def test_digest_says_when_a_kernel_cell_closes(demo):
+    digest = demo[4]
+    assert (
+        "ROCm: kernel sparse_mla (flashmla) closed after 40 d (aiter_commit, 2025-11-03" in digest
+    )
+    assert "kernel mla_decode" not in digest  # closed in February, not this week
