@@ -128,9 +128,10 @@ def query(ctx: click.Context, sql: str, fmt: str, timeout: float) -> None:
 @click.option("--primary-only", is_flag=True, help="Only each regime's primary definition.")
 @click.option(
     "--artifact",
-    type=click.Choice(["framework", "model"]),
+    type=click.Choice(["framework", "model", "kernel"]),
     default=None,
-    help="Only framework release series or only model families (default: both).",
+    help="Only framework release series, model families or kernel features (default: all). "
+    "kernel lists a cell per feature and regime, unknown cells with status unknown.",
 )
 @click.option(
     "--trend",
@@ -157,7 +158,10 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     `artifact` is framework (a release series, e.g. pytorch 2.9)
     or model (a model family, e.g. qwen3-moe, under project `models`); model families have two
     day-0 definitions (vllm_cuda, the primary, and public_weights), one row each. Open artifacts
-    have status `open` and lag_days = as_of - day0.
+    have status `open` and lag_days = as_of - day0. kernel: a kernel feature of the ledger
+    (project = the library, series = the feature id, day 0 = the kernel on CUDA); with
+    --artifact kernel every regime gets a row, status `unknown` where nothing dates it (the
+    reasons on stderr).
 
     With --trend, one row per (artifact group, regime, definition) instead: the change in lag
     per year of day 0 (slope_low..slope_high: the range open artifacts leave; inf = no upper
@@ -196,13 +200,22 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
         )
     projects = {r.project for r in config.coverage} | {r.project for r in config.model_coverage}
     known_projects = sorted(projects)
+    if config.kernel_layer is not None:
+        from tracker.measure.kernel_ledger import load_ledger
+
+        libraries = {f.library for f in load_ledger(config.kernel_layer.ledger)}
+        known_projects = sorted(set(known_projects) | libraries)
     if project is not None and project not in known_projects:
         raise click.BadParameter(
             f"{project!r} has no coverage rule in {config.path} "
             f"(one of: {', '.join(known_projects)})",
             param_hint="--project",
         )
-    everything = compute_lag(config, store_for(ctx), when)
+    unknown: list = []
+    everything = compute_lag(config, store_for(ctx), when, unknown)
+    if artifact == "kernel" and not trend:
+        _print_kernels(everything, unknown, regime, project, store_for(ctx), config)
+        return
     samples = [
         s
         for s in everything
@@ -220,6 +233,28 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
         _print_trend(everything, when, fmt, reference, kept, primary if primary_only else None)
         return
     write_lag_csv(samples, sys.stdout)
+
+
+def _print_kernels(everything, unknown, regime, project, store, config) -> None:
+    """The kernel rows: a cell per feature and regime (the ledger's order: newest day 0 first),
+    the reasons of the unknown ones on stderr."""
+    from tracker.measure.facts import load_lag_facts
+    from tracker.measure.kernel_summary import kernel_csv_rows, kernel_layer
+    from tracker.measure.lag import LAG_CSV_COLUMNS
+
+    ledger = load_lag_facts(config, store).kernel_ledger
+    layer = kernel_layer(ledger, everything, unknown)
+    writer = csv.DictWriter(sys.stdout, fieldnames=LAG_CSV_COLUMNS)
+    writer.writeheader()
+    for row in kernel_csv_rows(layer):
+        if (regime is None or row["regime"] == regime) and (
+            project is None or row["project"] == project
+        ):
+            writer.writerow(row)
+    for r in layer.rows:
+        for cell in r.cells.values():
+            if cell.status == "unknown" and (regime is None or cell.regime == regime):
+                click.echo(f"unknown: {r.feature.id} on {cell.regime}: {cell.reason}", err=True)
 
 
 def _print_trend(

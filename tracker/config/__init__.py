@@ -19,7 +19,7 @@ from tracker.config.yamlload import safe_load_yaml
 from tracker.errors import ConfigError
 
 if TYPE_CHECKING:  # read by config_from_data: `tracker --help` and query start without them
-    from tracker.config.coverage import CoverageRule, ModelCoverageRule
+    from tracker.config.coverage import CoverageRule, KernelLayerRule, ModelCoverageRule
     from tracker.config.triggers import Selectors
 
 DEFAULT_SOURCES = "sources.yaml"
@@ -88,6 +88,7 @@ class Config:
     report: ReportSettings = field(default_factory=ReportSettings)
     digest: Thresholds = field(default_factory=Thresholds)
     model_coverage: tuple[ModelCoverageRule, ...] = ()  # its `artifact: model` rules
+    kernel_layer: KernelLayerRule | None = None  # its `artifact: kernel` entry, if any
     triggers: Selectors = field(default_factory=dict)  # CI source id -> its headline triggers
 
     def source(self, source_id: str) -> SourceSpec:
@@ -210,6 +211,7 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
     from tracker.config.coverage import (
         check_coverage_values,
         parse_coverage,
+        parse_kernel_layer,
         parse_model_coverage,
     )
     from tracker.config.triggers import SELECTOR_KEY, trigger_selectors
@@ -243,6 +245,7 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
     check_coverage_values(coverage, str(file))  # types first: the parsers read meanings
     rules = tuple(parse_coverage(coverage, str(file), _reference(regimes)))
     model_rules = tuple(parse_model_coverage(coverage, str(file)))
+    kernel_layer = parse_kernel_layer(coverage, str(file))
     report = parse_report_settings(raw.get("report"), file)
     digest = parse_thresholds(raw.get("digest"), str(file))
     ci_kinds = {k for k, m in kinds.items() if SELECTOR_KEY in {*m.required, *m.optional}}
@@ -256,6 +259,7 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
         report=report,
         digest=digest,
         model_coverage=model_rules,
+        kernel_layer=kernel_layer,
         triggers=triggers,
     )
 

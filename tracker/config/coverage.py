@@ -114,6 +114,8 @@ def parse_coverage(
     seen_projects: set = set()
     for index, raw in enumerate(raw_rules):
         name = f"coverage[{index}]"
+        if isinstance(raw, Mapping) and raw.get("artifact") == "kernel":
+            continue  # the kernel layer: parse_kernel_layer
         if not isinstance(raw, Mapping) or "project" not in raw or "regimes" not in raw:
             raise ConfigError(f"{where}: {name}: needs 'project' and 'regimes'")
         if raw.get("artifact", "framework") == "model":
@@ -326,3 +328,34 @@ def parse_model_coverage(
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class KernelLayerRule:
+    """The kernel layer's coverage entry, ``{project: kernels, artifact: kernel}``: kernel
+    features measured from the ledger (tracker.measure.kernel_ledger) or from ``ledger``, a YAML
+    file in its place."""
+
+    project: str = "kernels"
+    ledger: str | None = None
+
+
+def parse_kernel_layer(
+    raw_rules: Sequence[Mapping[str, Any]], where: str
+) -> KernelLayerRule | None:
+    """The ``artifact: kernel`` entry of the coverage list, None when there is none
+    (ConfigError naming a wrong key, or a second such entry)."""
+    found = [r for r in raw_rules if isinstance(r, Mapping) and r.get("artifact") == "kernel"]
+    if not found:
+        return None
+    if len(found) > 1:
+        raise ConfigError(f"{where}: coverage: one kernel layer entry (artifact: kernel) at most")
+    raw = found[0]
+    name = f"coverage rule for {preview(raw.get('project'))}"
+    unknown = set(raw) - {"project", "artifact", "ledger"}
+    if unknown:
+        raise ConfigError(f"{where}: {name}: unknown key {preview(sorted(unknown)[0])}")
+    ledger = raw.get("ledger")
+    if ledger is not None and not (isinstance(ledger, str) and ledger):
+        raise ConfigError(f"{where}: {name}: ledger must be a path")
+    return KernelLayerRule(str(raw.get("project") or "kernels"), ledger)

@@ -114,6 +114,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         if not block["reference"]:
             crossed += median_crossings(block, limits)
             crossed += open_age_crossings(now, regime, week, limits)
+            crossed += kernel_crossings(figures, regime, week, limits, http_only)
         crossed += ci_crossings(block, limits)
         blocks.append(block)
     enabled = [s.id for s in config.sources if s.enabled]
@@ -172,6 +173,27 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     data["history"]["lag_year_ago"].pop(reference, None)
     data["subject"] = subject(data)
     return data
+
+
+def kernel_crossings(figures, regime: str, week: DigestWeek, limits, http_only) -> list[dict]:
+    """Kernel cells of `regime` that closed in the week (evidence dated or collected since a
+    week before) and open ones whose age passed the open-age threshold in it."""
+    from tracker.measure.kernel_summary import closed_cells
+
+    now = [s for s in figures.samples if s.artifact == "kernel" and s.regime == regime]
+    before = figures.facts.kernel_samples(week.as_of - timedelta(days=7))
+    out = [
+        {
+            "regime": regime,
+            "kind": "kernel_closed",
+            "text": f"{display_name(regime)}: kernel {s.series} ({s.project}) closed after "
+            f"{s.lag_days} d ({s.definition}, {s.available:%Y-%m-%d}; evidence "
+            f"{http_only(s.evidence_url) or 'without a URL'})",
+            "url": http_only(s.day0_url),
+        }
+        for s in closed_cells(now, before)
+    ]
+    return out + open_age_crossings(now, regime, week, limits)
 
 
 def extra_lines(

@@ -5,11 +5,13 @@ mentions (``load_facts``), and the lag samples of every coverage rule of sources
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from tracker.config import Config
 from tracker.config.coverage import CoverageRule, ModelCoverageRule
+from tracker.measure.kernel_lag import KernelFact, kernel_lag_samples, kernel_projects
+from tracker.measure.kernel_ledger import KernelFeature, load_ledger
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_prerelease, lag_samples
 from tracker.measure.model_lag import model_lag_samples, note_context
 from tracker.mentions.families import load_families
@@ -88,18 +90,30 @@ class LagFacts:
     model_rules: tuple[ModelCoverageRule, ...]
     releases: list[ReleaseFact]
     notes: list[NoteFact]
+    # the kernel layer (a coverage entry `artifact: kernel`): the ledger and its evidence
+    kernel_ledger: tuple[KernelFeature, ...] = ()
+    kernel_facts: list[KernelFact] = field(default_factory=list)
 
     def samples(
         self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
     ) -> list[LagSample]:
-        """Lag samples of every rule as of `as_of` (framework series, then model families);
-        artifacts the evidence does not reach back to go to `unknown` (see lag.lag_samples)."""
+        """Lag samples of every rule as of `as_of` (framework series, model families, then
+        kernel features); artifacts the evidence does not reach back to go to `unknown` (see
+        lag.lag_samples)."""
         samples = self.framework_samples(as_of, unknown, spans)
         if self.model_rules:
             samples += model_lag_samples(
                 self.model_rules, load_families(), self.releases, self.notes, as_of, unknown, spans
             )
-        return samples
+        return samples + self.kernel_samples(as_of, unknown, spans)
+
+    def kernel_samples(
+        self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
+    ) -> list[LagSample]:
+        """Lag samples of the kernel ledger only (none when the layer is off)."""
+        if not self.kernel_ledger:
+            return []
+        return kernel_lag_samples(self.kernel_ledger, self.kernel_facts, as_of, unknown, spans)
 
     def framework_samples(
         self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
@@ -116,7 +130,40 @@ def load_lag_facts(config: Config, store: Store) -> LagFacts:
         {"vllm"} if model_rules else set()
     )
     releases, notes = load_facts(store, projects)
-    return LagFacts(rules, model_rules, releases, notes)
+    if config.kernel_layer is None:
+        return LagFacts(rules, model_rules, releases, notes)
+    ledger = load_ledger(config.kernel_layer.ledger)
+    return LagFacts(
+        rules,
+        model_rules,
+        releases,
+        notes,
+        ledger,
+        load_kernel_facts(store, kernel_projects(ledger)),
+    )
+
+
+def load_kernel_facts(store: Store, projects: Iterable[str]) -> list[KernelFact]:
+    """The releases, commits and notes the kernel ledger's rules read (drafts left out, as
+    above; a stored value of the wrong type reads as empty: imports are untrusted)."""
+    out = []
+    for row in store.kernel_evidence_rows(projects):
+        attrs = row["attrs"] if isinstance(row["attrs"], dict) else {}
+        if row["kind"] == "release" and attrs.get("draft") is True:
+            continue
+        text = " ".join(str(row[k] or "") for k in ("title", "body"))
+        out.append(
+            KernelFact(
+                row["project"],
+                row["kind"],
+                row["occurred_at"],
+                row["url"] or "",
+                str(row["version"] or ""),
+                text,
+                attrs,
+            )
+        )
+    return out
 
 
 def compute_lag(

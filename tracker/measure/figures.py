@@ -22,6 +22,7 @@ from tracker.measure.answer import Answer, answers
 from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.facts import LagFacts, load_lag_facts
 from tracker.measure.headline import MedianPoint
+from tracker.measure.kernel_summary import KernelLayer, kernel_layer
 from tracker.measure.lag import LagSample
 from tracker.measure.perf import PerfFigures, perf_figures
 from tracker.measure.quality import unread_tags
@@ -59,6 +60,7 @@ class Figures:
     # store's reads, listed in the data-quality section (Store.far_dated_events)
     far_dated: dict = field(default_factory=dict)
     perf: PerfFigures = field(default_factory=PerfFigures)  # delivered performance (MLPerf)
+    kernels: KernelLayer | None = None  # the kernel layer (None: no `artifact: kernel` rule)
 
     @property
     def as_of(self) -> datetime:
@@ -115,6 +117,9 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         source_count=len(config.sources),
         far_dated=store.far_dated_events(),
         perf=perf_figures(store.perf_results(as_of), regimes),
+        kernels=kernel_layer(facts.kernel_ledger, samples, unknown)
+        if facts.kernel_ledger
+        else None,
     )
 
 

@@ -211,16 +211,17 @@ def lag_trends(
     """Trends per (artifact group, regime, definition) for every definition, and per regime
     pooled over framework projects under each project's primary definition (group POOLED,
     definition POOLED_DEFINITION); model families get rows of their own per day-0 definition
-    and stay out of the pool. `group_of` names a sample's artifact group (default: its
-    project). The reference regime (lag 0 by definition) is left out."""
+    and stay out of the pool; kernel features have no trend rows (the kernel layer has its own
+    matrix and medians, tracker.measure.kernel_summary). `group_of` names a sample's artifact
+    group (default: its project). The reference regime (lag 0 by definition) is left out."""
     group_of = group_of or (lambda s: s.project)
     groups: dict[tuple[str, str, str], list[LagSample]] = defaultdict(list)
     pooled: dict[str, list[LagSample]] = defaultdict(list)
     for s in samples:
-        if s.regime == reference_regime:
+        if s.regime == reference_regime or s.artifact == "kernel":
             continue
         groups[(group_of(s), s.regime, definition_label(s))].append(s)
-        if s.artifact == "model":
+        if s.artifact != "framework":
             continue  # another kind of artifact, another lag: not pooled with framework series
         if s.primary:
             pooled[s.regime].append(s)

@@ -281,6 +281,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             model_rows=model_matrix(samples),
             model_regimes=MODEL_REGIMES,
             perf=perf,
+            kernels=f.kernels,
         )
         (stage / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)

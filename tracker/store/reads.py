@@ -39,6 +39,7 @@ DOCUMENTED_VIEWS = (
     "v_event_tags",
     "v_lag_trend",
     "v_perf_parity",
+    "v_kernel_lag",
 )
 # The columns of Store.coverage_rows, in order (the keys of Store.coverage_events).
 COVERAGE_COLUMNS = (
@@ -243,6 +244,30 @@ class StoreQueries:
                     _json(mentions),
                     regime,
                 )
+
+    def kernel_evidence_rows(self, projects: Iterable[str]) -> list[dict]:
+        """Releases, commits and notes of `projects` for the kernel ledger (measure.kernel_lag):
+        project, kind, version, occurred_at, url, text (title and body), attrs. A few hundred
+        rows: the ledger's libraries are small streams."""
+        query = (
+            select(
+                events.c.project,
+                events.c.kind,
+                events.c.version,
+                events.c.occurred_at,
+                events.c.url,
+                events.c.title,
+                events.c.body,
+                events.c.attrs,
+            )
+            .where(
+                events.c.project.in_(sorted(set(projects))),
+                events.c.kind.in_(("release", "commit", "note")),
+            )
+            .order_by(events.c.occurred_at, events.c.id)
+        )
+        with self._connect() as conn:
+            return [dict(r) for r in conn.execute(query).mappings()]
 
     def replace_lag_samples(self, rows: list[dict]) -> None:
         """Swap in the lag samples of one report run (one transaction: readers see old or new)."""

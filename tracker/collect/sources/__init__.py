@@ -233,6 +233,11 @@ KINDS: dict[str, Kind] = {
         {"repo": "text"},
         {**_CI_COMMON, "workflows": _options.workflows_problem, "workflow": "text"},
     ),
+    "github_commits": _kind(
+        "github_commits",
+        {"repo": "text", "paths": "text_list"},
+        {"since": "date", "api_url": "text"},
+    ),
     "github_issues": _kind(
         "github_issues",
         {"repo": "text"},
