@@ -315,11 +315,19 @@ def test_chart_time_axis_pooling_and_gaps(tmp_path):
     # points): no chart, a sentence per regime with its counts instead
     assert not charts.friction_chart(tmp_path / "f.png", rows)
     assert [s.split(":")[0] for s in chart_data.sparse_friction(rows)] == ["rocm", "xla"]
-    more = rows + [dict(rows[0], week="2026-W06"), dict(rows[0], week="2026-W10")]
+    # months of 2-4 events are pooled to quarters (a share of so few is noise): three months
+    # of one quarter are one point, three quarters are a chart
+    same_quarter = rows + [dict(rows[0], week="2026-W06"), dict(rows[0], week="2026-W10")]
+    assert chart_data.friction_period(same_quarter)[1] == "quarter"
+    assert not charts.friction_chart(tmp_path / "f.png", same_quarter)
+    more = rows + [dict(rows[0], week="2026-W15"), dict(rows[0], week="2026-W28")]
     assert (
         charts.friction_chart(tmp_path / "f.png", more)
         and (tmp_path / "f.png").stat().st_size > 1000
     )
+    # months that hold enough events stay months
+    busy = [dict(r, friction=6) for r in more]
+    assert chart_data.friction_period(busy)[1] == "month"
     one_week = [  # the view's counts: the chart draws them beside each rate (issue 22)
         {"project": "jax", "regime": "xla", "week": "2026-W47", "jobs_passed": 1, "jobs_failed": 1}
     ]
