@@ -28,7 +28,7 @@ COLUMNS = (
 )
 
 
-@click.command("perf")
+@click.command("perf", short_help="Delivered performance per regime (MLPerf).")
 @click.option(
     "--as-of",
     "as_of",
