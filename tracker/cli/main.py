@@ -94,10 +94,10 @@ def cli(
 
 
 def _mount() -> None:
-    """Mount the command modules: run (the pipeline), data (analysts), tagger."""
-    from tracker.cli import data, run, tagger
+    """Mount the command modules: run (the pipeline), data (analysts), ci, tagger."""
+    from tracker.cli import ci, data, run, tagger
 
-    for command in run.COMMANDS + data.COMMANDS + tagger.COMMANDS:
+    for command in run.COMMANDS + data.COMMANDS + ci.COMMANDS + tagger.COMMANDS:
         cli.add_command(command)
 
 

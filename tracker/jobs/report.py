@@ -1,5 +1,6 @@
 """The report job: resolve the as-of date, compute every figure once, save the derived tables
-(lag_samples, lag_trend: what the views v_lag_series and v_lag_trend read) and write the report
+(lag_samples, lag_trend, ci_job_health, ci_parity: what the views v_lag_series, v_lag_trend,
+v_ci_job_health and v_ci_parity read) and write the report
 from the same figures. `tracker report` and the nightly job both run it, so the views always
 hold the numbers of the newest report."""
 
@@ -32,4 +33,6 @@ def publish_report(
         figures = compute_figures(config, store, point)
         store.replace_lag_samples(figures.lag_sample_rows())
         store.replace_lag_trend(figures.lag_trend_rows())
+        if figures.ci_jobs is not None:
+            store.replace_ci_health(figures.ci_jobs.health_rows(), figures.ci_jobs.parity_rows())
         return write_report(figures, out_dir, banner, drawers)

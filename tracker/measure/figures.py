@@ -19,6 +19,7 @@ from typing import Any
 from tracker.config import Config
 from tracker.measure import headline
 from tracker.measure.answer import Answer, answers
+from tracker.measure.ci_jobs import CiJobs, ci_jobs
 from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.facts import LagFacts, load_lag_facts
 from tracker.measure.headline import MedianPoint
@@ -54,6 +55,7 @@ class Figures:
     unread: list[dict] = field(default_factory=list)  # image tags no name pattern reads
     overrides: list[dict] = field(default_factory=list)  # analysts' class overrides
     source_count: int = 0  # sources in sources.yaml (the data-quality section counts them)
+    ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci_jobs)
 
     @property
     def as_of(self) -> datetime:
@@ -81,6 +83,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
     reference = config.reference_regime
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="figures-reads") as pool:
         reads = pool.submit(_weekly_and_stale, config, store, as_of)
+        jobs = pool.submit(ci_jobs, config, store, as_of)
         facts = load_lag_facts(config, store)
         unknown: list = []
         spans: dict = {}
@@ -108,6 +111,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         unread=unread_tags(store, config),
         overrides=store.overrides(),
         source_count=len(config.sources),
+        ci_jobs=jobs.result(),
     )
 
 

@@ -36,6 +36,8 @@ DOCUMENTED_VIEWS = (
     "v_lag_series",
     "v_event_tags",
     "v_lag_trend",
+    "v_ci_job_health",
+    "v_ci_parity",
 )
 # The columns of Store.coverage_rows, in order (the keys of Store.coverage_events).
 COVERAGE_COLUMNS = (
