@@ -36,6 +36,11 @@ class Window:
     def age_days(self, as_of: datetime) -> int:
         return max((as_of - self.newest).days, 0)
 
+    @property
+    def end_day(self) -> datetime:
+        """The window's last day (its end is exclusive)."""
+        return self.end - timedelta(microseconds=1)
+
 
 @dataclass
 class CiJobs:
