@@ -59,7 +59,7 @@ class CiReads:
             keys = tuple(result.keys())
             # tuples, not mappings: a mapping per row costs more than the row (a store holds
             # hundreds of jobs per nightly build)
-            return [dict(zip(keys, values, strict=True)) for values in result.tuples()]
+            return [dict(zip(keys, values, strict=True)) for values in result]
 
     def replace_ci_health(self, jobs: list[dict], parity: list[dict]) -> None:
         """Swap in one report's job health and parity rows (one transaction)."""
