@@ -83,7 +83,7 @@ def independent_health(store) -> dict[tuple[str, str], dict]:
             "last_outcome": outcomes[-1],
             "streak": streak,
             "last_passed": passed[-1].date() if passed else None,
-            "flips": sum(a != b for a, b in zip(outcomes, outcomes[1:])),
+            "flips": sum(a != b for a, b in zip(outcomes, outcomes[1:], strict=False)),
         }
     return out
 
