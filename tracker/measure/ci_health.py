@@ -22,6 +22,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from tracker.collect.ci import FAILED, PASSED
@@ -98,6 +99,7 @@ HEALTH_COLUMNS = (
 )
 
 
+@lru_cache(maxsize=4096)  # a few hundred job names, each in every nightly build
 def hardware_of(name: str, queue: str | None) -> str:
     """The hardware a job runs on: the GPU tag of its name ("mi355_1: ..." -> mi355_1,
     "AMD: ... (mi300_1)" -> mi300_1, "V1 attention (H100)" -> H100), else its agent queue or

@@ -104,10 +104,11 @@ def nightlies(runs: Iterable[JobRun], regime: str, renames: Mapping[str, str]) -
         if run.regime == regime:
             jobs[run.build].append(run)
     out = []
+    keys: dict[str, str] = {}  # a few hundred job names, each in every nightly build
     for build, mine in jobs.items():
         outcomes: dict[str, bool] = {}
         for run in mine:
-            key = group_key(run.job, renames)
+            key = keys.get(run.job) or keys.setdefault(run.job, group_key(run.job, renames))
             outcomes[key] = outcomes.get(key, True) and run.outcome == PASSED
         out.append(
             Nightly(
