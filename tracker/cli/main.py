@@ -94,10 +94,10 @@ def cli(
 
 
 def _mount() -> None:
-    """Mount the command modules: run (the pipeline), data (analysts), tagger."""
-    from tracker.cli import data, perf, run, tagger
+    """Mount the command modules: run (the pipeline), data (analysts), perf, ci, tagger."""
+    from tracker.cli import ci, data, perf, run, tagger
 
-    for command in run.COMMANDS + data.COMMANDS + perf.COMMANDS + tagger.COMMANDS:
+    for command in run.COMMANDS + data.COMMANDS + perf.COMMANDS + ci.COMMANDS + tagger.COMMANDS:
         cli.add_command(command)
 
 

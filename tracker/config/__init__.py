@@ -20,7 +20,7 @@ from tracker.errors import ConfigError
 
 if TYPE_CHECKING:  # read by config_from_data: `tracker --help` and query start without them
     from tracker.config.coverage import CoverageRule, KernelLayerRule, ModelCoverageRule
-    from tracker.config.triggers import Selectors
+    from tracker.config.triggers import MirrorPair, Selectors
 
 DEFAULT_SOURCES = "sources.yaml"
 DEFAULT_DATABASE = "sqlite:///tracker.db"
@@ -90,6 +90,7 @@ class Config:
     model_coverage: tuple[ModelCoverageRule, ...] = ()  # its `artifact: model` rules
     kernel_layer: KernelLayerRule | None = None  # its `artifact: kernel` entry, if any
     triggers: Selectors = field(default_factory=dict)  # CI source id -> its headline triggers
+    mirrors: tuple[MirrorPair, ...] = ()  # CI sources that mirror another's test groups
 
     def source(self, source_id: str) -> SourceSpec:
         for spec in self.sources:
@@ -214,7 +215,7 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
         parse_kernel_layer,
         parse_model_coverage,
     )
-    from tracker.config.triggers import SELECTOR_KEY, trigger_selectors
+    from tracker.config.triggers import SELECTOR_KEY, mirror_pairs, trigger_selectors
 
     if not isinstance(raw, dict):
         raise ConfigError(f"{file}: expected a mapping with a 'sources' list at the top")
@@ -250,6 +251,7 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
     digest = parse_thresholds(raw.get("digest"), str(file))
     ci_kinds = {k for k, m in kinds.items() if SELECTOR_KEY in {*m.required, *m.optional}}
     triggers = trigger_selectors(file, specs, ci_kinds)
+    mirrors = mirror_pairs(file, specs, ci_kinds)
     return Config(
         file,
         regimes,
@@ -261,6 +263,7 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
         model_coverage=model_rules,
         kernel_layer=kernel_layer,
         triggers=triggers,
+        mirrors=mirrors,
     )
 
 

@@ -27,9 +27,11 @@ class Thresholds:
     top_events: int = 3
     # weeks of history in the charts
     chart_weeks: int = 12
+    # a CI job broke when it failed this many nightly builds in a row (measure.ci_jobs)
+    ci_broken_nights: int = 3
 
 
-_INTEGERS = {"open_age_days", "top_events", "chart_weeks"}
+_INTEGERS = {"open_age_days", "top_events", "chart_weeks", "ci_broken_nights"}
 
 
 def parse_thresholds(raw: Any, file: str = "sources.yaml") -> Thresholds:

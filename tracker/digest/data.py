@@ -61,6 +61,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     answer per regime leads, word for word as in the report of that day."""
     from tracker.measure.figures import compute_figures
     from tracker.present.answer_words import answer_text, median_phrase
+    from tracker.present.ci_jobs_words import regime_blocks
     from tracker.present.formats import http_only
     from tracker.present.trend_words import digest_line_by_regime, ends_text, newest_text
     from tracker.store.asof import resolve_as_of
@@ -88,6 +89,8 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     previous = [week.shifted(-k) for k in range(1, PREVIOUS_WEEKS + 1)]
     events = store.tagged_events(week.start, week.end)
 
+    # CI jobs that broke / were fixed in the week (or in a source's newest week of data)
+    ci_jobs = {b["regime"]: b for b in regime_blocks(figures.ci_jobs)}
     blocks = []
     crossed: list[dict[str, Any]] = []
     for regime in regimes:
@@ -109,6 +112,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
             if regime in figures.trends.ci_last_week
             else "",
             "ci_other": ci_other_block(ci_other_rows, regime, week, previous),
+            "ci_jobs": ci_jobs.get(regime),
             "friction": friction_block(friction_rows, events, regime, week, previous, limits),
         }
         if not block["reference"]:

@@ -19,6 +19,7 @@ from typing import Any
 from tracker.config import Config
 from tracker.measure import headline
 from tracker.measure.answer import Answer, answers
+from tracker.measure.ci_jobs import CiJobs, ci_jobs
 from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.facts import LagFacts, load_lag_facts
 from tracker.measure.headline import MedianPoint
@@ -61,6 +62,7 @@ class Figures:
     far_dated: dict = field(default_factory=dict)
     perf: PerfFigures = field(default_factory=PerfFigures)  # delivered performance (MLPerf)
     kernels: KernelLayer | None = None  # the kernel layer (None: no `artifact: kernel` rule)
+    ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci_jobs)
 
     @property
     def as_of(self) -> datetime:
@@ -88,6 +90,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
     reference = config.reference_regime
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="figures-reads") as pool:
         reads = pool.submit(_weekly_and_stale, config, store, as_of)
+        jobs = pool.submit(ci_jobs, config, store, as_of)
         facts = load_lag_facts(config, store)
         unknown: list = []
         spans: dict = {}
@@ -120,6 +123,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         kernels=kernel_layer(facts.kernel_ledger, samples, unknown)
         if facts.kernel_ledger
         else None,
+        ci_jobs=jobs.result(),
     )
 
 

@@ -17,13 +17,14 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from tracker.measure import headline
+from tracker.measure.ci_health import HEALTH_COLUMNS
 from tracker.measure.ci_rates import COUNTS as CI_COUNTS
 from tracker.measure.figures import Figures
 from tracker.measure.lag import LAG_CSV_COLUMNS, LagSample
 from tracker.measure.model_summary import REGIMES as MODEL_REGIMES
 from tracker.measure.model_summary import model_matrix
 from tracker.measure.survival import LagSummary
-from tracker.present import palette, trend_words
+from tracker.present import ci_jobs_words, palette, trend_words
 from tracker.present.answer_words import LABEL, answer_text, median_phrase, window_phrase
 from tracker.present.formats import http_only, percent
 from tracker.report.chart_data import sparse_friction, split_sparse_ci
@@ -54,8 +55,14 @@ IMAGES = {
     "friction": "friction_ratio.png",
     "ci": "ci_job_pass_rate.png",
     "perf": "delivered_performance.png",
+    "parity": "ci_parity.png",
 }
 CHARTS, MODELS = "tracker.report.charts", "tracker.report.model_charts"
+CI_CHARTS = "tracker.report.ci_charts"
+PARITY_COLUMNS = (
+    "source_id", "regime", "reference_id", "week", "nightlies", "reference_groups",
+    "groups_run", "groups_passed", "run_share", "pass_share",
+)  # fmt: skip
 TABLE_WEEKS = 12  # weeks of CI and friction rows in the HTML tables (the CSVs hold them all)
 
 
@@ -144,6 +151,11 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             [f"{r.published:%Y-%m-%d}" for r in f.perf.rounds],
         )  # fmt: skip
         _write_csv(stage / "perf_parity.csv", perf_csv_rows(f.perf), PERF_CSV_COLUMNS)
+        parity = f.ci_jobs.parity if f.ci_jobs is not None else []
+        drawers.draw("parity", CI_CHARTS, "parity_chart", stage / IMAGES["parity"], parity)
+        if f.ci_jobs is not None:  # CI job health: the rows of v_ci_job_health and v_ci_parity
+            _write_csv(stage / "ci_job_health.csv", f.ci_jobs.health_rows(), HEALTH_COLUMNS)
+            _write_csv(stage / "ci_parity_weekly.csv", parity, PARITY_COLUMNS)
         answer = answer_rows(f)
         quality = quality_sections(
             stale,
@@ -282,6 +294,8 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             model_regimes=MODEL_REGIMES,
             perf=perf,
             kernels=f.kernels,
+            ci_jobs=ci_jobs_words.regime_blocks(f.ci_jobs),
+            ci_parity=parity,
         )
         (stage / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)

@@ -23,6 +23,7 @@ from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 
 from tracker.errors import StoreError, first_line
 from tracker.events import Event, now_utc
+from tracker.store.ci_reads import CiReads
 from tracker.store.migrate import Migrations
 from tracker.store.perf_reads import PerfReads
 from tracker.store.quality_reads import QualityReads
@@ -72,7 +73,7 @@ def _dumps(value: Any) -> str:
     return "".join(_C_ENCODE(value, 0))
 
 
-class Store(StoreQueries, QualityReads, PerfReads, SourceStates, Migrations):
+class Store(StoreQueries, QualityReads, PerfReads, CiReads, SourceStates, Migrations):
     """One database (SQLite file or PostgreSQL), addressed by SQLAlchemy URL."""
 
     def __init__(self, url: str, busy_timeout: float = SQLITE_BUSY_TIMEOUT) -> None:

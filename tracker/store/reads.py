@@ -40,6 +40,8 @@ DOCUMENTED_VIEWS = (
     "v_lag_trend",
     "v_perf_parity",
     "v_kernel_lag",
+    "v_ci_job_health",
+    "v_ci_parity",
 )
 # The columns of Store.coverage_rows, in order (the keys of Store.coverage_events).
 COVERAGE_COLUMNS = (

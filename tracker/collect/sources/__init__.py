@@ -199,6 +199,7 @@ _CI_COMMON: dict[str, OptionType] = {
     "backfill_days": "non_negative_number",
     "pending_max_days": "non_negative_number",
     "trigger": "text_list",  # the triggers the headline rate counts (measure.ci_rates)
+    "mirrors": "text",  # the CI source whose test groups this one mirrors (measure.ci_parity)
 }
 
 # kind -> its module, keys and their value types. Config checking reads only this table:

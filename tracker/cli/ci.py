@@ -1,0 +1,125 @@
+"""`tracker ci-health`: CI job health per source and job name (tracker.measure.ci_jobs, the
+same figures the report, the digest and the view v_ci_job_health show). Mounted on the
+`tracker` group by tracker/cli/main.py."""
+
+from __future__ import annotations
+
+import csv
+import sys
+
+import click
+
+from tracker.cli.common import load_config, print_table, store_for
+
+COLUMNS = (
+    "source_id",
+    "job",
+    "regime",
+    "hardware",
+    "runs",
+    "last_outcome",
+    "streak",
+    "failing_since",
+    "last_passed",
+    "flips",
+    "first_run",
+    "last_run",
+)
+
+
+def _day(value) -> str:
+    return value.date().isoformat() if value is not None else ""
+
+
+@click.command("ci-health")
+@click.option(
+    "--as-of",
+    "as_of",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="Jobs concluded by the end of DATE, UTC (default: the snapshot date of a replayed "
+    "store, else now).",
+)
+@click.option("--regime", default=None, help="Only jobs of this regime (none: CPU and others).")
+@click.option(
+    "--hardware", default=None, help="Only jobs on this hardware (mi355_1, H100, a queue name)."
+)
+@click.option("--failing", is_flag=True, help="Only jobs whose newest run failed.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv"]),
+    default="table",
+    show_default=True,
+    help="An aligned table or CSV.",
+)
+@click.pass_context
+def ci_health(ctx: click.Context, as_of, regime, hardware, failing, fmt) -> None:
+    """Print CI job health: one row per CI source and job name.
+
+    A run is a job concluded passed or failed in a build of the source's headline trigger
+    (sources.yaml `trigger`), ordered by build; canceled and superseded (retried) jobs are not
+    runs. streak: the newest runs in a row with last_outcome; failing_since: the first run of
+    the current failing streak; last_passed: the newest passed run; flips: outcome changes
+    between consecutive runs (docs/methodology.md, CI job health). Failing jobs come first,
+    longest streak first.
+
+    \b
+    Examples:
+      tracker ci-health --regime rocm --failing
+      tracker ci-health --hardware mi355_1 --format csv > mi355.csv
+    """
+    from tracker.measure.ci_jobs import ci_jobs
+    from tracker.store.asof import resolve_as_of
+
+    config = load_config(ctx.obj["sources"])
+    known = [r.id for r in config.regimes] + ["none"]
+    if regime is not None and regime not in known:
+        raise click.BadParameter(
+            f"{regime!r} is not a regime of {config.path} (one of: {', '.join(known)})",
+            param_hint="--regime",
+        )
+    store = store_for(ctx)
+    point = resolve_as_of(store, as_of.date() if as_of else None)
+    figures = ci_jobs(config, store, point.when)
+    rows = [
+        h
+        for h in figures.health
+        if (regime is None or h.regime == regime)
+        and (hardware is None or h.hardware.lower() == hardware.lower())
+        and (h.failing or not failing)
+    ]
+    rows.sort(key=lambda h: (not h.failing, -h.streak, h.source_id, h.job))
+    cells = [
+        [
+            h.source_id,
+            h.job,
+            h.regime,
+            h.hardware,
+            h.runs,
+            h.last_outcome,
+            h.streak,
+            _day(h.failing_since),
+            _day(h.last_passed),
+            h.flips,
+            _day(h.first_run),
+            _day(h.last_run),
+        ]
+        for h in rows
+    ]
+    if fmt == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        writer.writerows(cells)
+    else:
+        print_table(COLUMNS, cells)
+    newest = figures.newest
+    age = f", {figures.age_days} days before {point.when.date()}" if newest else ""
+    click.echo(
+        f"ci-health {point.label}: {len(rows)} of {len(figures.health)} jobs; newest run "
+        f"{_day(newest) or 'none'}{age}",
+        err=True,
+    )
+
+
+COMMANDS = (ci_health,)
