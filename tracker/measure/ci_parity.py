@@ -3,8 +3,8 @@ mirroring pipeline runs and the share it passes, per nightly and per ISO week
 (docs/methodology.md, CI parity). vLLM's ``amd-ci`` mirrors its upstream ``ci``: "is AMD's CI
 running and passing what CUDA's runs?"
 
-- ``config.mirrors`` (tracker.config.triggers.mirror_pairs): (mirror source, reference source) from each CI source's ``mirrors``
-  key in sources.yaml; ConfigError naming file, source and key when it names no CI source.
+- ``config.mirrors`` (tracker.config.triggers.mirror_pairs, read once with sources.yaml):
+  (mirror source, reference source) from each CI source's ``mirrors`` key.
 - ``group_key(name, renames)``: a job name as a test group: hardware prefixes ("mi355_1: ",
   "AMD: "), GPU tags ("(H100)", "(B200-MI355)", "(mi300_1)") stripped, a tag's GPU count kept
   as "(N gpus)", "3.5" written "3-5", lower case; then the renamed-groups table
