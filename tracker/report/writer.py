@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import logging
+import struct
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -254,6 +255,9 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
         )
 
         images = {name: IMAGES[name] if drew else None for name, drew in drawers.drawn().items()}
+        # each chart's size on the page, in CSS px: half its pixels (drawn at 2x density). Given
+        # as width/height, the browser never shows a chart at its pixel size on a 1x screen.
+        sizes = {name: css_size(stage / file) for name, file in images.items() if file}
         model_image = images.pop("model")
         env = Environment(
             loader=PackageLoader("tracker.report", "templates"),
@@ -278,6 +282,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             table_weeks=TABLE_WEEKS,
             friction=latest_weeks(friction, TABLE_WEEKS),
             images=images,
+            sizes=sizes,
             answer=answer,
             ci_sparse=ci_sparse,
             ci_freshness=trend_words.freshness_lines(f.trends.ci_last_week, as_of),
@@ -360,6 +365,13 @@ def _as_of_lines(point, stale: Sequence[dict]) -> list[str]:
             f"{why}"
         )
     return lines
+
+
+def css_size(png: Path) -> tuple[int, int]:
+    """(width, height) a PNG drawn at 2x density is shown at: half its pixels (its header)."""
+    with png.open("rb") as handle:
+        width, height = struct.unpack(">II", handle.read(24)[16:24])
+    return width // 2, height // 2
 
 
 def latest_weeks(rows: Sequence[dict], weeks: int) -> list[dict]:
