@@ -169,3 +169,33 @@ def test_errors_show_a_bounded_preview_of_a_long_nested_value(tmp_path, body):
     message = str(info.value)
     assert len(message) < len(str(path)) + 400, message
     assert "zzz" in message  # the value is shown, shortened
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # PyYAML's int constructor refuses a number of more than 4,300 digits (ValueError)
+        (
+            "sources:\n  - {id: a, kind: pypi, project: p, package: x, max_pages: "
+            + "9" * 5000
+            + "}\n",
+            "a value YAML cannot read",
+        ),
+        # keys of mixed types: sorting them raised TypeError
+        (
+            "sources:\n  - {id: a, kind: pypi, project: p, package: x, 1: one, zz: two}\n",
+            "unknown key",
+        ),
+        (
+            "report: {1: one, zz: two}\nsources: []\n",
+            "report: unknown key",
+        ),
+    ],
+    ids=["5000-digit int", "mixed source keys", "mixed report keys"],
+)
+def test_odd_yaml_values_end_in_one_line(tmp_path, text, said):
+    (tmp_path / "sources.yaml").write_text(text)
+    done = run_cli(tmp_path, "--sources", "sources.yaml", "sources", "check")
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and said in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr

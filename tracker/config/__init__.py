@@ -200,6 +200,8 @@ def read_config(path: str | os.PathLike | None, kinds: Mapping[str, KindKeys]) -
         ) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{file}: not valid YAML: {exc}") from None
+    except ValueError as exc:  # a value its constructor refuses (an int of 5,000 digits)
+        raise ConfigError(f"{file}: a value YAML cannot read: {preview(str(exc))}") from None
     return config_from_data(file, raw, kinds)
 
 
@@ -331,7 +333,7 @@ def _source(
     module = registry[kind]
     required = set(module.required)
     allowed = COMMON_KEYS | required | set(module.optional)
-    for key in sorted(entry):
+    for key in sorted(entry, key=str):  # keys may mix types (1: and foo:)
         if key not in allowed:
             raise ConfigError(
                 f"{file}: source {name!r}: unknown key {preview(key)} for kind {kind!r} "

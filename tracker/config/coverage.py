@@ -123,7 +123,9 @@ def parse_coverage(
         name = f"coverage rule for {preview(raw['project'])}"
         unknown = set(raw) - {"project", "series", "regimes"}
         if unknown:
-            raise ConfigError(f"{where}: {name}: unknown key {preview(sorted(unknown)[0])}")
+            raise ConfigError(
+                f"{where}: {name}: unknown key {preview(sorted(unknown, key=str)[0])}"
+            )
         granularity = raw.get("series", "minor")
         if granularity not in SERIES_COMPONENTS:
             raise ConfigError(
@@ -167,7 +169,8 @@ def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRu
     unknown = set(entry) - allowed
     if unknown:
         raise ConfigError(
-            f"{where}: {name}: regime {preview(regime)}: unknown key {preview(sorted(unknown)[0])}"
+            f"{where}: {name}: regime {preview(regime)}: "
+            f"unknown key {preview(sorted(unknown, key=str)[0])}"
         )
     evidence = entry["evidence"]
     if (
@@ -183,7 +186,7 @@ def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRu
     if unknown:
         raise ConfigError(
             f"{where}: {name}: definition {preview(entry['definition'])}: evidence has "
-            f"unknown key {preview(sorted(unknown)[0])}"
+            f"unknown key {preview(sorted(unknown, key=str)[0])}"
         )
     if evidence["kind"] == "note" and not evidence.get("mentions"):
         raise ConfigError(
@@ -302,7 +305,9 @@ def parse_model_coverage(
         name = f"coverage rule for {preview(raw.get('project'))}"
         unknown = set(raw) - {"project", "artifact", "day0", "regimes"}
         if unknown:
-            raise ConfigError(f"{where}: {name}: unknown key {preview(sorted(unknown)[0])}")
+            raise ConfigError(
+                f"{where}: {name}: unknown key {preview(sorted(unknown, key=str)[0])}"
+            )
         day0 = tuple(raw.get("day0") or DAY0_DEFINITIONS[1:])
         bad = [d for d in day0 if d not in DAY0_DEFINITIONS]
         if bad:
@@ -354,7 +359,7 @@ def parse_kernel_layer(
     name = f"coverage rule for {preview(raw.get('project'))}"
     unknown = set(raw) - {"project", "artifact", "ledger"}
     if unknown:
-        raise ConfigError(f"{where}: {name}: unknown key {preview(sorted(unknown)[0])}")
+        raise ConfigError(f"{where}: {name}: unknown key {preview(sorted(unknown, key=str)[0])}")
     ledger = raw.get("ledger")
     if ledger is not None and not (isinstance(ledger, str) and ledger):
         raise ConfigError(f"{where}: {name}: ledger must be a path")

@@ -30,7 +30,7 @@ def parse_report_settings(raw: Any, file: str | Path) -> ReportSettings:
     unknown = set(raw) - REPORT_KEYS
     if unknown:
         raise ConfigError(
-            f"{file}: report: unknown key {preview(sorted(unknown)[0])} "
+            f"{file}: report: unknown key {preview(sorted(unknown, key=str)[0])} "
             f"(allowed: {', '.join(sorted(REPORT_KEYS))})"
         )
     days = raw.get("stale_after_days", DEFAULT_STALE_AFTER_DAYS)

@@ -77,7 +77,7 @@ def _rule(raw: Any, where: str) -> KernelRule:
         raise ConfigError(f"{where}: must be a mapping with a kind")
     unknown = set(raw) - _KEYS
     if unknown:
-        raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+        raise ConfigError(f"{where}: unknown key {sorted(unknown, key=str)[0]!r}")
     kind = raw.get("kind")
     if kind not in RULE_KINDS:
         raise ConfigError(f"{where}: kind {kind!r} is not one of {', '.join(RULE_KINDS)}")
