@@ -395,7 +395,7 @@ def test_lag_trend_filters_pick_rows_and_never_relabel_a_filtered_pool(capsys):
     import csv as csv_module
     from dataclasses import replace
 
-    from tracker.cli.data import _print_trend
+    from tracker.cli.lag import _print_trend
     from tracker.measure.trend import POOLED
 
     torch = monthly([120, 110, 100, 90, 80, 70])

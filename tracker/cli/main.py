@@ -94,10 +94,11 @@ def cli(
 
 
 def _mount() -> None:
-    """Mount the command modules: run (the pipeline), data (analysts), perf, ci, tagger."""
-    from tracker.cli import ci, data, perf, run, tagger
+    """Mount the command modules: run (the pipeline), data (analysts), lag, perf, ci, tagger."""
+    from tracker.cli import ci, data, lag, perf, run, tagger
 
-    for command in run.COMMANDS + data.COMMANDS + perf.COMMANDS + ci.COMMANDS + tagger.COMMANDS:
+    commands = data.COMMANDS + lag.COMMANDS + perf.COMMANDS + ci.COMMANDS + tagger.COMMANDS
+    for command in run.COMMANDS + commands:
         cli.add_command(command)
 
 
