@@ -16,14 +16,21 @@ from tracker.measure.headline import (
     LONGER,
     SHORTER,
     TOO_FEW,
+    compare_cohorts,
     latest_reached,
     median_point,
     quarterly_series,
-    verdict,
 )
 from tracker.measure.lag import LagSample
+from tracker.present.cohort_words import cohort_sentence, point_text
 
 AS_OF = datetime(2026, 8, 22, tzinfo=UTC)
+
+
+def verdict(points) -> tuple[str, str]:
+    """The direction measure computes and the sentence present words it in."""
+    comparison = compare_cohorts(points, AS_OF)
+    return comparison.direction, cohort_sentence(comparison)
 
 
 def s(day0: date, lag: int, status="covered", project="pytorch", regime="rocm", primary=True):
@@ -62,7 +69,7 @@ def test_a_quarter_pools_projects_under_their_primary_definition_and_keeps_open_
     assert first.projects == ("jax", "pytorch")
     # every quarter up to as-of's is a point, empty ones with 0 artifacts (a gap, not a join)
     assert [p.period for p in series["rocm"]][-1] == "2026-Q3"
-    assert series["rocm"][1].artifacts == 0 and series["rocm"][1].text() == "no artifacts"
+    assert series["rocm"][1].artifacts == 0 and point_text(series["rocm"][1]) == "no artifacts"
 
 
 def test_more_than_half_open_is_not_reached_with_its_lower_bound():
@@ -76,7 +83,7 @@ def test_more_than_half_open_is_not_reached_with_its_lower_bound():
     assert point.median is None and point.open == 3
     # lags now 20, 72, 87, 115: the lower median 72 is the least the final median can be
     assert point.bound == 72
-    assert point.text() == "at least 72 d (4 artifacts, 3 open)"
+    assert point_text(point) == "at least 72 d (4 artifacts, 3 open)"
     # young open artifacts (censored at 12 and 21 days) never pull the median down: one
     # covered at 200 d beside them keeps 200, it does not become 21
     young = [s(date(2026, 8, 1), 0, "open"), s(date(2026, 8, 10), 0, "open")]
@@ -100,7 +107,7 @@ def test_the_verdict_uses_the_last_four_complete_quarters_and_says_what_it_rests
         + quarter(date(2026, 7, 1), [400, 500])  # running quarter: never in the verdict
     )
     points = quarterly_series(samples, AS_OF)["rocm"]
-    direction, text = verdict(points, AS_OF)
+    direction, text = verdict(points)
     assert direction == SHORTER
     assert text == ("median lag from 70 d (2025-Q3, 3 artifacts) to 25 d (2026-Q2, 4 artifacts)")
     assert latest_reached(points).period == "2026-Q3"
@@ -112,12 +119,12 @@ def test_an_unreached_median_can_show_longer_but_never_shorter():
     late = [s(date(2026, 4, 8), 20)] + [
         s(d, 0, "open") for d in (date(2026, 4, 29), date(2026, 5, 27), date(2026, 6, 11))
     ]
-    direction, text = verdict(quarterly_series(base + late, AS_OF)["rocm"], AS_OF)
+    direction, text = verdict(quarterly_series(base + late, AS_OF)["rocm"])
     assert direction == LONGER
     assert "to at least 72 d (2026-Q2: 3 of 4 still open)" in text
     # against a slower start (100 d) the same bound says nothing yet
     slow = quarter(date(2025, 7, 1), [90, 100, 110])
-    direction, text = verdict(quarterly_series(slow + late, AS_OF)["rocm"], AS_OF)
+    direction, text = verdict(quarterly_series(slow + late, AS_OF)["rocm"])
     assert direction == CANNOT_TELL and "more than half of 2026-Q2 is still open" in text
 
 
@@ -129,7 +136,7 @@ def test_open_artifacts_on_a_stale_stream_make_the_verdict_cannot_tell():
     stale = {("pytorch", "rocm", "vendor_matrix")}
     points = quarterly_series(base + late, AS_OF, stale)["rocm"]
     assert points[-2].open_stale == 3
-    direction, text = verdict(points, AS_OF)
+    direction, text = verdict(points)
     assert direction == CANNOT_TELL
     assert "3 of its 3 open artifacts wait on a stale evidence stream" in text
 
@@ -139,6 +146,6 @@ def test_too_few_artifacts_get_no_direction():
     one_each = [s(date(2025, m, 15), 1, regime="xla") for m in (7, 10)] + [
         s(date(2026, m, 15), 2, regime="xla") for m in (1, 4)
     ]
-    direction, text = verdict(quarterly_series(one_each, AS_OF)["xla"], AS_OF)
+    direction, text = verdict(quarterly_series(one_each, AS_OF)["xla"])
     assert direction == TOO_FEW
     assert text.startswith("not enough artifacts to say: 4 in 2025-Q3 to 2026-Q2")

@@ -1,4 +1,6 @@
-"""The headline series: each regime's day-0 lag over time, and a verdict a reader can repeat.
+"""The headline series: each regime's day-0 lag per quarter of day 0 (the report's first chart),
+and the comparison of its quarterly cohorts (:func:`compare_cohorts`; worded by
+tracker.present.cohort_words; the headline answer itself is tracker.measure.answer's).
 
 Pool: every framework artifact under its project's primary definition (the pool of the trend
 table, tracker.measure.trend; model families are another kind of artifact and stay out).
@@ -54,15 +56,6 @@ class MedianPoint:
     def reached(self) -> bool:
         return self.median is not None
 
-    def text(self) -> str:
-        """ "65 d (7 artifacts, 3 open)", "at least 96 d (10 artifacts, 10 open)"."""
-        if not self.artifacts:
-            return "no artifacts"
-        value = (
-            f"{self.median:.0f} d" if self.median is not None else f"at least {self.bound:.0f} d"
-        )
-        return f"{value} ({plural(self.artifacts, 'artifact')}, {self.open} open)"
-
     def row(self) -> dict:
         """Plain values for CSV / JSON."""
         return {
@@ -107,10 +100,6 @@ def median_point(
     )
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def quarter_start(label: str) -> date:
     year, _, q = label.partition("-Q")
     return date(int(year), 3 * int(q) - 2, 1)
@@ -146,30 +135,35 @@ def quarterly_series(
     return out
 
 
-def _value(p: MedianPoint) -> str:
-    if p.median is not None:
-        return f"{p.median:.0f} d ({p.period}, {plural(p.artifacts, 'artifact')})"
-    return f"at least {p.bound:.0f} d ({p.period}: {p.open} of {p.artifacts} still open)"
+@dataclass(frozen=True)
+class CohortComparison:
+    """The quarterly cohorts' comparison beside the headline chart (worded by
+    tracker.present.cohort_words): over the last VERDICT_QUARTERS complete quarters, the first
+    and last with at least MIN_POINT_ARTIFACTS artifacts."""
+
+    direction: str  # SHORTER | LONGER | UNCHANGED | CANNOT_TELL | TOO_FEW
+    span: tuple[str, str] | None  # the window's first and last quarter (None: no quarters)
+    counted: int  # artifacts in the window
+    first: MedianPoint | None = None  # the usable ends (None with TOO_FEW)
+    last: MedianPoint | None = None
+    young: MedianPoint | None = None  # CANNOT_TELL: the end whose median is not reached
+    stale: bool = False  # the last end's open artifacts wait mostly on stale streams
 
 
-def verdict(points: Sequence[MedianPoint], as_of: datetime) -> tuple[str, str]:
-    """(direction, the sentence it rests on) over the last VERDICT_QUARTERS complete quarters
-    before the quarter of `as_of` (whose artifacts are weeks old): the first and last with at
-    least MIN_POINT_ARTIFACTS artifacts. "shorter" / "longer" only when the numbers say so
-    whatever the open artifacts' final lags: an unreached median is only a lower bound, so it
-    can show "longer" but never "shorter". The sentence says what it rests on."""
+def compare_cohorts(points: Sequence[MedianPoint], as_of: datetime) -> CohortComparison:
+    """The direction over the last VERDICT_QUARTERS complete quarters before the quarter of
+    `as_of` (whose artifacts are weeks old): the first and last with at least
+    MIN_POINT_ARTIFACTS artifacts. "shorter" / "longer" only when the numbers say so whatever
+    the open artifacts' final lags: an unreached median is only a lower bound, so it can show
+    "longer" but never "shorter"."""
     running = quarter(as_of)
     window = [p for p in points if p.period < running][-VERDICT_QUARTERS:]
     usable = [p for p in window if p.artifacts >= MIN_POINT_ARTIFACTS]
-    span = f"{window[0].period} to {window[-1].period}" if window else "the last 4 quarters"
+    span = (window[0].period, window[-1].period) if window else None
+    counted = sum(p.artifacts for p in window)
     if len(usable) < 2:
-        counted = sum(p.artifacts for p in window)
-        return TOO_FEW, (
-            f"not enough artifacts to say: {counted} in {span}, and fewer than two quarters "
-            f"with at least {MIN_POINT_ARTIFACTS}"
-        )
+        return CohortComparison(TOO_FEW, span, counted)
     first, last = usable[0], usable[-1]
-    lead = f"median lag from {_value(first)} to {_value(last)}"
     if first.median is not None and last.median is not None:
         direction = (
             SHORTER
@@ -184,20 +178,11 @@ def verdict(points: Sequence[MedianPoint], as_of: datetime) -> tuple[str, str]:
         direction = SHORTER if last.median < first.bound else CANNOT_TELL
     else:
         direction = CANNOT_TELL
-    note = ""
-    if direction == CANNOT_TELL:
-        young = last if last.median is None else first
-        note = (
-            f"; more than half of {young.period} is still open, so its median is only known "
-            "to be at least that"
-        )
-    if last.open_stale and last.open_stale * 2 >= last.artifacts and direction != SHORTER:
-        direction = CANNOT_TELL
-        note += (
-            f"; {last.open_stale} of its {last.open} open artifacts wait on a stale evidence "
-            "stream (their lag grows with the stream's silence)"
-        )
-    return direction, lead + note
+    young = (last if last.median is None else first) if direction == CANNOT_TELL else None
+    stale = bool(last.open_stale and last.open_stale * 2 >= last.artifacts and direction != SHORTER)
+    return CohortComparison(
+        CANNOT_TELL if stale else direction, span, counted, first, last, young, stale
+    )
 
 
 def latest_reached(points: Sequence[MedianPoint]) -> MedianPoint | None:

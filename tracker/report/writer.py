@@ -27,6 +27,7 @@ from tracker.measure.model_summary import model_matrix
 from tracker.measure.survival import LagSummary
 from tracker.present import ci_jobs_words, palette, trend_words
 from tracker.present.answer_words import LABEL, answer_text, median_phrase, window_phrase
+from tracker.present.cohort_words import cohort_sentence, point_text
 from tracker.present.formats import http_only, percent
 from tracker.report.chart_data import sparse_friction, split_sparse_ci
 from tracker.report.perf_section import PERF_CSV_COLUMNS, perf_csv_rows, perf_section
@@ -323,7 +324,8 @@ def answer_rows(figures: Figures) -> list[dict[str, Any]]:
         if a.regime == figures.reference:
             change, cohorts = "reference", "0 d by definition (builds ship with the release)"
         elif points:
-            change, cohorts = headline.verdict(points, figures.as_of)
+            comparison = headline.compare_cohorts(points, figures.as_of)
+            change, cohorts = comparison.direction, cohort_sentence(comparison)
         else:
             change, cohorts = "no data", "no framework artifacts"
         latest = headline.latest_reached(points)
@@ -338,8 +340,8 @@ def answer_rows(figures: Figures) -> list[dict[str, Any]]:
                 "reference": a.regime == figures.reference,
                 "change": change,
                 "cohorts": cohorts,
-                "latest": f"{latest.period}: {latest.text()}" if latest else "none yet",
-                "newest": f"{points[-1].period}: {points[-1].text()}" if points else "none",
+                "latest": f"{latest.period}: {point_text(latest)}" if latest else "none yet",
+                "newest": f"{points[-1].period}: {point_text(points[-1])}" if points else "none",
             }
         )
     return rows
