@@ -411,7 +411,7 @@ def test_model_list_lines_are_support_unless_they_say_otherwise():
 
 
 def test_digest_model_lines_per_regime():
-    from tracker.measure.model_summary import digest_model_lines
+    from tracker.digest.model_lines import digest_model_lines
 
     got = rows([note("2025-01-01"), note("2025-07-31", ("qwen3", "supported", ""))])
     lines = digest_model_lines(list(got.values()), AS_OF)

@@ -209,7 +209,7 @@ def extra_lines(
 ) -> list[dict[str, Any]]:
     """The regime's model-family lag line and its "is the gap closing?" line (text only; the
     templates escape them like every other line)."""
-    from tracker.measure.model_summary import digest_model_lines
+    from tracker.digest.model_lines import digest_model_lines
 
     lines: list[dict[str, Any]] = []
     if regime != reference:
