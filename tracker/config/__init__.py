@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tracker.config.digest import Thresholds, parse_thresholds
-from tracker.config.preview import preview, shown
+from tracker.config.preview import preview, shown, unknown_key
 from tracker.config.report import ReportSettings, parse_report_settings
 from tracker.config.value_types import VALUE_TYPES
 from tracker.config.yamlload import safe_load_yaml
@@ -221,10 +221,10 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
 
     if not isinstance(raw, dict):
         raise ConfigError(f"{file}: expected a mapping with a 'sources' list at the top")
-    unknown = set(raw) - TOP_LEVEL_KEYS
+    unknown = unknown_key(raw, TOP_LEVEL_KEYS)
     if unknown:
         raise ConfigError(
-            f"{file}: unknown top-level key {preview(sorted(unknown, key=str)[0])} "
+            f"{file}: unknown top-level key {unknown} "
             f"(allowed: {', '.join(sorted(TOP_LEVEL_KEYS))})"
         )
 
@@ -274,12 +274,9 @@ def _regime(file: Path, index: int, entry: Any) -> Regime:
         return Regime(entry)
     if not isinstance(entry, dict) or "id" not in entry:
         raise ConfigError(f"{file}: regimes[{index}]: each regime needs an 'id'")
-    unknown = set(entry) - REGIME_KEYS
+    unknown = unknown_key(entry, REGIME_KEYS)
     if unknown:
-        raise ConfigError(
-            f"{file}: regime {preview(entry['id'])}: "
-            f"unknown key {preview(sorted(unknown, key=str)[0])}"
-        )
+        raise ConfigError(f"{file}: regime {preview(entry['id'])}: unknown key {unknown}")
     types = {"id": "text", "vendor": "text", "silicon": "text", "reference": "bool"}
     for key in sorted(set(entry) & set(types)):
         _check_value(file, f"regime {preview(entry['id'])}", key, entry[key], types[key])

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tracker.config.preview import preview
+from tracker.config.preview import preview, unknown_key
 from tracker.config.value_types import VALUE_TYPES
 from tracker.errors import ConfigError
 
@@ -121,11 +121,9 @@ def parse_coverage(
         if raw.get("artifact", "framework") == "model":
             continue  # model families: parse_model_coverage
         name = f"coverage rule for {preview(raw['project'])}"
-        unknown = set(raw) - {"project", "series", "regimes"}
+        unknown = unknown_key(raw, {"project", "series", "regimes"})
         if unknown:
-            raise ConfigError(
-                f"{where}: {name}: unknown key {preview(sorted(unknown, key=str)[0])}"
-            )
+            raise ConfigError(f"{where}: {name}: unknown key {unknown}")
         granularity = raw.get("series", "minor")
         if granularity not in SERIES_COMPONENTS:
             raise ConfigError(
@@ -166,12 +164,9 @@ def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRu
             f"{where}: {name}: regime {preview(regime)}: "
             "each entry needs 'definition' and 'evidence'"
         )
-    unknown = set(entry) - allowed
+    unknown = unknown_key(entry, allowed)
     if unknown:
-        raise ConfigError(
-            f"{where}: {name}: regime {preview(regime)}: "
-            f"unknown key {preview(sorted(unknown, key=str)[0])}"
-        )
+        raise ConfigError(f"{where}: {name}: regime {preview(regime)}: unknown key {unknown}")
     evidence = entry["evidence"]
     if (
         not isinstance(evidence, Mapping)
@@ -182,11 +177,11 @@ def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRu
             f"{where}: {name}: definition {preview(entry['definition'])}: evidence needs "
             "'project' and 'kind' (release or note)"
         )
-    unknown = set(evidence) - {"project", "kind", "mentions"}
+    unknown = unknown_key(evidence, {"project", "kind", "mentions"})
     if unknown:
         raise ConfigError(
             f"{where}: {name}: definition {preview(entry['definition'])}: evidence has "
-            f"unknown key {preview(sorted(unknown, key=str)[0])}"
+            f"unknown key {unknown}"
         )
     if evidence["kind"] == "note" and not evidence.get("mentions"):
         raise ConfigError(
@@ -303,11 +298,9 @@ def parse_model_coverage(
         if not isinstance(raw, Mapping) or raw.get("artifact") != "model":
             continue
         name = f"coverage rule for {preview(raw.get('project'))}"
-        unknown = set(raw) - {"project", "artifact", "day0", "regimes"}
+        unknown = unknown_key(raw, {"project", "artifact", "day0", "regimes"})
         if unknown:
-            raise ConfigError(
-                f"{where}: {name}: unknown key {preview(sorted(unknown, key=str)[0])}"
-            )
+            raise ConfigError(f"{where}: {name}: unknown key {unknown}")
         day0 = tuple(raw.get("day0") or DAY0_DEFINITIONS[1:])
         bad = [d for d in day0 if d not in DAY0_DEFINITIONS]
         if bad:
@@ -357,9 +350,9 @@ def parse_kernel_layer(
         raise ConfigError(f"{where}: coverage: one kernel layer entry (artifact: kernel) at most")
     raw = found[0]
     name = f"coverage rule for {preview(raw.get('project'))}"
-    unknown = set(raw) - {"project", "artifact", "ledger"}
+    unknown = unknown_key(raw, {"project", "artifact", "ledger"})
     if unknown:
-        raise ConfigError(f"{where}: {name}: unknown key {preview(sorted(unknown, key=str)[0])}")
+        raise ConfigError(f"{where}: {name}: unknown key {unknown}")
     ledger = raw.get("ledger")
     if ledger is not None and not (isinstance(ledger, str) and ledger):
         raise ConfigError(f"{where}: {name}: ledger must be a path")

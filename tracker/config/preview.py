@@ -8,6 +8,7 @@ few items of a few levels (reprlib never walks past them), cut to PREVIEW_CHARS 
 from __future__ import annotations
 
 import reprlib
+from collections.abc import Collection, Iterable
 from typing import Any
 
 PREVIEW_CHARS = 80
@@ -28,3 +29,10 @@ def shown(value: Any) -> str:
     """preview(value), with its type named unless it is a string: "[1, 2] (list)"."""
     text = preview(value)
     return text if isinstance(value, str) else f"{text} ({type(value).__name__})"
+
+
+def unknown_key(keys: Iterable[Any], allowed: Collection[Any]) -> str | None:
+    """The first key of `keys` outside `allowed`, previewed for an error message, or None. Keys
+    are sorted as text: a YAML mapping may mix types (1: and foo:), which sorted() refuses."""
+    unknown = [key for key in keys if key not in allowed]
+    return preview(min(unknown, key=str)) if unknown else None

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tracker.config.preview import preview
+from tracker.config.preview import preview, unknown_key
 from tracker.errors import ConfigError
 
 DEFAULT_STALE_AFTER_DAYS = 45
@@ -27,11 +27,10 @@ def parse_report_settings(raw: Any, file: str | Path) -> ReportSettings:
         return ReportSettings()
     if not isinstance(raw, dict):
         raise ConfigError(f"{file}: 'report' must be a mapping, e.g. {{stale_after_days: 45}}")
-    unknown = set(raw) - REPORT_KEYS
+    unknown = unknown_key(raw, REPORT_KEYS)
     if unknown:
         raise ConfigError(
-            f"{file}: report: unknown key {preview(sorted(unknown, key=str)[0])} "
-            f"(allowed: {', '.join(sorted(REPORT_KEYS))})"
+            f"{file}: report: unknown key {unknown} (allowed: {', '.join(sorted(REPORT_KEYS))})"
         )
     days = raw.get("stale_after_days", DEFAULT_STALE_AFTER_DAYS)
     if isinstance(days, bool) or not isinstance(days, int) or days < 0:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tracker.config import safe_load_yaml
+from tracker.config.preview import unknown_key
 from tracker.errors import ConfigError
 
 REGIMES = ("rocm", "xla", "neuron")  # the regimes a feature gets a cell on besides cuda
@@ -75,9 +76,9 @@ class KernelFeature:
 def _rule(raw: Any, where: str) -> KernelRule:
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{where}: must be a mapping with a kind")
-    unknown = set(raw) - _KEYS
+    unknown = unknown_key(raw, _KEYS)
     if unknown:
-        raise ConfigError(f"{where}: unknown key {sorted(unknown, key=str)[0]!r}")
+        raise ConfigError(f"{where}: unknown key {unknown}")
     kind = raw.get("kind")
     if kind not in RULE_KINDS:
         raise ConfigError(f"{where}: kind {kind!r} is not one of {', '.join(RULE_KINDS)}")
