@@ -6,29 +6,23 @@ from __future__ import annotations
 
 import csv
 import sys
+from datetime import datetime
 
 import click
 
 from tracker.cli.common import load_config, print_table, store_for
 
-COLUMNS = (
-    "source_id",
-    "job",
-    "regime",
-    "hardware",
-    "runs",
-    "last_outcome",
-    "streak",
-    "failing_since",
-    "last_passed",
-    "flips",
-    "first_run",
-    "last_run",
-)
+# The table leaves out of v_ci_job_health's columns the project and the failing build's URL.
+LEFT_OUT = ("project", "last_failed_url")
 
 
 def _day(value) -> str:
     return value.date().isoformat() if value is not None else ""
+
+
+def _cell(value):
+    """Dates as days; None (never passed, not failing) as an empty cell."""
+    return _day(value) if isinstance(value, datetime) or value is None else value
 
 
 @click.command("ci-health")
@@ -69,6 +63,7 @@ def ci_health(ctx: click.Context, as_of, regime, hardware, failing, fmt) -> None
       tracker ci-health --regime rocm --failing
       tracker ci-health --hardware mi355_1 --format csv > mi355.csv
     """
+    from tracker.measure.ci_health import HEALTH_COLUMNS
     from tracker.measure.ci_jobs import ci_jobs
     from tracker.store.asof import resolve_as_of
 
@@ -90,29 +85,14 @@ def ci_health(ctx: click.Context, as_of, regime, hardware, failing, fmt) -> None
         and (h.failing or not failing)
     ]
     rows.sort(key=lambda h: (not h.failing, -h.streak, h.source_id, h.job))
-    cells = [
-        [
-            h.source_id,
-            h.job,
-            h.regime,
-            h.hardware,
-            h.runs,
-            h.last_outcome,
-            h.streak,
-            _day(h.failing_since),
-            _day(h.last_passed),
-            h.flips,
-            _day(h.first_run),
-            _day(h.last_run),
-        ]
-        for h in rows
-    ]
+    columns = [c for c in HEALTH_COLUMNS if c not in LEFT_OUT]
+    cells = [[_cell(h.row()[c]) for c in columns] for h in rows]
     if fmt == "csv":
         writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(COLUMNS)
+        writer.writerow(columns)
         writer.writerows(cells)
     else:
-        print_table(COLUMNS, cells)
+        print_table(columns, cells)
     newest = figures.newest
     age = f", {figures.age_days} days before {point.when.date()}" if newest else ""
     click.echo(
