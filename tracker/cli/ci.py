@@ -10,7 +10,7 @@ from datetime import datetime
 
 import click
 
-from tracker.cli.common import load_config, print_table, store_for
+from tracker.cli.common import as_of_option, load_config, print_table, store_for, table_or_csv
 
 # The table leaves out of v_ci_job_health's columns the project and the failing build's URL.
 LEFT_OUT = ("project", "last_failed_url")
@@ -26,27 +26,16 @@ def _cell(value):
 
 
 @click.command("ci-health")
-@click.option(
-    "--as-of",
-    "as_of",
-    type=click.DateTime(["%Y-%m-%d"]),
-    default=None,
-    help="Jobs concluded by the end of DATE, UTC (default: the snapshot date of a replayed "
-    "store, else now).",
+@as_of_option(
+    "Jobs concluded by the end of DATE, UTC (default: the snapshot date of a replayed "
+    "store, else now)."
 )
 @click.option("--regime", default=None, help="Only jobs of this regime (none: CPU and others).")
 @click.option(
     "--hardware", default=None, help="Only jobs on this hardware (mi355_1, H100, a queue name)."
 )
 @click.option("--failing", is_flag=True, help="Only jobs whose newest run failed.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "csv"]),
-    default="table",
-    show_default=True,
-    help="An aligned table or CSV.",
-)
+@table_or_csv()
 @click.pass_context
 def ci_health(ctx: click.Context, as_of, regime, hardware, failing, fmt) -> None:
     """Print CI job health: one row per CI source and job name.
@@ -75,7 +64,7 @@ def ci_health(ctx: click.Context, as_of, regime, hardware, failing, fmt) -> None
             param_hint="--regime",
         )
     store = store_for(ctx)
-    point = resolve_as_of(store, as_of.date() if as_of else None)
+    point = resolve_as_of(store, as_of)
     figures = ci_jobs(config, store, point.when)
     rows = [
         h

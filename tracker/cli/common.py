@@ -68,3 +68,28 @@ def check_addresses(_ctx: click.Context, param: click.Parameter, value):
         if problem:
             raise click.BadParameter(problem, param=param)
     return value
+
+
+def as_of_option(help: str):
+    """The --as-of DATE option of every command that computes figures: a `date` (None when not
+    given), for tracker.store.asof.resolve_as_of, which makes it the end of that day in UTC."""
+    return click.option(
+        "--as-of",
+        "as_of",
+        type=click.DateTime(["%Y-%m-%d"]),
+        default=None,
+        callback=lambda _ctx, _param, value: value.date() if value else None,
+        help=help,
+    )
+
+
+def table_or_csv(help: str = "An aligned table or CSV."):
+    """The --format option of the commands that print a table."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["table", "csv"]),
+        default="table",
+        show_default=True,
+        help=help,
+    )

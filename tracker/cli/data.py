@@ -10,7 +10,14 @@ from pathlib import Path
 
 import click
 
-from tracker.cli.common import check_addresses, load_config, opened, print_table, store_for
+from tracker.cli.common import (
+    as_of_option,
+    check_addresses,
+    load_config,
+    opened,
+    print_table,
+    store_for,
+)
 
 
 @click.command("import-events", short_help="Load events from a JSONL file (- = stdin).")
@@ -121,13 +128,8 @@ def query(ctx: click.Context, sql: str, fmt: str, timeout: float) -> None:
     show_default=True,
     help="Directory to write index.html, CSV, JSON and PNG charts into.",
 )
-@click.option(
-    "--as-of",
-    "as_of",
-    type=click.DateTime(["%Y-%m-%d"]),
-    default=None,
-    help="Report as of the end of DATE, UTC (default: the snapshot date of a replayed store, "
-    "else now).",
+@as_of_option(
+    "Report as of the end of DATE, UTC (default: the snapshot date of a replayed store, else now)."
 )
 @click.pass_context
 def report(ctx: click.Context, out: str, as_of) -> None:
@@ -139,8 +141,7 @@ def report(ctx: click.Context, out: str, as_of) -> None:
     """
     from tracker.jobs.report import publish_report
 
-    day = as_of.date() if as_of else None
-    for line in publish_report(load_config(ctx.obj["sources"]), store_for(ctx), Path(out), day):
+    for line in publish_report(load_config(ctx.obj["sources"]), store_for(ctx), Path(out), as_of):
         click.echo(line)
 
 
@@ -151,13 +152,7 @@ def report(ctx: click.Context, out: str, as_of) -> None:
     metavar="YYYY-Www",
     help="The ISO week to report (default: the last complete one).",
 )
-@click.option(
-    "--as-of",
-    "as_of",
-    type=click.DateTime(["%Y-%m-%d"]),
-    default=None,
-    help="Report the last ISO week complete at the end of DATE (UTC).",
-)
+@as_of_option("Report the last ISO week complete at the end of DATE (UTC).")
 @click.option(
     "--to",
     "recipients",
@@ -224,7 +219,7 @@ def digest(
     config, store = load_config(ctx.obj["sources"]), store_for(ctx)
     try:
         now = default_clock(config, store)
-        chosen = resolve_week(week, as_of.date() if as_of else None, now)
+        chosen = resolve_week(week, as_of, now)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--week / --as-of") from None
     settings = smtp_settings(

@@ -10,17 +10,13 @@ from datetime import datetime
 
 import click
 
-from tracker.cli.common import load_config, print_table, store_for
+from tracker.cli.common import as_of_option, load_config, print_table, store_for, table_or_csv
 
 
 @click.command("lag", short_help="Day-0 coverage lag as CSV, or the trend.")
-@click.option(
-    "--as-of",
-    "as_of",
-    type=click.DateTime(["%Y-%m-%d"]),
-    default=None,
-    help="Compute as of the end of DATE, UTC (default: the snapshot date of a replayed store, "
-    "else now); open artifacts are censored there.",
+@as_of_option(
+    "Compute as of the end of DATE, UTC (default: the snapshot date of a replayed store, "
+    "else now); open artifacts are censored there."
 )
 @click.option("--regime", default=None, help="Only this regime.")
 @click.option("--project", default=None, help="Only this upstream project.")
@@ -38,14 +34,7 @@ from tracker.cli.common import load_config, print_table, store_for
     help="Is the gap closing? Print the lag trend per project, regime and definition, and per "
     "regime pooled over projects (method: docs/methodology.md, section 'Is the gap closing?').",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "csv"]),
-    default="table",
-    show_default=True,
-    help="With --trend: an aligned table or CSV (the lag rows themselves are always CSV).",
-)
+@table_or_csv("With --trend: an aligned table or CSV (the lag rows themselves are always CSV).")
 @click.pass_context
 def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, trend, fmt) -> None:
     """Print day-0 coverage lag as CSV: one row per (artifact, regime, definition).
@@ -85,7 +74,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
 
     # The whole day counts: a release published on DATE is known as of DATE. A replayed store
     # is as of its snapshot (stderr says which), not of the wall clock.
-    point = resolve_as_of(store_for(ctx), as_of.date() if as_of else None)
+    point = resolve_as_of(store_for(ctx), as_of)
     when = point.when
     if point.snapshot is not None:
         click.echo(f"lag {point.label} (--as-of overrides)", err=True)

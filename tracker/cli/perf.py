@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from tracker.cli.common import load_config, print_table, store_for
+from tracker.cli.common import as_of_option, load_config, print_table, store_for, table_or_csv
 
 COLUMNS = (
     "round",
@@ -29,24 +29,13 @@ COLUMNS = (
 
 
 @click.command("perf", short_help="Delivered performance per regime (MLPerf).")
-@click.option(
-    "--as-of",
-    "as_of",
-    type=click.DateTime(["%Y-%m-%d"]),
-    default=None,
-    help="Only rounds published by the end of DATE, UTC (default: the snapshot date of a "
-    "replayed store, else now).",
+@as_of_option(
+    "Only rounds published by the end of DATE, UTC (default: the snapshot date of a "
+    "replayed store, else now)."
 )
 @click.option("--regime", default=None, help="Only this regime.")
 @click.option("--benchmark", default=None, help="Only this MLPerf benchmark, e.g. llama2-70b-99.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "csv"]),
-    default="table",
-    show_default=True,
-    help="An aligned table or CSV.",
-)
+@table_or_csv()
 @click.pass_context
 def perf(ctx: click.Context, as_of, regime, benchmark, fmt) -> None:
     """Print delivered performance per regime: per MLPerf Inference round, benchmark and
@@ -68,7 +57,7 @@ def perf(ctx: click.Context, as_of, regime, benchmark, fmt) -> None:
     from tracker.store.asof import resolve_as_of
 
     store = store_for(ctx)
-    point = resolve_as_of(store, as_of.date() if as_of else None)
+    point = resolve_as_of(store, as_of)
     config = load_config(ctx.obj["sources"])
     regimes = [r.id for r in config.regimes]
     if regime is not None and regimes and regime not in regimes:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from tracker.cli.common import load_config, print_table, store_for, when
+from tracker.cli.common import as_of_option, load_config, print_table, store_for, when
 from tracker.errors import StoreError
 
 log = logging.getLogger("tracker")
@@ -149,13 +149,7 @@ def collect(ctx: click.Context, only, since, replay, record) -> None:
     show_default=True,
     help="Where the report is written.",
 )
-@click.option(
-    "--as-of",
-    "as_of",
-    type=click.DateTime(["%Y-%m-%d"]),
-    default=None,
-    help="Report as of the end of DATE, UTC (default: a replay's snapshot date, else now).",
-)
+@as_of_option("Report as of the end of DATE, UTC (default: a replay's snapshot date, else now).")
 @click.pass_context
 def nightly(ctx: click.Context, only, since, replay, record, out, as_of) -> None:
     """The cron job: init-db, collect, tag, then write the report.
@@ -180,7 +174,7 @@ def nightly(ctx: click.Context, only, since, replay, record, out, as_of) -> None
             since=since_utc,
             replay=replay,
             record=record,
-            as_of=as_of.date() if as_of else None,
+            as_of=as_of,
         )
     )
 
