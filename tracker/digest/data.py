@@ -63,7 +63,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     from tracker.present.answer_words import answer_text, median_phrase
     from tracker.present.ci_jobs_words import regime_blocks
     from tracker.present.formats import http_only
-    from tracker.present.trend_words import digest_line_by_regime, ends_text, newest_text
+    from tracker.present.trend_words import digest_line_by_regime, stale_ci_text
     from tracker.store.asof import resolve_as_of
 
     limits = config.digest
@@ -94,23 +94,20 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     blocks = []
     crossed: list[dict[str, Any]] = []
     for regime in regimes:
+        answer = answers.get(regime)
         block: dict[str, Any] = {
             "regime": regime,
             "name": display_name(regime),
             "reference": regime == reference,
-            "answer": answers[regime].row() if regime in answers else None,
-            "answer_text": answer_text(answers[regime]) if regime in answers else "no lag data",
-            "answer_median": median_phrase(answers[regime]) if regime in answers else "-",
+            "answer": answer.row() if answer else None,
+            "answer_text": answer_text(answer) if answer else "no lag data",
+            "answer_median": median_phrase(answer) if answer else "-",
             "median": pooled_median(now, regime),
             "median_before": pooled_median(before, regime),
             "lag_lines": lag_lines(now, regime, reference, week, limits, http_only)
             + extra_lines(everything, trend_text, regime, reference, week),
             "ci": ci_block(ci_rows, regime, week, previous),
-            "ci_newest": newest_text(figures.trends.ci_newest[regime], week.as_of)
-            if regime in figures.trends.ci_newest
-            else ends_text("CI data", figures.trends.ci_last_week.get(regime), week.as_of)
-            if regime in figures.trends.ci_last_week
-            else "",
+            "ci_newest": stale_ci_text(figures.trends, regime, week.as_of),
             "ci_other": ci_other_block(ci_other_rows, regime, week, previous),
             "ci_jobs": ci_jobs.get(regime),
             "friction": friction_block(friction_rows, events, regime, week, previous, limits),

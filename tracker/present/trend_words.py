@@ -164,6 +164,16 @@ def newest_text(t: RateTrend, as_of: datetime | None) -> str:
     return f"newest comparable CI data: {first} to {last}{age}: " + rate_text(t, windows=True)
 
 
+def stale_ci_text(trends: Trends, regime: str, as_of: datetime) -> str:
+    """What a regime's CI data last said when nothing is compared as of `as_of`: its newest
+    comparable weeks, else when its data end; "" for a regime without CI data."""
+    if regime in trends.ci_newest:
+        return newest_text(trends.ci_newest[regime], as_of)
+    if regime in trends.ci_last_week:
+        return ends_text("CI data", trends.ci_last_week[regime], as_of)
+    return ""
+
+
 def rate_text(
     t: RateTrend | None, what: str = "data", ends: str | None = None, windows: bool = False
 ) -> str:
