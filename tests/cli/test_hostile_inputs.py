@@ -250,3 +250,25 @@ def test_init_db_three_at_once_on_a_new_postgresql_database():
             _all_migrated(_init_db_at_once(url), url)
         finally:
             drop_pg_database(url)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("digest", "--as-of", "0001-01-01"),
+        ("digest", "--as-of", "9999-12-31"),
+        ("digest", "--week", "0001-W01"),
+        ("digest", "--week", "9999-W52"),
+        ("lag", "--as-of", "1900-01-01"),
+        ("report", "--as-of", "2300-01-01"),
+        ("ci-health", "--as-of", "9999-12-31"),
+    ],
+)
+def test_a_date_outside_the_computable_range_is_a_usage_error(run, tmp_path, args):
+    """Week and year arithmetic on year 1 or 9999 left Python's calendar: an OverflowError
+    traceback. The as-of dates take the range the events do (1970 to 2200)."""
+    run("init-db")
+    extra = {"digest": ("--dry-run",), "report": ("--out", str(tmp_path / "r"))}
+    result = run(*args, *extra.get(args[0], ()))
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert "outside the dates tracker computes with" in result.output

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import click
@@ -72,15 +72,27 @@ def check_addresses(_ctx: click.Context, param: click.Parameter, value):
 
 def as_of_option(help: str):
     """The --as-of DATE option of every command that computes figures: a `date` (None when not
-    given), for tracker.store.asof.resolve_as_of, which makes it the end of that day in UTC."""
+    given), for tracker.store.asof.resolve_as_of, which makes it the end of that day in UTC.
+    A date outside the dates tracker computes with is a usage error: week and year arithmetic
+    on year 1 or 9999 leaves Python's calendar."""
     return click.option(
         "--as-of",
         "as_of",
         type=click.DateTime(["%Y-%m-%d"]),
         default=None,
-        callback=lambda _ctx, _param, value: value.date() if value else None,
+        callback=_computable_day,
         help=help,
     )
+
+
+def _computable_day(_ctx: click.Context, param: click.Parameter, value):
+    from tracker.events import OUT_OF_RANGE, computable
+
+    if value is None:
+        return None
+    if not computable(value.replace(tzinfo=UTC)):
+        raise click.BadParameter(f"{value.date().isoformat()} {OUT_OF_RANGE}", param=param)
+    return value.date()
 
 
 def table_or_csv(help: str = "An aligned table or CSV."):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from tracker.events import now_utc
+from tracker.events import OUT_OF_RANGE, computable, now_utc
 
 if TYPE_CHECKING:
     from tracker.config import Config
@@ -74,9 +74,12 @@ def resolve_week(week: str | None, as_of: date | None, now: datetime) -> DigestW
         if not match:
             raise ValueError(f"{week!r} is not an ISO week like 2026-W47")
         try:
-            chosen = week_of(date.fromisocalendar(int(match[1]), int(match[2]), 1))
+            monday = date.fromisocalendar(int(match[1]), int(match[2]), 1)
         except ValueError:
             raise ValueError(f"{week!r}: {match[1]} has no week {match[2]}") from None
+        if not computable(datetime(monday.year, monday.month, monday.day, tzinfo=UTC)):
+            raise ValueError(f"{week!r} {OUT_OF_RANGE}")
+        chosen = week_of(monday)
         if chosen.end > now:
             raise ValueError(
                 f"{chosen.name} is not complete yet (it ends {chosen.end:%Y-%m-%d} 00:00 UTC)"
