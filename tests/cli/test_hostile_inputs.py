@@ -272,3 +272,12 @@ def test_a_date_outside_the_computable_range_is_a_usage_error(run, tmp_path, arg
     result = run(*args, *extra.get(args[0], ()))
     assert result.exit_code == 2 and "Traceback" not in result.output, result.output
     assert "outside the dates tracker computes with" in result.output
+
+
+@pytest.mark.parametrize("option", ["--regime", "--project"])
+def test_an_unknown_filter_value_is_shown_bounded(run, option):
+    """A 100,000-character --project was echoed whole in its usage error."""
+    run("init-db")
+    result = run("lag", option, "x" * 100_000)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"Invalid value for {option}" in result.output and len(result.output) < 2000

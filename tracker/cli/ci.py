@@ -10,7 +10,14 @@ from datetime import datetime
 
 import click
 
-from tracker.cli.common import as_of_option, load_config, print_table, store_for, table_or_csv
+from tracker.cli.common import (
+    as_of_option,
+    load_config,
+    one_of,
+    print_table,
+    store_for,
+    table_or_csv,
+)
 
 # The table leaves out of v_ci_job_health's columns the project and the failing build's URL.
 LEFT_OUT = ("project", "last_failed_url")
@@ -58,11 +65,7 @@ def ci_health(ctx: click.Context, as_of, regime, hardware, failing, fmt) -> None
 
     config = load_config(ctx.obj["sources"])
     known = [r.id for r in config.regimes] + ["none"]
-    if regime is not None and regime not in known:
-        raise click.BadParameter(
-            f"{regime!r} is not a regime of {config.path} (one of: {', '.join(known)})",
-            param_hint="--regime",
-        )
+    one_of(regime, known, f"is not a regime of {config.path}", "--regime")
     store = store_for(ctx)
     point = resolve_as_of(store, as_of)
     figures = ci_jobs(config, store, point.when)

@@ -105,3 +105,15 @@ def table_or_csv(help: str = "An aligned table or CSV."):
         show_default=True,
         help=help,
     )
+
+
+def one_of(value: str | None, known, what: str, option: str) -> None:
+    """A usage error naming `option` when `value` (given) is not in `known` (when there is
+    something to know): a typo ("ROCm", "pytroch") would print an empty table and look like
+    "no data". The value is shown as a bounded preview: it may be any length."""
+    from tracker.config.preview import preview
+
+    if value is not None and known and value not in known:
+        raise click.BadParameter(
+            f"{preview(value)} {what} (one of: {', '.join(known)})", param_hint=option
+        )

@@ -10,7 +10,14 @@ from datetime import datetime
 
 import click
 
-from tracker.cli.common import as_of_option, load_config, print_table, store_for, table_or_csv
+from tracker.cli.common import (
+    as_of_option,
+    load_config,
+    one_of,
+    print_table,
+    store_for,
+    table_or_csv,
+)
 
 
 @click.command("lag", short_help="Day-0 coverage lag as CSV, or the trend.")
@@ -79,13 +86,8 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     if point.snapshot is not None:
         click.echo(f"lag {point.label} (--as-of overrides)", err=True)
     config = load_config(ctx.obj["sources"])
-    # A typo ("ROCm", "pytroch") would print an empty CSV and look like "no data".
     known_regimes = [r.id for r in config.regimes]
-    if regime is not None and known_regimes and regime not in known_regimes:
-        raise click.BadParameter(
-            f"{regime!r} is not a regime of {config.path} (one of: {', '.join(known_regimes)})",
-            param_hint="--regime",
-        )
+    one_of(regime, known_regimes, f"is not a regime of {config.path}", "--regime")
     projects = {r.project for r in config.coverage} | {r.project for r in config.model_coverage}
     known_projects = sorted(projects)
     if config.kernel_layer is not None:
@@ -93,12 +95,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
 
         libraries = {f.library for f in load_ledger(config.kernel_layer.ledger)}
         known_projects = sorted(set(known_projects) | libraries)
-    if project is not None and project not in known_projects:
-        raise click.BadParameter(
-            f"{project!r} has no coverage rule in {config.path} "
-            f"(one of: {', '.join(known_projects)})",
-            param_hint="--project",
-        )
+    one_of(project, known_projects, f"has no coverage rule in {config.path}", "--project")
     unknown: list = []
     everything = compute_lag(config, store_for(ctx), when, unknown)
     if artifact == "kernel" and not trend:

@@ -7,7 +7,14 @@ import sys
 
 import click
 
-from tracker.cli.common import as_of_option, load_config, print_table, store_for, table_or_csv
+from tracker.cli.common import (
+    as_of_option,
+    load_config,
+    one_of,
+    print_table,
+    store_for,
+    table_or_csv,
+)
 
 COLUMNS = (
     "round",
@@ -60,19 +67,12 @@ def perf(ctx: click.Context, as_of, regime, benchmark, fmt) -> None:
     point = resolve_as_of(store, as_of)
     config = load_config(ctx.obj["sources"])
     regimes = [r.id for r in config.regimes]
-    if regime is not None and regimes and regime not in regimes:
-        raise click.BadParameter(
-            f"{regime!r} is not a regime of {config.path} (one of: {', '.join(regimes)})",
-            param_hint="--regime",
-        )
+    one_of(regime, regimes, f"is not a regime of {config.path}", "--regime")
     figures = perf_figures(store.perf_results(point.when), regimes)
     if not figures.rounds:
         click.echo("no MLPerf results stored (sources of kind mlperf_inference)", err=True)
     known = sorted({r.benchmark for r in figures.rows})
-    if benchmark is not None and figures.rows and benchmark not in known:
-        raise click.BadParameter(
-            f"{benchmark!r} has no result (one of: {', '.join(known)})", param_hint="--benchmark"
-        )
+    one_of(benchmark, known if figures.rows else [], "has no result", "--benchmark")
     rows = [
         _cells(r)
         for r in figures.rows
