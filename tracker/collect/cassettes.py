@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import date
 from pathlib import Path
@@ -67,18 +67,6 @@ def replay_snapshot(directory: str | Path, source_id: str) -> date | None:
         return read_snapshot(cassette_path(directory, source_id))
     except SourceError:
         return None
-
-
-def newest_snapshot(directory: str | Path, source_ids: Sequence[str] | None = None) -> date | None:
-    """The newest snapshot date of the cassettes in `directory` (only `source_ids` when given)."""
-    folder = Path(directory)
-    paths = (
-        [cassette_path(folder, s) for s in source_ids]
-        if source_ids is not None
-        else sorted(folder.glob("*.yaml"))
-    )
-    days = [d for d in (read_snapshot(p) for p in paths if p.exists()) if d is not None]
-    return max(days, default=None)
 
 
 @contextmanager

@@ -266,7 +266,7 @@ def subject(data: dict[str, Any]) -> str:
     for b in data["regimes"]:
         if b["reference"] or b["answer"] is None:
             continue
-        lags.append(f"{_SAFE.sub('', b['name'])} {b['answer_median']} ({b['answer']['verdict']})")
+        lags.append(b["answer_subject"])  # words of tracker's own (present.answer_words)
     ci = []
     for b in data["regimes"]:
         passed = sum(c["now_passed"] for c in b["ci"])

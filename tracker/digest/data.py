@@ -60,7 +60,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     figures are the report's (tracker.measure.figures) as of the week's end: the headline
     answer per regime leads, word for word as in the report of that day."""
     from tracker.measure.figures import compute_figures
-    from tracker.present.answer_words import answer_text, median_phrase
+    from tracker.present.answer_words import answer_text, median_phrase, subject_part
     from tracker.present.ci_jobs_words import regime_blocks
     from tracker.present.formats import http_only
     from tracker.present.trend_words import digest_line_by_regime, stale_ci_text
@@ -102,6 +102,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
             "answer": answer.row() if answer else None,
             "answer_text": answer_text(answer) if answer else "no lag data",
             "answer_median": median_phrase(answer) if answer else "-",
+            "answer_subject": subject_part(answer) if answer else "",
             "median": pooled_median(now, regime),
             "median_before": pooled_median(before, regime),
             "lag_lines": lag_lines(now, regime, reference, week, limits, http_only)

@@ -43,10 +43,6 @@ class Answer:
     pooled_artifacts: int = 0  # every pooled artifact the verdict's slope rests on
     pooled_open: int = 0
 
-    @property
-    def reached(self) -> bool:
-        return self.median_days is not None
-
     def row(self) -> dict:
         """Plain values for summary.json and tests."""
         return {
