@@ -17,11 +17,7 @@ from datetime import UTC, date, datetime, time
 
 import pytest
 
-from tests.configs import typed_config
-from tracker.config import SourceSpec
 from tracker.config.coverage import EvidenceRule, parse_coverage
-from tracker.events import Event
-from tracker.measure.facts import compute_lag
 from tracker.measure.lag import NoteFact, ReleaseFact, lag_samples
 from tracker.measure.silent import silent_channels
 from tracker.measure.windows import Windows, definition_sources, delivered_channels
@@ -235,56 +231,6 @@ def test_a_channel_silent_while_upstream_released_three_series_is_listed():
     }
     assert "moved" in silent.row()["hint"]
     assert silent_channels(samples, spans, AS_OF, 5) == []  # configurable: 4 < 5
-
-
-def test_the_store_reads_each_sources_window_from_its_runs(sqlite_store):
-    """End to end: events and runs in a real SQLite store; the replayed rocm/vllm snapshot
-    (runs.snapshot_date 2026-01-23) censors its definition, a failed later run does not move
-    it, and a source with no successful run narrows nothing."""
-    store = sqlite_store
-    items = [
-        Event("vllm-releases", "vllm", "release", f"v{v}", when, f"v{v}", version=v,
-              url=f"https://github.com/vllm-project/vllm/releases/tag/v{v}", regime="cuda")
-        for v, when in VLLM
-    ] + [
-        Event("vllm-rocm-docker", "vllm-rocm-docker", "release", image.url[-30:],
-              image.occurred_at, image.url[-30:], version=image.version, url=image.url,
-              regime="rocm")
-        for image in (FIRST_IMAGE, ROCM_IMAGE)
-    ] + [
-        Event("tpu-inference-tags", "tpu-inference", "release", tag.url[-8:], tag.occurred_at,
-              tag.url[-8:], version=tag.version, url=tag.url, regime="xla")
-        for tag in (TPU_012, TPU_018)
-    ]  # fmt: skip
-    with store.transaction() as conn:
-        store.upsert_events(conn, items)
-        for source, status, snapshot in (
-            ("vllm-releases", "ok", date(2026, 8, 20)),
-            ("vllm-rocm-docker", "ok", date(2026, 1, 23)),
-            ("vllm-rocm-docker", "failed", None),
-        ):
-            store.record_run(
-                conn,
-                {"batch": "b", "source_id": source, "started_at": AS_OF, "finished_at": AS_OF,
-                 "status": status, "snapshot_date": snapshot},
-            )  # fmt: skip
-    sources = [
-        SourceSpec("vllm-releases", "github_releases", "vllm", options={"repo": "vllm/vllm"}),
-        SourceSpec("vllm-rocm-docker", "docker_tags", "vllm-rocm-docker",
-                   options={"repository": "rocm/vllm"}),
-        SourceSpec("tpu-inference-tags", "github_tags", "tpu-inference",
-                   options={"repo": "vllm-project/tpu-inference"}),
-    ]  # fmt: skip
-    config = typed_config(sources=sources, coverage=[VLLM_RULE])
-    unknown: list = []
-    samples = compute_lag(config, store, AS_OF, unknown)
-    rocm, xla = rows(samples, "rocm"), rows(samples, "xla")
-    assert (rocm["0.12"].status, rocm["0.12"].lag_days) == ("open", 50)
-    assert "0.15" not in rocm and any(
-        u[1] == "0.15" and u[3] == "rocm_vllm_docker" for u in unknown
-    )
-    # tpu-inference-tags has no run: it narrows nothing; 0.14 is covered by 0.18
-    assert (xla["0.14"].covered_by, xla["0.18"].observed_through) == ("0.18", AS_OF)
 
 
 def test_silent_after_series_is_a_checked_report_setting():
