@@ -13,17 +13,36 @@ import csv
 import email
 import io
 import json
+import shutil
 from datetime import date
 
 import pytest
+
+from tests.conftest import REPO
 
 DAY, WEEK = "2026-08-22", "2026-W33"  # the digest: the last complete ISO week
 
 
 @pytest.fixture(scope="module")
-def censored(demo) -> dict:
-    run, folder = demo["run"], demo["folder"]
-    out = folder / "report-0822"
+def censored(demo, tmp_path_factory) -> dict:
+    """The demo's store copied (the shared demo keeps its own report of DEMO_DAY), reported
+    as of DAY."""
+    from click.testing import CliRunner
+
+    from tracker.cli.main import cli
+
+    folder = tmp_path_factory.mktemp("censored")
+    shutil.copy(demo["folder"] / "tracker.db", folder / "tracker.db")
+    runner = CliRunner()
+    env = {"TRACKER_SOURCES": str(REPO / "sources.yaml")}
+
+    def run(*args: str) -> str:
+        base = ["--db", f"sqlite:///{folder / 'tracker.db'}"]
+        result = runner.invoke(cli, [*base, *args], env=env, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    out = folder / "report"
     run("report", "--as-of", DAY, "--out", str(out))
     lag = list(csv.DictReader(io.StringIO(run("lag", "--as-of", DAY))))
     return {
@@ -31,6 +50,8 @@ def censored(demo) -> dict:
         "lag": lag,
         "csv": list(csv.DictReader((out / "lag.csv").open(encoding="utf-8"))),
         "summary": json.loads((out / "summary.json").read_text(encoding="utf-8")),
+        "html": (out / "index.html").read_text(encoding="utf-8"),
+        "quality": list(csv.DictReader((out / "data_quality.csv").open(encoding="utf-8"))),
         "folder": folder,
     }
 
@@ -88,6 +109,15 @@ def test_silent_channels_are_listed_in_summary_and_digest(censored):
     assert xla["series_released_since"] >= 3 and xla["newest_series"] == "2.13"
     assert xla["last_evidence"] < xla["observed_through"] <= DAY
     assert ("vllm", "rocm", "rocm_vllm_docker") in silent
+    # the report's data-quality section and data_quality.csv list the same definitions
+    quality = html_section(censored["html"], "Data quality: silent channels")
+    assert '<td>torch_xla_release</td><td class="date">2025-11-17</td>' in quality
+    listed = {
+        (r["project"], r["regime"], r["definition"])
+        for r in censored["quality"]
+        if r["section"] == "silent_channel"
+    }
+    assert listed == set(silent)
     folder = censored["folder"]
     censored["run"]("digest", "--week", WEEK, "--dry-run", str(folder / "silent.eml"))
     message = email.message_from_bytes((folder / "silent.eml").read_bytes())
@@ -98,3 +128,8 @@ def test_silent_channels_are_listed_in_summary_and_digest(censored):
     )
     footer = text[text.index("DATA QUALITY") :]
     assert "Silent channels" in footer and "pytorch on xla (torch_xla_release)" in footer
+
+
+def html_section(html: str, heading: str) -> str:
+    start = html.index(heading)
+    return html[start : html.index("<h3>", start + 1)]
