@@ -272,9 +272,10 @@ def test_a_version_map_ignores_versions_it_does_not_name():
     ]  # stream reach
     samples = by_key(lag_samples(rules, releases, [], day(2026, 6, 1), []))
     assert samples[("2.10", "neuron", "torch_neuronx")].lag_days == 11
-    assert (
-        samples[("1.10", "neuron", "torch_neuronx")].status == "open"
-    )  # 1.10.1 is not PyTorch 1.10
+    # 1.10.1 is not PyTorch 1.10: 1.10 is covered only by the newer 2.10 (supersession,
+    # dated by torch-neuronx 1.10.0), never by its own series
+    old = samples[("1.10", "neuron", "torch_neuronx")]
+    assert (old.covered_by, old.evidence_url) == ("2.10", "nx-1.10.0")
 
 
 def test_a_note_that_also_calls_a_series_planned_or_dropped_is_no_evidence_of_it():

@@ -70,9 +70,14 @@ def test_releases_keep_what_is_a_published_version(store: Store):
     releases, notes = load_facts(store, ["rocm"])
     assert notes == []
     assert releases == [
-        ReleaseFact("rocm", "7.0.1", T0 + timedelta(days=2), "https://example.com/2", False),
-        ReleaseFact("rocm", "7.1.0rc1", T0 + timedelta(days=5), "https://example.com/5", True),
-        ReleaseFact("rocm", "7.1.0", T0 + timedelta(days=6), "event:e6", False),
+        # each keeps the source that stored it (its observation window: measure.windows)
+        ReleaseFact(
+            "rocm", "7.0.1", T0 + timedelta(days=2), "https://example.com/2", source_id="s"
+        ),
+        ReleaseFact(
+            "rocm", "7.1.0rc1", T0 + timedelta(days=5), "https://example.com/5", True, source_id="s"
+        ),
+        ReleaseFact("rocm", "7.1.0", T0 + timedelta(days=6), "event:e6", source_id="s"),
     ]
 
 
@@ -105,10 +110,10 @@ def test_note_mentions_whose_fields_are_not_strings_are_ignored(store: Store):
     torch = (("pytorch", "2.7", "supported"),)
     qwen = (("qwen3", "", "5 |  | t"),)  # an empty status is still a string (no support)
     assert notes == [
-        NoteFact("rocm", T0 + timedelta(days=1), "https://example.com/1", torch, (), "rocm"),
-        NoteFact("rocm", T0 + timedelta(days=2), "https://example.com/2", (), (), "xla"),
-        NoteFact("rocm", T0 + timedelta(days=3), "https://example.com/3", torch, (), None),
-        NoteFact("rocm", T0 + timedelta(days=4), "https://example.com/4", (), qwen, "rocm"),
+        NoteFact("rocm", T0 + timedelta(days=1), "https://example.com/1", torch, (), "rocm", "s"),
+        NoteFact("rocm", T0 + timedelta(days=2), "https://example.com/2", (), (), "xla", "s"),
+        NoteFact("rocm", T0 + timedelta(days=3), "https://example.com/3", torch, (), None, "s"),
+        NoteFact("rocm", T0 + timedelta(days=4), "https://example.com/4", (), qwen, "rocm", "s"),
     ]
 
 

@@ -29,6 +29,7 @@ def typed_rows(store: Store, projects: list[str]) -> list[tuple]:
             events.c.attrs,
             tags.c.mentions,
             func.coalesce(tags.c.regime, events.c.regime).label("regime"),
+            events.c.source_id,
         )
         .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
         .where(

@@ -48,12 +48,15 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
 
     \b
     Columns: project,series,regime,definition,primary,day0,available,lag_days,
-             status,evidence_url,artifact,day0_definition
+             status,evidence_url,artifact,day0_definition,observed_through,covered_by
 
     `artifact` is framework (a release series, e.g. pytorch 2.9)
     or model (a model family, e.g. qwen3-moe, under project `models`); model families have two
     day-0 definitions (vllm_cuda, the primary, and public_weights), one row each. Open artifacts
-    have status `open` and lag_days = as_of - day0. kernel: a kernel feature of the ledger
+    have status `open` and lag_days = observed_through - day0 (observed_through: how far the
+    definition's evidence was looked at, at most as_of; series released after it are left out
+    as "not observed since"); covered_by names the newer series whose evidence covers a row
+    (empty when its own). kernel: a kernel feature of the ledger
     (project = the library, series = the feature id, day 0 = the kernel on CUDA); with
     --artifact kernel every regime gets a row, status `unknown` where nothing dates it (the
     reasons on stderr).

@@ -10,7 +10,8 @@ from tracker.config.preview import preview, unknown_key
 from tracker.errors import ConfigError
 
 DEFAULT_STALE_AFTER_DAYS = 45
-REPORT_KEYS = {"stale_after_days"}
+DEFAULT_SILENT_AFTER_SERIES = 3
+REPORT_KEYS = {"stale_after_days", "silent_after_series"}
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,9 @@ class ReportSettings:
 
     # a source whose newest stored event is more than this many days before as-of is stale
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
+    # a definition with no new evidence while upstream released this many series is a
+    # silent channel (tracker.measure.silent)
+    silent_after_series: int = DEFAULT_SILENT_AFTER_SERIES
 
 
 def parse_report_settings(raw: Any, file: str | Path) -> ReportSettings:
@@ -38,4 +42,10 @@ def parse_report_settings(raw: Any, file: str | Path) -> ReportSettings:
             f"{file}: report: stale_after_days must be a whole number of days >= 0, "
             f"got {preview(days)}"
         )
-    return ReportSettings(stale_after_days=days)
+    series = raw.get("silent_after_series", DEFAULT_SILENT_AFTER_SERIES)
+    if isinstance(series, bool) or not isinstance(series, int) or series < 1:
+        raise ConfigError(
+            f"{file}: report: silent_after_series must be a whole number of series >= 1, "
+            f"got {preview(series)}"
+        )
+    return ReportSettings(stale_after_days=days, silent_after_series=series)

@@ -63,6 +63,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     from tracker.present.answer_words import answer_text, median_phrase, subject_part
     from tracker.present.ci_jobs_words import regime_blocks
     from tracker.present.formats import http_only
+    from tracker.present.silent_words import silent_line
     from tracker.present.trend_words import digest_line_by_regime, stale_ci_text
     from tracker.store.asof import resolve_as_of
 
@@ -154,6 +155,8 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         "crossed": crossed,
         "data_quality": quality,
         "stale_sources": figures.stale,
+        # definitions silent while upstream kept releasing (as in the report)
+        "silent_channels": [silent_line(c) for c in figures.silent],
         "perf_news": perf_news,  # MLPerf rounds first collected this week
         "answers": [a.row() for a in figures.answers],
         "data_quality_note": quality_note,

@@ -1,11 +1,17 @@
-"""The measure stage: facts read from the store -> the numbers the tool exists for.
+"""The measure stage: facts read from the store -> the numbers the tool exists for, drawing
+nothing and writing nothing (wording, formats, the palette and the shared charts are
+tracker.present's; pages and mail are tracker.report's and tracker.digest's).
 
-``coverage`` (the coverage rules of sources.yaml), ``lag`` (day-0 coverage lag per artifact,
-regime and definition), ``survival`` (Kaplan-Meier medians, summaries), ``model_lag`` and
-``model_summary`` (model families), ``trend`` and ``rate_trend`` (is the gap closing?),
-``facts`` (loading facts from the store, ``compute_lag``), ``staleness``; and what both
-publishers share: ``headline`` (the quarterly / weekly headline series and its verdict),
-``trend_figures`` (trend words and tables), ``formats``, ``palette``, and ``headline_chart``
-(draws the headline chart onto a matplotlib figure, so report and digest show the same
-picture; the caller saves it). Nothing here writes a page or sends mail.
+``coverage`` (what the lag needs beside the coverage rules), ``lag`` (day-0 coverage lag per
+artifact, regime and definition), ``windows`` (how far each definition's evidence was looked
+at: open rows are censored there), ``supersession`` (a newer series covers an older one),
+``silent`` (definitions silent while upstream kept releasing), ``survival`` (Kaplan-Meier
+medians, summaries), ``model_lag``, ``engines`` and ``model_summary`` (model families),
+``kernel_ledger``, ``kernel_lag`` and ``kernel_summary`` (kernel features), ``trend``,
+``bootstrap``, ``pair_tables`` and ``rate_trend`` (is the gap closing?), ``answer`` (the
+headline answer), ``headline`` (the quarterly / weekly headline series and its cohorts),
+``trend_figures`` (the trends gathered), ``facts`` (loading facts from the store,
+``compute_lag``), ``staleness``, ``source_health`` and ``quality`` (data quality), ``perf``
+(delivered performance), ``ci_rates``, ``ci_health``, ``ci_parity`` and ``ci_jobs`` (CI);
+``figures`` computes all of them once per as-of date (``compute_figures``).
 """

@@ -112,14 +112,18 @@ def combine_engines(
                 mine = rows.get(fid, {})
                 covered = [s for s in mine.values() if s.status == "covered"]
                 primary = combo.primary and d_index == 0
+                # observed through the earliest of its engines' windows (measure.windows)
+                seen = min((s.observed_through for s in mine.values() if s.observed_through),
+                           default=None)  # fmt: skip
                 if covered:
                     best = min(covered, key=lambda s: (s.available or s.day0, s.definition))
                     out.append(replace(best, definition=combo.definition, primary=primary,
-                                       engine=""))  # fmt: skip
+                                       engine="", observed_through=seen))  # fmt: skip
                 elif mine and len(mine) == len(combo.parts):
-                    any_row = next(iter(mine.values()))
+                    # every engine open: censored at the earliest window, the shortest lag
+                    any_row = min(mine.values(), key=lambda s: (s.lag_days, s.definition))
                     out.append(replace(any_row, definition=combo.definition, primary=primary,
-                                       engine=""))  # fmt: skip
+                                       engine="", observed_through=seen))  # fmt: skip
                 elif unknown is not None:
                     short = [p for p in combo.parts if fid in cut[p]]
                     unknown.append(

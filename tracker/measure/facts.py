@@ -14,6 +14,7 @@ from tracker.measure.kernel_lag import KernelFact, kernel_lag_samples, kernel_pr
 from tracker.measure.kernel_ledger import KernelFeature, load_ledger
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_prerelease, lag_samples
 from tracker.measure.model_lag import model_lag_samples, note_context
+from tracker.measure.windows import Windows, delivered_channels
 from tracker.mentions.families import load_families
 from tracker.store import Store
 
@@ -26,9 +27,18 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
     mention whose fields are not strings is ignored. Evidence without a URL is referred to by
     its event id."""
     releases, notes = [], []
-    for id_, project, kind, version, when, url, attrs, tagged, regime in store.coverage_rows(
-        projects
-    ):
+    for (
+        id_,
+        project,
+        kind,
+        version,
+        when,
+        url,
+        attrs,
+        tagged,
+        regime,
+        source,
+    ) in store.coverage_rows(projects):
         if not isinstance(attrs, dict):
             attrs = {}
         url = url or f"event:{id_}"
@@ -38,7 +48,9 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
                 continue
             if isinstance(version, str) and version:
                 releases.append(
-                    ReleaseFact(project, version, when, url, bool(attrs.get("prerelease")))
+                    ReleaseFact(
+                        project, version, when, url, bool(attrs.get("prerelease")), False, source
+                    )
                 )
             continue
         structured = _dicts(attrs.get("mentions"))
@@ -63,7 +75,9 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
             else set()
         )
         notes.append(
-            NoteFact(project, when, url, tuple(sorted(found)), tuple(sorted(models)), regime)
+            NoteFact(
+                project, when, url, tuple(sorted(found)), tuple(sorted(models)), regime, source
+            )
         )
     return releases, notes
 
@@ -93,6 +107,8 @@ class LagFacts:
     # the kernel layer (a coverage entry `artifact: kernel`): the ledger and its evidence
     kernel_ledger: tuple[KernelFeature, ...] = ()
     kernel_facts: list[KernelFact] = field(default_factory=list)
+    # how far each source was looked at, and what it delivers (measure.windows)
+    windows: Windows = field(default_factory=Windows)
 
     def samples(
         self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
@@ -103,7 +119,14 @@ class LagFacts:
         samples = self.framework_samples(as_of, unknown, spans)
         if self.model_rules:
             samples += model_lag_samples(
-                self.model_rules, load_families(), self.releases, self.notes, as_of, unknown, spans
+                self.model_rules,
+                load_families(),
+                self.releases,
+                self.notes,
+                as_of,
+                unknown,
+                spans,
+                self.windows,
             )
         return samples + self.kernel_samples(as_of, unknown, spans)
 
@@ -113,13 +136,17 @@ class LagFacts:
         """Lag samples of the kernel ledger only (none when the layer is off)."""
         if not self.kernel_ledger:
             return []
-        return kernel_lag_samples(self.kernel_ledger, self.kernel_facts, as_of, unknown, spans)
+        return kernel_lag_samples(
+            self.kernel_ledger, self.kernel_facts, as_of, unknown, spans, self.windows
+        )
 
     def framework_samples(
         self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
     ) -> list[LagSample]:
         """Lag samples of the framework coverage rules only."""
-        return lag_samples(self.rules, self.releases, self.notes, as_of, unknown, spans)
+        return lag_samples(
+            self.rules, self.releases, self.notes, as_of, unknown, spans, self.windows
+        )
 
 
 def load_lag_facts(config: Config, store: Store) -> LagFacts:
@@ -130,17 +157,14 @@ def load_lag_facts(config: Config, store: Store) -> LagFacts:
         {"vllm"} if model_rules else set()
     )
     releases, notes = load_facts(store, projects)
+    observed = store.observation_ends()
     if config.kernel_layer is None:
-        return LagFacts(rules, model_rules, releases, notes)
+        windows = Windows(delivered_channels([*releases, *notes]), observed)
+        return LagFacts(rules, model_rules, releases, notes, windows=windows)
     ledger = load_ledger(config.kernel_layer.ledger)
-    return LagFacts(
-        rules,
-        model_rules,
-        releases,
-        notes,
-        ledger,
-        load_kernel_facts(store, kernel_projects(ledger)),
-    )
+    kernel_facts = load_kernel_facts(store, kernel_projects(ledger))
+    windows = Windows(delivered_channels([*releases, *notes, *kernel_facts]), observed)
+    return LagFacts(rules, model_rules, releases, notes, ledger, kernel_facts, windows)
 
 
 def load_kernel_facts(store: Store, projects: Iterable[str]) -> list[KernelFact]:
@@ -161,6 +185,7 @@ def load_kernel_facts(store: Store, projects: Iterable[str]) -> list[KernelFact]
                 str(row["version"] or ""),
                 text,
                 attrs,
+                row["source_id"] or "",
             )
         )
     return out

@@ -27,6 +27,7 @@ from tracker.measure.kernel_summary import KernelLayer, kernel_layer
 from tracker.measure.lag import LagSample
 from tracker.measure.perf import PerfFigures, perf_figures
 from tracker.measure.quality import unread_tags
+from tracker.measure.silent import SilentChannel, silent_channels
 from tracker.measure.staleness import stale_definitions, stale_sources
 from tracker.measure.survival import LagSummary, summarize
 from tracker.measure.trend import LagTrend, lag_trends
@@ -63,6 +64,8 @@ class Figures:
     perf: PerfFigures = field(default_factory=PerfFigures)  # delivered performance (MLPerf)
     kernels: KernelLayer | None = None  # the kernel layer (None: no `artifact: kernel` rule)
     ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci_jobs)
+    # definitions silent while upstream kept releasing (measure.silent)
+    silent: list[SilentChannel] = field(default_factory=list)
 
     @property
     def as_of(self) -> datetime:
@@ -124,6 +127,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         if facts.kernel_ledger
         else None,
         ci_jobs=jobs.result(),
+        silent=silent_channels(samples, spans, as_of, config.report.silent_after_series),
     )
 
 
@@ -159,6 +163,8 @@ def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[di
             "as_of": as_of,
             "artifact": s.artifact,
             "day0_definition": s.day0_definition,
+            "observed_through": s.observed_through,
+            "covered_by": s.covered_by,
         }
         for s in samples
     ]

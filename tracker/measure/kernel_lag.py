@@ -20,6 +20,7 @@ from typing import Any
 
 from tracker.measure.kernel_ledger import KernelFeature, KernelRule
 from tracker.measure.lag import LagSample
+from tracker.measure.windows import ANY_KIND, Channel, Windows, not_observed
 from tracker.versions import normalize_version
 
 DAY0_DEFINITION = "cuda_kernel"
@@ -36,6 +37,7 @@ class KernelFact:
     version: str = ""
     text: str = ""  # a note's title and body; a commit's title
     attrs: Mapping[str, Any] = field(default_factory=dict)
+    source_id: str = ""  # the source that stored it (its observation window: measure.windows)
 
 
 @dataclass(frozen=True)
@@ -103,15 +105,26 @@ def stream_start(rule: KernelRule, facts: Sequence[KernelFact]) -> datetime | No
     return min(f.occurred_at for f in mine)
 
 
+def rule_channels(rule: KernelRule) -> list[Channel]:
+    """The channels a ledger rule reads (measure.windows): its project's releases, commits or
+    notes; every kind of fact for an ``open`` rule; none when untracked."""
+    if rule.kind == "untracked" or not rule.project:
+        return []
+    return [Channel(rule.project, ANY_KIND if rule.kind == "open" else _fact_kind(rule))]
+
+
 def kernel_lag_samples(
     ledger: Sequence[KernelFeature],
     facts: Sequence[KernelFact],
     as_of: datetime,
     unknown: list | None = None,
     spans: dict | None = None,
+    windows: Windows | None = None,
 ) -> list[LagSample]:
     """One row per (feature, regime) the evidence dates or leaves open; the rest go to
-    `unknown` as (library, feature, regime, definition, reason)."""
+    `unknown` as (library, feature, regime, definition, reason). An open cell is censored
+    where its rule's sources were last looked at (`windows`, measure.windows); a feature whose
+    day 0 is after that is unknown there."""
     samples: list[LagSample] = []
     known = [f for f in facts if f.occurred_at <= as_of]
     for feature in ledger:
@@ -131,12 +144,13 @@ def kernel_lag_samples(
                 spans[(feature.library, regime, rule.definition)] = (
                     (start, as_of) if start else None
                 )
+            through = (windows or Windows()).through(rule_channels(rule), as_of)
             if hit is not None:
-                samples.append(_sample(feature, regime, rule, day0, hit))
+                samples.append(_sample(feature, regime, rule, day0, hit, through))
                 continue
-            why = _why_missing(rule, known, day0.when)
+            why = _why_missing(rule, known, day0.when) or not_observed(day0.when, through)
             if why is None:
-                samples.append(_sample(feature, regime, rule, day0, None, as_of))
+                samples.append(_sample(feature, regime, rule, day0, None, through))
             elif unknown is not None:
                 unknown.append((feature.library, feature.id, regime, rule.definition, why))
     return samples
@@ -170,8 +184,9 @@ def _sample(
     rule: KernelRule,
     day0: Hit,
     hit: Hit | None,
-    as_of: datetime | None = None,
+    through: datetime | None = None,
 ) -> LagSample:
+    """A cell's row; open cells are censored at `through` (the rule's observed-through)."""
     if hit is not None:
         lag, status, available, url = (
             (hit.when.date() - day0.when.date()).days,
@@ -180,8 +195,8 @@ def _sample(
             hit.url,
         )
     else:
-        assert as_of is not None
-        lag, status, available, url = (as_of.date() - day0.when.date()).days, "open", None, ""
+        assert through is not None
+        lag, status, available, url = (through.date() - day0.when.date()).days, "open", None, ""
     return LagSample(
         feature.library,
         feature.id,
@@ -197,4 +212,5 @@ def _sample(
         status == "covered" and lag < 0,
         "kernel",
         DAY0_DEFINITION,
+        observed_through=through if regime != "cuda" else None,
     )

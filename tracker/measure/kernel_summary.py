@@ -134,6 +134,8 @@ def kernel_csv_rows(layer: KernelLayer) -> list[dict]:
                     "evidence_url": "",
                     "artifact": "kernel",
                     "day0_definition": "cuda_kernel",
+                    "observed_through": "",
+                    "covered_by": "",
                 }
             )
     return out

@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 
 from tracker.config.coverage import SERIES_COMPONENTS, CoverageRule, EvidenceRule
 from tracker.measure.coverage import FRAMEWORK_PROJECTS, REFERENCE_DEFINITION, artifact_series
+from tracker.measure.supersession import Cover, supersede
+from tracker.measure.windows import Windows, not_observed
 from tracker.versions import parse_version
 
 
@@ -26,6 +28,7 @@ class ReleaseFact:
     url: str
     prerelease: bool = False
     draft: bool = False  # a GitHub draft: not published, dated by its tag commit
+    source_id: str = ""  # the source that stored it (its observation window: measure.windows)
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class NoteFact:
     # (model family, status, where the note sits): model-family mentions, see measure.model_lag
     models: tuple[tuple[str, str, str], ...] = ()
     regime: str | None = None  # the tagger's (else the source's): whose support the note states
+    source_id: str = ""  # the source that stored it (its observation window: measure.windows)
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,10 @@ class LagSample:
     # models: the serving engine whose evidence this row reads ("vllm", "sglang"); "" for rows
     # of one vendor stream or of "any engine" (not a CSV column: lag.csv keeps its columns)
     engine: str = ""
+    # how far the definition's evidence was looked at (measure.windows): an open row's lag is
+    # observed_through - day0; None on the reference rows (day 0 itself)
+    observed_through: datetime | None = None
+    covered_by: str = ""  # the newer series whose evidence covers this one (measure.supersession)
 
     def csv_row(self) -> dict[str, Any]:
         return {
@@ -78,6 +86,10 @@ class LagSample:
             # after the original columns, so a reader of columns by position is not misled
             "artifact": self.artifact,
             "day0_definition": self.day0_definition,
+            "observed_through": (
+                self.observed_through.date().isoformat() if self.observed_through else ""
+            ),
+            "covered_by": self.covered_by,
         }
 
 
@@ -96,6 +108,8 @@ LAG_CSV_COLUMNS = [
     "evidence_url",
     "artifact",
     "day0_definition",
+    "observed_through",
+    "covered_by",
 ]
 
 
@@ -216,9 +230,14 @@ def lag_samples(
     as_of: datetime,
     unknown: list[tuple[str, str, str, str, str]] | None = None,
     spans: dict[tuple[str, str, str], tuple[datetime, datetime] | None] | None = None,
+    windows: Windows | None = None,
 ) -> list[LagSample]:
     """Every (artifact, regime, definition) with its lag; open artifacts are kept, right-censored
-    at `as_of` (lag = as_of - day0). Artifacts whose day 0 is after `as_of` are left out.
+    where the definition's evidence was last looked at (`windows`, measure.windows: lag =
+    observed_through - day0, observed_through at most `as_of`; an artifact whose day 0 is after
+    it is unknown, "not observed since"). A series is covered by its own evidence or by a newer
+    series' (measure.supersession, `covered_by`). Artifacts whose day 0 is after `as_of` are
+    left out.
 
     An artifact whose day 0 precedes everything collected from the evidence stream (or whose
     stream is empty) is neither covered nor open but unknown: without evidence it is not known
@@ -256,7 +275,10 @@ def lag_samples(
         for evidence in rule.evidence:
             own_releases = releases_of.get(evidence.project, [])
             own_notes = notes_of.get(evidence.project, [])
-            available = evidence_by_series(rule, evidence, own_releases, own_notes)
+            available = supersede(
+                evidence_by_series(rule, evidence, own_releases, own_notes), day0s, as_of
+            )
+            through = (windows or Windows()).through((evidence,), as_of)
             span = evidence_window(evidence, own_releases, own_notes)
             window = span[0] if span else None
             if spans is not None:
@@ -264,9 +286,7 @@ def lag_samples(
             for key, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
                 if day0 > as_of:
                     continue
-                hit = available.get(key)
-                if hit is not None and hit[0] > as_of:
-                    hit = None  # found only after the as-of date: not covered yet
+                hit = available.get(key)  # dated by as-of (supersede): found later is not yet
                 if (window is None or day0 < window) and not (hit is not None and hit[2]):
                     # Collected from after day 0: no evidence says nothing, and evidence found
                     # bounds the lag from above only (earlier evidence may not be collected).
@@ -275,7 +295,7 @@ def lag_samples(
                             reason = "no evidence collected from " + evidence.project
                         elif hit is not None:
                             reason = (
-                                f"evidence on {hit[0].date()}, but {evidence.project} "
+                                f"evidence on {hit[0].date()}{_by(hit)}, but {evidence.project} "
                                 f"{evidence.kind}s are collected only from {window.date()}, "
                                 f"after day 0: the lag is at most "
                                 f"{(hit[0].date() - day0.date()).days} days"
@@ -287,6 +307,13 @@ def lag_samples(
                             )
                         unknown.append(
                             (rule.project, key, evidence.regime, evidence.definition, reason)
+                        )
+                    continue
+                unobserved = None if hit is not None else not_observed(day0, through)
+                if unobserved is not None:
+                    if unknown is not None:
+                        unknown.append(
+                            (rule.project, key, evidence.regime, evidence.definition, unobserved)
                         )
                     continue
                 if hit is not None:
@@ -305,6 +332,8 @@ def lag_samples(
                             "covered",
                             hit[1],
                             lag < 0,
+                            observed_through=through,
+                            covered_by=hit.covered_by,
                         )
                     )
                 else:
@@ -318,9 +347,14 @@ def lag_samples(
                             day0,
                             day0_url,
                             None,
-                            (as_of.date() - day0.date()).days,
+                            (through.date() - day0.date()).days,
                             "open",
                             "",
+                            observed_through=through,
                         )
                     )
     return samples
+
+
+def _by(hit: Cover) -> str:
+    return f" (of {hit.covered_by})" if hit.covered_by else ""

@@ -44,6 +44,7 @@ from typing import Any
 from tracker.config.coverage import EvidenceRule, ModelCoverageRule
 from tracker.measure.engines import combine_engines, engine_day0, gate_by_image
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_final
+from tracker.measure.windows import Channel, ReadsFacts, Windows, not_observed
 from tracker.mentions.families import NOT_SUPPORT as _NOT_SUPPORT
 from tracker.mentions.families import FamilyTable
 
@@ -152,9 +153,15 @@ def model_lag_samples(
     as_of: datetime,
     unknown: list | None = None,
     spans: dict | None = None,
+    windows: Windows | None = None,
 ) -> list[LagSample]:
-    """Every (family, regime, definition, day-0 definition) with its lag; see the module doc."""
+    """Every (family, regime, definition, day-0 definition) with its lag; see the module doc.
+    Open rows are censored where the definition's sources were last looked at (`windows`,
+    measure.windows; an image-gated list: its list's and its image's sources); a family whose
+    day 0 is after that is unknown there."""
     samples: list[LagSample] = []
+    windows = windows or Windows()
+    through: dict[tuple[str, str], datetime] = {}
     for rule in rules:
         # Read once per rule, not once per day-0 definition: the registry (the vllm_cuda day 0
         # and the cuda evidence) and each regime's evidence stream with its window.
@@ -168,8 +175,11 @@ def model_lag_samples(
             found = model_evidence(ev, notes)
             window = min(times) if times else None
             image = rule.images.get((ev.regime, ev.definition))
+            channels: list[ReadsFacts] = [ev]
             if image:  # served there from the first image of `image` on or after the listing
                 found, window = gate_by_image(found, window, releases, image)
+                channels.append(Channel(image, "release"))
+            through[(ev.regime, ev.definition)] = windows.through(channels, as_of)
             streams.append((ev, found, window))
             if spans is not None:
                 spans[(rule.project, ev.regime, ev.definition)] = (
@@ -195,6 +205,13 @@ def model_lag_samples(
                         continue
                     hit = found.get(fid)
                     covered = hit is not None and hit[0] <= as_of
+                    seen = through.get((ev.regime, ev.definition), as_of)
+                    unseen = None if covered else not_observed(day0, seen)
+                    if ev.kind == "note" and unseen is not None and window is not None:
+                        truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
+                        if unknown is not None:
+                            unknown.append((rule.project, fid, ev.regime, ev.definition, unseen))
+                        continue
                     if ev.kind == "note" and (window is None or day0 < window):
                         truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
                         if unknown is not None:
@@ -218,7 +235,7 @@ def model_lag_samples(
                         continue
                     else:
                         available, status, url = None, "open", ""
-                        lag = (as_of.date() - day0.date()).days
+                        lag = (seen.date() - day0.date()).days
                     rule_samples.append(
                         LagSample(
                             rule.project,
@@ -236,6 +253,7 @@ def model_lag_samples(
                             "model",
                             d_def,
                             engine,
+                            seen if ev.kind == "note" else None,
                         )  # fmt: skip
                     )
         samples += rule_samples

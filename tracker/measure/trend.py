@@ -6,7 +6,8 @@ reasons in docs/methodology.md ("Is the gap closing?"); in short:
 - **Lag trend** of one artifact group (one project, or all projects pooled) on one regime under
   one definition: the Theil-Sen slope of lag (days) against day 0 (years), i.e. days of lag
   gained (+) or lost (-) per year of day 0. An open artifact's lag is only a lower bound
-  (lag >= as_of - day0), so each pair of artifacts gives an *interval* of possible slopes, and
+  (lag >= observed_through - day0), so each pair of artifacts gives an *interval* of possible
+  slopes, and
   the median of the pairs' lower ends and the median of their upper ends bracket the slope the
   complete data would give, whatever the open artifacts' final lags turn out to be
   (:func:`slope_bracket`). The 90% interval is a percentile bootstrap over artifacts: the 5th

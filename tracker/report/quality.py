@@ -1,9 +1,11 @@
 """The report's data-quality sections, compact: per section one summary line with counts, every
 item in a collapsed list on the page and one row each in data_quality.csv beside it.
 
-Sections: stale evidence streams, model families without a known day 0, lags dated before day
-0, artifacts not counted because their day 0 precedes the evidence collected, and stored events
-dated outside the dates tracker computes with (left out of every figure).
+Sections: stale evidence streams, silent channels (definitions without new evidence while
+upstream released series), model families without a known day 0, lags dated before day 0,
+artifacts not counted because their day 0 precedes the evidence collected or follows where it
+was last looked at, and stored events dated outside the dates tracker computes with (left out of
+every figure).
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from typing import Any
 
 from tracker.events import EVENT_TIME_END, EVENT_TIME_START
 from tracker.measure.lag import LagSample
+from tracker.measure.silent import SilentChannel
 from tracker.present import palette
+from tracker.present.silent_words import silent_detail
 
 QUALITY_COLUMNS = [
     "section",
@@ -46,6 +50,7 @@ def quality_sections(
     negative: Sequence[LagSample],
     unread_tags: Sequence[dict] = (),
     far_dated: Mapping[str, Any] | None = None,
+    silent: Sequence[SilentChannel] = (),
 ) -> dict[str, Any]:
     """Summary lines (one per section, with counts) and the rows of data_quality.csv."""
     framework_unknown = [u for u in unknown if u[2] != "all"]
@@ -58,6 +63,12 @@ def quality_sections(
             f"{stale[0]['stale_after_days']} days (by regime: "
             f"{_counts([r['regime'] or 'none' for r in stale], True)}; oldest "
             f"{oldest['source_id']}, {oldest['days_behind']} d)"
+        )
+    if silent:
+        lines["silent"] = (
+            f"{len(silent)} definitions without new evidence while upstream released "
+            f"{min(c.series_released_since for c in silent)} or more series (by regime: "
+            f"{_counts([c.regime for c in silent], True)})"
         )
     if day0_unknown:
         lines["day0_unknown"] = (
@@ -98,6 +109,16 @@ def quality_sections(
             "detail": f"newest fact {r['last_evidence']}, {r['days_behind']} d before as-of",
         }
         for r in stale
+    ]
+    rows += [
+        {
+            "section": "silent_channel",
+            "project": c.project,
+            "regime": c.regime,
+            "definition": c.definition,
+            "detail": silent_detail(c),
+        }
+        for c in silent
     ]
     rows += [
         {

@@ -24,6 +24,7 @@ from tracker.measure.figures import Figures
 from tracker.measure.lag import LAG_CSV_COLUMNS, LagSample
 from tracker.measure.model_summary import REGIMES as MODEL_REGIMES
 from tracker.measure.model_summary import model_matrix
+from tracker.measure.silent import HINT as SILENT_HINT
 from tracker.measure.survival import LagSummary
 from tracker.present import ci_jobs_words, palette, trend_words
 from tracker.present.answer_words import LABEL, answer_text, median_phrase, window_phrase
@@ -166,6 +167,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             [s for s in samples if s.negative],
             f.unread,
             f.far_dated,
+            f.silent,
         )
 
         with (stage / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
@@ -219,6 +221,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
                     ],
                     "answer_method": "docs/methodology.md#the-headline-answer",
                     "stale_sources": stale,
+                    "silent_channels": [c.row() for c in f.silent],
                     "unread_tags": f.unread,
                     "data": banner or "collected upstream data",
                     "gap_trend": trend_words.json_ready(f.trends),
@@ -273,6 +276,8 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             trend_thresholds=trend_words.THRESHOLDS,
             as_of_label=point.label,
             stale=stale,
+            silent=f.silent,
+            silent_hint=SILENT_HINT,
             headline=[r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"],
             summaries=[s for s in f.summaries if s.period == "all"],
             samples=samples,

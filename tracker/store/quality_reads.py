@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from datetime import datetime
+from datetime import UTC, datetime, time
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Boolean, Connection, Float, String, Text, column, func, select, table
@@ -48,6 +48,28 @@ class QualityReads:
         )
         with self._connect() as conn:
             return {sid: utc(last) for sid, last in conn.execute(query) if last is not None}
+
+    def observation_ends(self) -> dict[str, datetime]:
+        """Per source id, how far its last successful collection (status ``ok``) looked:
+        a replay's snapshot date (the end of that day, UTC), else the run's finish (UTC).
+        Sources without a successful run are absent (measure.windows)."""
+        latest = (
+            select(runs.c.source_id, func.max(runs.c.id).label("id"))
+            .where(runs.c.status == "ok")
+            .group_by(runs.c.source_id)
+            .subquery()
+        )
+        query = select(runs.c.source_id, runs.c.snapshot_date, runs.c.finished_at).join(
+            latest, runs.c.id == latest.c.id
+        )
+        out: dict[str, datetime] = {}
+        with self._connect() as conn:
+            for source_id, snapshot, finished in conn.execute(query):
+                if snapshot is not None:
+                    out[source_id] = datetime.combine(snapshot, time.max, tzinfo=UTC)
+                elif finished is not None:
+                    out[source_id] = utc(finished)
+        return out
 
     def run_history(self, source_ids: Iterable[str], end: datetime) -> list[dict[str, Any]]:
         """The collection runs of `source_ids` that started before `end`, oldest first:

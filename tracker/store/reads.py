@@ -54,6 +54,7 @@ COVERAGE_COLUMNS = (
     "attrs",
     "mentions",
     "regime",
+    "source_id",
 )
 # How many far-dated events the report lists by id (all are counted).
 FAR_DATED_LISTED = 50
@@ -218,6 +219,7 @@ class StoreQueries:
                 raw(events.c.attrs),
                 raw(tags.c.mentions),
                 func.coalesce(tags.c.regime, events.c.regime).label("regime"),
+                events.c.source_id,
             )
             .select_from(events.outerjoin(tags, tags.c.event_id == events.c.id))
             .where(
@@ -234,7 +236,7 @@ class StoreQueries:
             if not lean:
                 yield from (tuple(row) for row in rows)
                 return
-            for id_, project, kind, version, occurred_at, url, attrs, mentions, regime in rows:
+            for id_, project, kind, version, occurred_at, url, attrs, mentions, regime, src in rows:
                 yield (
                     id_,
                     project,
@@ -245,6 +247,7 @@ class StoreQueries:
                     _json(attrs),
                     _json(mentions),
                     regime,
+                    src,
                 )
 
     def kernel_evidence_rows(self, projects: Iterable[str]) -> list[dict]:
@@ -253,6 +256,7 @@ class StoreQueries:
         rows: the ledger's libraries are small streams."""
         query = (
             select(
+                events.c.source_id,
                 events.c.project,
                 events.c.kind,
                 events.c.version,

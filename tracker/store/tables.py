@@ -240,7 +240,9 @@ lag_samples = Table(
     Column("day0", Timestamp, nullable=False),
     Column("day0_url", Text, nullable=False),
     Column("available", Timestamp),
-    Column("lag_days", Integer, nullable=False, comment="open rows: as_of - day0 (censored)"),
+    Column(
+        "lag_days", Integer, nullable=False, comment="open rows: observed_through - day0 (censored)"
+    ),
     Column("status", String(16), nullable=False, comment="covered | open"),
     Column("negative", Boolean, nullable=False, comment="available before day 0: check it"),
     Column("evidence_url", Text, nullable=False),
@@ -251,6 +253,18 @@ lag_samples = Table(
         String(32),
         primary_key=True,
         comment="upstream_release (frameworks); vllm_cuda | public_weights (models)",
+    ),
+    Column(
+        "observed_through",
+        Timestamp,
+        comment="how far the definition's evidence was looked at; NULL: reference rows",
+    ),
+    Column(
+        "covered_by",
+        String(50),
+        nullable=False,
+        server_default="",
+        comment="the newer series whose evidence covers this one; empty: its own",
     ),
     comment="day-0 coverage lag per artifact, regime and definition; rewritten by each report",
 )
