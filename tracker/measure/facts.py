@@ -12,7 +12,14 @@ from tracker.config import Config
 from tracker.config.coverage import CoverageRule, ModelCoverageRule
 from tracker.measure.kernel_lag import KernelFact, kernel_lag_samples, kernel_projects
 from tracker.measure.kernel_ledger import KernelFeature, load_ledger
-from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_prerelease, lag_samples
+from tracker.measure.lag import (
+    BenchConfig,
+    LagSample,
+    NoteFact,
+    ReleaseFact,
+    is_prerelease,
+    lag_samples,
+)
 from tracker.measure.model_lag import model_lag_samples, note_context
 from tracker.mentions.families import load_families
 from tracker.store import Store
@@ -50,9 +57,13 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
         }
         # Model mentions a collector read off a list's structure win over the tagger's reading
         # of the same line (a matrix row "gpt-oss-120b, Untested" names no status in words).
+        config = bench_config(attrs.get("config"))
+        # A benchmark configuration names its model in a field: the collector's reading only.
         named = [
             m
-            for m in (structured if any("model" in m for m in structured) else tagger)
+            for m in (
+                structured if config or any("model" in m for m in structured) else tagger
+            )
             if _text(m.get("model")) and isinstance(m.get("status"), str)
         ]
         # A release candidate's notes say what a release will serve, not what one does (its
@@ -63,9 +74,28 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
             else set()
         )
         notes.append(
-            NoteFact(project, when, url, tuple(sorted(found)), tuple(sorted(models)), regime)
+            NoteFact(
+                project,
+                when,
+                url,
+                tuple(sorted(found)),
+                tuple(sorted(models)),
+                regime,
+                config,
+            )
         )
     return releases, notes
+
+
+_CONFIG_TEXT = ("regime", "hardware", "runner", "framework", "model")
+
+
+def bench_config(value) -> BenchConfig | None:
+    """The benchmark configuration a note's attrs record (config_history's ``config``), None
+    for any other note or one whose fields are not text (stored attrs are untrusted)."""
+    if not isinstance(value, dict) or not all(_text(value.get(k)) for k in _CONFIG_TEXT):
+        return None
+    return BenchConfig(*(value[k] for k in _CONFIG_TEXT), value.get("baseline") is True)
 
 
 def _dicts(value) -> list[dict]:

@@ -29,6 +29,19 @@ class ReleaseFact:
 
 
 @dataclass(frozen=True)
+class BenchConfig:
+    """A benchmark configuration a note records (collect.sources.config_history): a model on one
+    runner with one framework, and whose regime that runner's hardware is."""
+
+    regime: str  # the runner map's regime; "unknown" when the map does not name its hardware
+    hardware: str
+    runner: str
+    framework: str
+    model: str
+    baseline: bool  # in the first version of the history read: configured by then, not since
+
+
+@dataclass(frozen=True)
 class NoteFact:
     """A vendor note with the framework versions it names and their status."""
 
@@ -39,6 +52,7 @@ class NoteFact:
     # (model family, status, where the note sits): model-family mentions, see measure.model_lag
     models: tuple[tuple[str, str, str], ...] = ()
     regime: str | None = None  # the tagger's (else the source's): whose support the note states
+    config: BenchConfig | None = None  # an independent benchmark's configuration, if it is one
 
 
 @dataclass(frozen=True)

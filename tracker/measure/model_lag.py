@@ -42,6 +42,7 @@ from datetime import datetime
 from typing import Any
 
 from tracker.config.coverage import EvidenceRule, ModelCoverageRule
+from tracker.measure.benchmark import benchmark_day0, benchmark_evidence
 from tracker.measure.engines import combine_engines, engine_day0, gate_by_image
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_final
 from tracker.mentions.families import NOT_SUPPORT as _NOT_SUPPORT
@@ -59,6 +60,10 @@ NOT_SUPPORT_SECTIONS = {
     "Removals",
     "Upcoming changes",
 }
+
+# Evidence streams that begin somewhere: a family whose day 0 precedes the stream's first
+# item is unknown on it (left truncation), not open.
+DATED_STREAMS = ("note", "benchmark_config")
 
 Unknown = tuple[str, str, str, str, str]  # project, series (family), regime, definition, reason
 
@@ -164,6 +169,12 @@ def model_lag_samples(
             if ev.kind == "model_registry":
                 streams.append((ev, registry, None))
                 continue
+            if ev.kind == "benchmark_config":
+                found, window = benchmark_evidence(notes, ev.project, ev.regime)
+                streams.append((ev, found, window))
+                if spans is not None:
+                    spans[(rule.project, ev.regime, ev.definition)] = _span(notes, ev.project)
+                continue
             times = [n.occurred_at for n in notes if n.project == ev.project]
             found = model_evidence(ev, notes)
             window = min(times) if times else None
@@ -182,6 +193,8 @@ def model_lag_samples(
                 day0s, why = registry, registry_why
             elif d_def == "engine_cuda":
                 day0s, why = engine_day0(rule, streams, registry_why)
+            elif d_def == "benchmark_cuda":
+                day0s, why = benchmark_day0(notes, _benchmark_project(rule))
             else:
                 day0s, why = day0_by_family(table, d_def, releases, notes)
             if unknown is not None:
@@ -195,7 +208,7 @@ def model_lag_samples(
                         continue
                     hit = found.get(fid)
                     covered = hit is not None and hit[0] <= as_of
-                    if ev.kind == "note" and (window is None or day0 < window):
+                    if ev.kind in DATED_STREAMS and (window is None or day0 < window):
                         truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
                         if unknown is not None:
                             unknown.append(
@@ -241,6 +254,19 @@ def model_lag_samples(
         samples += rule_samples
         samples += combine_engines(rule, rule_samples, truncated, unknown)
     return samples
+
+
+def _benchmark_project(rule: ModelCoverageRule) -> str:
+    """The project of the rule's cuda ``benchmark_config`` evidence (config checks there is one
+    when ``benchmark_cuda`` is a day-0 definition)."""
+    return next(
+        e.project for e in rule.evidence if e.regime == "cuda" and e.kind == "benchmark_config"
+    )
+
+
+def _span(notes: Sequence[NoteFact], project: str) -> tuple[datetime, datetime] | None:
+    times = [n.occurred_at for n in notes if n.project == project and n.config is not None]
+    return (min(times), max(times)) if times else None
 
 
 def _truncated(
