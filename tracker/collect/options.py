@@ -94,7 +94,9 @@ def hardware_problem(value: Any) -> str | None:
                 return f"{preview(regime)}: {preview(name)} is not a hardware name"
             low = name.strip().lower()
             if low in owner and owner[low] != regime:
-                return f"{preview(name)} is listed under {preview(owner[low])} and {preview(regime)}"
+                return (
+                    f"{preview(name)} is listed under {preview(owner[low])} and {preview(regime)}"
+                )
             owner[low] = regime
     return None
 

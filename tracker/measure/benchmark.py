@@ -46,10 +46,9 @@ class BenchmarkPair:
     @property
     def days(self) -> int | None:
         """Days from the reference configuration to the other's (negative: the other came
-        first); None when either is missing or either is a baseline (no "since when")."""
-        if self.reference is None or self.other is None:
-            return None
-        if self.reference.baseline or self.other.baseline:
+        first); None when either is missing or the reference one is a baseline (no day 0: the
+        lag rows under ``benchmark_cuda`` say the same number, or have no row)."""
+        if self.reference is None or self.other is None or self.reference.baseline:
             return None
         return (self.other.when.date() - self.reference.when.date()).days
 
@@ -81,7 +80,9 @@ def _config_notes(notes: Sequence[NoteFact], project: str, as_of: datetime | Non
     return [
         n
         for n in notes
-        if n.project == project and n.config is not None and (as_of is None or n.occurred_at <= as_of)
+        if n.project == project
+        and n.config is not None
+        and (as_of is None or n.occurred_at <= as_of)
     ]
 
 

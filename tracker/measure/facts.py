@@ -57,13 +57,9 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
         }
         # Model mentions a collector read off a list's structure win over the tagger's reading
         # of the same line (a matrix row "gpt-oss-120b, Untested" names no status in words).
-        config = bench_config(attrs.get("config"))
-        # A benchmark configuration names its model in a field: the collector's reading only.
         named = [
             m
-            for m in (
-                structured if config or any("model" in m for m in structured) else tagger
-            )
+            for m in (structured if any("model" in m for m in structured) else tagger)
             if _text(m.get("model")) and isinstance(m.get("status"), str)
         ]
         # A release candidate's notes say what a release will serve, not what one does (its
@@ -81,7 +77,6 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
                 tuple(sorted(found)),
                 tuple(sorted(models)),
                 regime,
-                config,
             )
         )
     return releases, notes
@@ -95,7 +90,8 @@ def bench_config(value) -> BenchConfig | None:
     for any other note or one whose fields are not text (stored attrs are untrusted)."""
     if not isinstance(value, dict) or not all(_text(value.get(k)) for k in _CONFIG_TEXT):
         return None
-    return BenchConfig(*(value[k] for k in _CONFIG_TEXT), value.get("baseline") is True)
+    regime, hardware, runner, framework, model = (str(value[k]) for k in _CONFIG_TEXT)
+    return BenchConfig(regime, hardware, runner, framework, model, value.get("baseline") is True)
 
 
 def _dicts(value) -> list[dict]:
@@ -160,6 +156,10 @@ def load_lag_facts(config: Config, store: Store) -> LagFacts:
         {"vllm"} if model_rules else set()
     )
     releases, notes = load_facts(store, projects)
+    benchmarks = {
+        e.project for r in model_rules for e in r.evidence if e.kind == "benchmark_config"
+    }
+    notes += benchmark_notes(store, benchmarks)
     if config.kernel_layer is None:
         return LagFacts(rules, model_rules, releases, notes)
     ledger = load_ledger(config.kernel_layer.ledger)
@@ -173,11 +173,43 @@ def load_lag_facts(config: Config, store: Store) -> LagFacts:
     )
 
 
+def benchmark_notes(store: Store, projects: Iterable[str]) -> list[NoteFact]:
+    """An independent benchmark's configurations (config_history's ``commit`` events) as
+    notes carrying their ``config``: the family from the collector's structured mention, the
+    regime from the runner map. Events without a readable ``config`` are left out (stored
+    values are untrusted)."""
+    if not projects:
+        return []
+    out = []
+    for row in store.evidence_rows(projects):
+        attrs = row["attrs"] if isinstance(row["attrs"], dict) else {}
+        config = bench_config(attrs.get("config"))
+        if row["kind"] != "commit" or config is None:
+            continue
+        models = {
+            (m["model"], "supported", "")
+            for m in _dicts(attrs.get("mentions"))
+            if _text(m.get("model")) and m.get("status") == "supported"
+        }
+        out.append(
+            NoteFact(
+                row["project"],
+                row["occurred_at"],
+                row["url"] or "",
+                (),
+                tuple(sorted(models)),
+                config.regime,
+                config,
+            )
+        )
+    return out
+
+
 def load_kernel_facts(store: Store, projects: Iterable[str]) -> list[KernelFact]:
     """The releases, commits and notes the kernel ledger's rules read (drafts left out, as
     above; a stored value of the wrong type reads as empty: imports are untrusted)."""
     out = []
-    for row in store.kernel_evidence_rows(projects):
+    for row in store.evidence_rows(projects):
         attrs = row["attrs"] if isinstance(row["attrs"], dict) else {}
         if row["kind"] == "release" and attrs.get("draft") is True:
             continue

@@ -19,6 +19,7 @@ from typing import Any
 from tracker.config import Config
 from tracker.measure import headline
 from tracker.measure.answer import Answer, answers
+from tracker.measure.benchmark import BenchmarkFigures, benchmark_figures
 from tracker.measure.ci_jobs import CiJobs, ci_jobs
 from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.facts import LagFacts, load_lag_facts
@@ -63,6 +64,8 @@ class Figures:
     perf: PerfFigures = field(default_factory=PerfFigures)  # delivered performance (MLPerf)
     kernels: KernelLayer | None = None  # the kernel layer (None: no `artifact: kernel` rule)
     ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci_jobs)
+    # an independent benchmark's first configurations per family (measure.benchmark)
+    benchmark: BenchmarkFigures | None = None
 
     @property
     def as_of(self) -> datetime:
@@ -124,7 +127,19 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         if facts.kernel_ledger
         else None,
         ci_jobs=jobs.result(),
+        benchmark=_benchmark(config, facts, as_of),
     )
+
+
+def _benchmark(config: Config, facts: LagFacts, as_of: datetime) -> BenchmarkFigures | None:
+    """The NVIDIA / AMD pairs of the model rule's reference ``benchmark_config`` evidence (None
+    when no model rule reads a benchmark on the reference regime)."""
+    reference = config.reference_regime
+    for rule in config.model_coverage:
+        for ev in rule.evidence:
+            if ev.kind == "benchmark_config" and ev.regime == reference:
+                return benchmark_figures(facts.notes, ev.project, as_of, reference, "rocm")
+    return None
 
 
 def _weekly_and_stale(

@@ -1,5 +1,5 @@
-"""`config_history`: the git history of a benchmark's configuration files -> one `note` event per
-configuration entry (entry key, model, runner, framework), dated by the first commit that holds
+"""`config_history`: the git history of a benchmark's configuration files -> one `commit` event
+per configuration entry (entry key, model, runner, framework), dated by the first commit that holds
 it.
 
 An independent benchmark (InferenceX: ``configs/amd-master.yaml``, ``configs/nvidia-master.yaml``)
@@ -26,7 +26,8 @@ Contract:
 - Model id -> family through the alias table (tracker.mentions.families): the part after the last
   "/" ("amd/GLM-5.1-MXFP4" -> GLM-5.1), so a vendor's quantized repackaging is the family it
   quantizes. An unknown model still gets its event, with no model mention.
-- One note per (key, model, runner, framework), at its first commit: ``external_id``
+- One ``commit`` event per (key, model, runner, framework), the commit that first holds it (not a
+  note: the tagger does not read it and it counts in no friction tally): ``external_id``
   ``config:<key>|<model>|<runner>|<framework>``, URL the commit on github.com, regime the
   runner's, attrs ``mentions`` ([{model, status: supported}] when the family is known),
   ``config`` ({regime, hardware, runner, framework, model, key, image, path, commit, baseline}):
@@ -151,7 +152,7 @@ def entry_event(
     path: str,
     baseline: bool,
 ) -> Event:
-    """The note of one configuration's first commit (see the module doc)."""
+    """The event of one configuration's first commit (see the module doc)."""
     repo = ctx.option("repo")
     hardware = hardware_of(entry.runner)
     regime = regimes.get(hardware)
@@ -159,7 +160,7 @@ def entry_event(
     return Event(
         source_id=ctx.spec.id,
         project=ctx.spec.project,
-        kind="note",
+        kind="commit",
         external_id=f"config:{entry.seen_key}",
         occurred_at=when,
         title=f"{entry.model} on {entry.runner} ({entry.framework}): {entry.key}",
@@ -176,7 +177,7 @@ def entry_event(
                 "framework": entry.framework,
                 "model": entry.model,
                 "key": entry.key,
-                "image": entry.image[:FIELD_CHARS * 2],
+                "image": entry.image[: FIELD_CHARS * 2],
                 "path": path,
                 "commit": sha,
                 "baseline": baseline,
@@ -225,8 +226,12 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
             continue
         read.append(f"{sha}:{path}")
         text = response.content.decode("utf-8", errors="replace")
+
+        def skip(what: str, why: str, at: str = where) -> None:
+            ctx.skip(f"{at}: {what}", why)
+
         try:
-            entries = config_entries(text, lambda w, why, at=where: ctx.skip(f"{at}: {w}", why))
+            entries = config_entries(text, skip)
         except ValueError as exc:
             ctx.skip(where, str(exc))
             continue
