@@ -51,8 +51,10 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
              status,evidence_url,artifact,day0_definition
 
     `artifact` is framework (a release series, e.g. pytorch 2.9)
-    or model (a model family, e.g. qwen3-moe, under project `models`); model families have two
-    day-0 definitions (vllm_cuda, the primary, and public_weights), one row each. Open artifacts
+    or model (a model family, e.g. qwen3-moe, under project `models`); model families have one
+    row per day-0 definition of sources.yaml (engine_cuda, the primary, vllm_cuda,
+    public_weights, benchmark_cuda: the first NVIDIA configuration in the independent
+    benchmark; definition independent_benchmark rows cite its commits). Open artifacts
     have status `open` and lag_days = as_of - day0. kernel: a kernel feature of the ledger
     (project = the library, series = the feature id, day 0 = the kernel on CUDA); with
     --artifact kernel every regime gets a row, status `unknown` where nothing dates it (the
@@ -73,6 +75,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
       tracker lag --regime rocm --primary-only > rocm-lag.csv
       tracker lag --trend --format csv > lag-trend.csv
       tracker lag --artifact model --regime neuron
+      tracker lag --artifact model --regime rocm | grep independent_benchmark
     """
     from tracker.measure.facts import compute_lag
     from tracker.measure.trend import definition_label

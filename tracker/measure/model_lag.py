@@ -32,7 +32,10 @@ project naming the family with status ``supported`` (a note in a "Known issues" 
 limit, not support, nor does one under breaking changes, bug fixes, deprecations or removals,
 nor one under a heading or lead-in that says beta / preview; a note that also calls the family
 planned or dropped is not counted);
-``kind: model_registry`` (cuda) = the family's ``vllm_cuda`` day 0 itself.
+``kind: model_registry`` (cuda) = the family's ``vllm_cuda`` day 0 itself;
+``kind: benchmark_config`` = the family's first configuration on the regime's hardware in an
+independent benchmark's history (tracker.measure.benchmark), which is also day 0
+``benchmark_cuda`` on the reference regime.
 """
 
 from __future__ import annotations
