@@ -30,7 +30,7 @@ def days_text(pair: BenchmarkPair) -> str:
     """The days from the NVIDIA configuration to the AMD one, signed: "+20 d", "-12 d" (AMD
     first), "open" (no AMD configuration yet), "?" (a baseline: since when is not known)."""
     if pair.days is not None:
-        return f"{pair.days:+d} d"
+        return f"{pair.days:+d} d" if pair.days else "0 d"
     if pair.reference is not None and pair.other is None:
         return "open"
     return "?"
