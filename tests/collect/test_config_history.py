@@ -223,3 +223,22 @@ def test_hardware_words_and_families():
     assert fam("moonshotai/Kimi-K3") == "kimi-k3"
     assert fam("/mnt/lustre01/models/deepseek-r1-0528") == "deepseek-r1"
     assert fam("acme/Unknown-Model") is None
+
+
+def test_a_run_stopped_part_way_leaves_a_state_the_next_run_resumes_from(httpserver):
+    path = "configs/amd.yaml"
+    a = _entry("glm5-mi355x", "amd/GLM-5.1-MXFP4", "mi355x")
+    b = _entry("glm5-mi325x", "amd/GLM-5.1-MXFP4", "mi325x")
+    c = _entry("k3-mi355x", "moonshotai/Kimi-K3", "mi355x")
+    _listing(httpserver, path, [(SHA[1], "2026-03-02T00:00:00Z"), (SHA[0], "2026-03-01T00:00:00Z")])
+    _file(httpserver, SHA[0], path, a + b)
+    _file(httpserver, SHA[1], path, a + c)  # b removed again: only the first file has it
+    spec = _spec(httpserver.url_for("").rstrip("/"), [path])
+    ctx = CollectContext(spec, http=HttpClient())
+    events = config_history.collect(ctx)
+    first = next(events)  # the runner stops here (time budget, rate limit)
+    events.close()
+    again = CollectContext(spec, http=HttpClient(), state=json.loads(json.dumps(ctx.state)))
+    rest = list(config_history.collect(again))
+    keys = [first.attrs["config"]["key"]] + [e.attrs["config"]["key"] for e in rest]
+    assert keys == ["glm5-mi355x", "glm5-mi325x", "k3-mi355x"]  # each once, none lost

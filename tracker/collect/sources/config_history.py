@@ -199,9 +199,15 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     regimes = runner_regimes(ctx.option("hardware") or {})
     api = str(ctx.option("api_url", DEFAULT_API)).rstrip("/")
     raw = str(ctx.option("raw_url", DEFAULT_RAW)).rstrip("/")
-    seen: list[str] = list(ctx.state.get("seen") or [])
+    # The state's own lists, appended to as files are read: a run stopped part way (time budget,
+    # rate limit) leaves a state that matches the events it yielded.
+    seen: list[str] = ctx.state.setdefault("seen", [])
+    if not isinstance(seen, list):
+        seen = ctx.state["seen"] = []
     known = set(seen)
-    read: list[str] = list(ctx.state.get("read") or [])
+    read: list[str] = ctx.state.setdefault("read", [])
+    if not isinstance(read, list):
+        read = ctx.state["read"] = []
     done = set(read)
     todo: set[tuple[datetime, str, str]] = set()
     for path in _paths(ctx):
@@ -224,7 +230,6 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
             continue
         if response is None:
             continue
-        read.append(f"{sha}:{path}")
         text = response.content.decode("utf-8", errors="replace")
 
         def skip(what: str, why: str, at: str = where) -> None:
@@ -234,6 +239,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
             entries = config_entries(text, skip)
         except ValueError as exc:
             ctx.skip(where, str(exc))
+            read.append(f"{sha}:{path}")
             continue
         for entry in entries:
             if entry.seen_key in known:
@@ -241,5 +247,5 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
             known.add(entry.seen_key)
             seen.append(entry.seen_key)
             yield entry_event(ctx, entry, regimes, sha, when, path, sha == baseline)
-    ctx.state["seen"] = seen[-SEEN_LIMIT:]
-    ctx.state["read"] = read[-READ_LIMIT:]
+        read.append(f"{sha}:{path}")  # after its last entry: a stopped run reads it again
+    del seen[:-SEEN_LIMIT], read[:-READ_LIMIT]
