@@ -51,8 +51,10 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
              status,evidence_url,artifact,day0_definition,observed_through,covered_by
 
     `artifact` is framework (a release series, e.g. pytorch 2.9)
-    or model (a model family, e.g. qwen3-moe, under project `models`); model families have two
-    day-0 definitions (vllm_cuda, the primary, and public_weights), one row each. Open artifacts
+    or model (a model family, e.g. qwen3-moe, under project `models`); model families have one
+    row per day-0 definition of sources.yaml (engine_cuda, the primary, vllm_cuda,
+    public_weights, benchmark_cuda: the first NVIDIA configuration in the independent
+    benchmark; definition independent_benchmark rows cite its commits). Open artifacts
     have status `open` and lag_days = observed_through - day0 (observed_through: how far the
     definition's evidence was looked at, at most as_of; series released after it are left out
     as "not observed since"); covered_by names the newer series whose evidence covers a row
@@ -76,6 +78,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
       tracker lag --regime rocm --primary-only > rocm-lag.csv
       tracker lag --trend --format csv > lag-trend.csv
       tracker lag --artifact model --regime neuron
+      tracker lag --artifact model --regime rocm | grep independent_benchmark
     """
     from tracker.measure.facts import compute_lag
     from tracker.measure.trend import definition_label

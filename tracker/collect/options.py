@@ -79,6 +79,28 @@ def paths_problem(value: Any) -> str | None:
     return "must be a list of paths or of {path, section}"
 
 
+def hardware_problem(value: Any) -> str | None:
+    """A config_history ``hardware`` option: {regime: [hardware name, ...]}, each name text and
+    in one regime's list only (a runner is never two regimes')."""
+    shape = "must be a mapping of regime ids to lists of hardware names, e.g. {rocm: [mi300x]}"
+    if not isinstance(value, Mapping) or not value:
+        return shape
+    owner: dict[str, str] = {}
+    for regime, names in value.items():
+        if not isinstance(regime, str) or not isinstance(names, list) or not names:
+            return shape
+        for name in names:
+            if not isinstance(name, str) or not name.strip():
+                return f"{preview(regime)}: {preview(name)} is not a hardware name"
+            low = name.strip().lower()
+            if low in owner and owner[low] != regime:
+                return (
+                    f"{preview(name)} is listed under {preview(owner[low])} and {preview(regime)}"
+                )
+            owner[low] = regime
+    return None
+
+
 def pages_problem(value: Any) -> str | None:
     """A model_list ``pages`` option: a list of {url, version, date}."""
     if isinstance(value, list) and all(

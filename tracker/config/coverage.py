@@ -20,8 +20,11 @@ from tracker.errors import ConfigError
 
 # A series granularity -> how many version components a version needs to name one.
 SERIES_COMPONENTS = {"major": 1, "minor": 2, "release": 3}
-DAY0_DEFINITIONS = ("engine_cuda", "vllm_cuda", "public_weights")
-MODEL_EVIDENCE_KINDS = ("note", "model_registry")
+DAY0_DEFINITIONS = ("engine_cuda", "vllm_cuda", "public_weights", "benchmark_cuda")
+DEFAULT_DAY0 = ("vllm_cuda", "public_weights")  # a model rule without `day0:`
+# note: a project's notes naming the family as supported; model_registry: vLLM's registry (cuda);
+# benchmark_config: an independent benchmark's configurations on the regime's own hardware
+MODEL_EVIDENCE_KINDS = ("note", "model_registry", "benchmark_config")
 
 
 @dataclass(frozen=True)
@@ -301,7 +304,7 @@ def parse_model_coverage(
         unknown = unknown_key(raw, {"project", "artifact", "day0", "regimes"})
         if unknown:
             raise ConfigError(f"{where}: {name}: unknown key {unknown}")
-        day0 = tuple(raw.get("day0") or DAY0_DEFINITIONS[1:])
+        day0 = tuple(raw.get("day0") or DEFAULT_DAY0)
         bad = [d for d in day0 if d not in DAY0_DEFINITIONS]
         if bad:
             raise ConfigError(
@@ -319,6 +322,13 @@ def parse_model_coverage(
         if "engine_cuda" in day0 and not any(r == "cuda" for r, _ in engines):
             raise ConfigError(
                 f"{where}: {name}: day0 engine_cuda needs cuda entries marked with 'engine'"
+            )
+        if "benchmark_cuda" in day0 and not any(
+            e.regime == "cuda" and e.kind == "benchmark_config" for e in evidence
+        ):
+            raise ConfigError(
+                f"{where}: {name}: day0 benchmark_cuda needs a cuda entry with evidence "
+                "kind benchmark_config"
             )
         out.append(
             ModelCoverageRule(

@@ -61,6 +61,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     answer per regime leads, word for word as in the report of that day."""
     from tracker.measure.figures import compute_figures
     from tracker.present.answer_words import answer_text, median_phrase, subject_part
+    from tracker.present.benchmark_words import first_config_lines
     from tracker.present.ci_jobs_words import regime_blocks
     from tracker.present.formats import http_only
     from tracker.present.silent_words import silent_line
@@ -107,7 +108,8 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
             "median": pooled_median(now, regime),
             "median_before": pooled_median(before, regime),
             "lag_lines": lag_lines(now, regime, reference, week, limits, http_only)
-            + extra_lines(everything, trend_text, regime, reference, week),
+            + extra_lines(everything, trend_text, regime, reference, week)
+            + first_config_lines(figures.benchmark, regime, week.start, week.end),
             "ci": ci_block(ci_rows, regime, week, previous),
             "ci_newest": stale_ci_text(figures.trends, regime, week.as_of),
             "ci_other": ci_other_block(ci_other_rows, regime, week, previous),
@@ -138,9 +140,9 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         )
     # Quiet: no new release or coverage, no friction / optimization event, nothing crossed,
     # no source in trouble. CI at its usual rate is not news (the subject still carries it).
-    changed = any(line["kind"] == "gained" for b in blocks for line in b["lag_lines"]) or any(
-        b["friction"]["friction"] + b["friction"]["optimization"] for b in blocks
-    )
+    changed = any(
+        line["kind"] in ("gained", "benchmark") for b in blocks for line in b["lag_lines"]
+    ) or any(b["friction"]["friction"] + b["friction"]["optimization"] for b in blocks)
     # A new MLPerf round, the week it is first collected, is news too.
     perf_news = new_round_lines(figures.perf, week.start, week.end)
     changed = changed or bool(perf_news)

@@ -12,7 +12,14 @@ from tracker.config import Config
 from tracker.config.coverage import CoverageRule, ModelCoverageRule
 from tracker.measure.kernel_lag import KernelFact, kernel_lag_samples, kernel_projects
 from tracker.measure.kernel_ledger import KernelFeature, load_ledger
-from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_prerelease, lag_samples
+from tracker.measure.lag import (
+    BenchConfig,
+    LagSample,
+    NoteFact,
+    ReleaseFact,
+    is_prerelease,
+    lag_samples,
+)
 from tracker.measure.model_lag import model_lag_samples, note_context
 from tracker.measure.windows import Windows, delivered_channels
 from tracker.mentions.families import load_families
@@ -80,6 +87,18 @@ def load_facts(store: Store, projects: Iterable[str]) -> tuple[list[ReleaseFact]
             )
         )
     return releases, notes
+
+
+_CONFIG_TEXT = ("regime", "hardware", "runner", "framework", "model")
+
+
+def bench_config(value) -> BenchConfig | None:
+    """The benchmark configuration a note's attrs record (config_history's ``config``), None
+    for any other note or one whose fields are not text (stored attrs are untrusted)."""
+    if not isinstance(value, dict) or not all(_text(value.get(k)) for k in _CONFIG_TEXT):
+        return None
+    regime, hardware, runner, framework, model = (str(value[k]) for k in _CONFIG_TEXT)
+    return BenchConfig(regime, hardware, runner, framework, model, value.get("baseline") is True)
 
 
 def _dicts(value) -> list[dict]:
@@ -158,6 +177,10 @@ def load_lag_facts(config: Config, store: Store) -> LagFacts:
     )
     releases, notes = load_facts(store, projects)
     observed = store.observation_ends()
+    benchmarks = {
+        e.project for r in model_rules for e in r.evidence if e.kind == "benchmark_config"
+    }
+    notes += benchmark_notes(store, benchmarks)
     if config.kernel_layer is None:
         windows = Windows(delivered_channels([*releases, *notes]), observed)
         return LagFacts(rules, model_rules, releases, notes, windows=windows)
@@ -167,11 +190,44 @@ def load_lag_facts(config: Config, store: Store) -> LagFacts:
     return LagFacts(rules, model_rules, releases, notes, ledger, kernel_facts, windows)
 
 
+def benchmark_notes(store: Store, projects: Iterable[str]) -> list[NoteFact]:
+    """An independent benchmark's configurations (config_history's ``commit`` events) as
+    notes carrying their ``config``: the family from the collector's structured mention, the
+    regime from the runner map. Events without a readable ``config`` are left out (stored
+    values are untrusted)."""
+    if not projects:
+        return []
+    out = []
+    for row in store.evidence_rows(projects):
+        attrs = row["attrs"] if isinstance(row["attrs"], dict) else {}
+        config = bench_config(attrs.get("config"))
+        if row["kind"] != "commit" or config is None:
+            continue
+        models = {
+            (m["model"], "supported", "")
+            for m in _dicts(attrs.get("mentions"))
+            if _text(m.get("model")) and m.get("status") == "supported"
+        }
+        out.append(
+            NoteFact(
+                row["project"],
+                row["occurred_at"],
+                row["url"] or "",
+                (),
+                tuple(sorted(models)),
+                config.regime,
+                row["source_id"] or "",
+                config=config,
+            )
+        )
+    return out
+
+
 def load_kernel_facts(store: Store, projects: Iterable[str]) -> list[KernelFact]:
     """The releases, commits and notes the kernel ledger's rules read (drafts left out, as
     above; a stored value of the wrong type reads as empty: imports are untrusted)."""
     out = []
-    for row in store.kernel_evidence_rows(projects):
+    for row in store.evidence_rows(projects):
         attrs = row["attrs"] if isinstance(row["attrs"], dict) else {}
         if row["kind"] == "release" and attrs.get("draft") is True:
             continue

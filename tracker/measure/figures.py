@@ -19,6 +19,7 @@ from typing import Any
 from tracker.config import Config
 from tracker.measure import headline
 from tracker.measure.answer import Answer, answers
+from tracker.measure.benchmark import BenchmarkFigures, benchmark_figures
 from tracker.measure.ci_jobs import CiJobs, ci_jobs
 from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.facts import LagFacts, load_lag_facts
@@ -66,6 +67,8 @@ class Figures:
     ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci_jobs)
     # definitions silent while upstream kept releasing (measure.silent)
     silent: list[SilentChannel] = field(default_factory=list)
+    # an independent benchmark's first configurations per family (measure.benchmark)
+    benchmark: BenchmarkFigures | None = None
 
     @property
     def as_of(self) -> datetime:
@@ -128,7 +131,19 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         else None,
         ci_jobs=jobs.result(),
         silent=silent_channels(samples, spans, as_of, config.report.silent_after_series),
+        benchmark=_benchmark(config, facts, as_of),
     )
+
+
+def _benchmark(config: Config, facts: LagFacts, as_of: datetime) -> BenchmarkFigures | None:
+    """The NVIDIA / AMD pairs of the model rule's reference ``benchmark_config`` evidence (None
+    when no model rule reads a benchmark on the reference regime)."""
+    reference = config.reference_regime
+    for rule in config.model_coverage:
+        for ev in rule.evidence:
+            if ev.kind == "benchmark_config" and ev.regime == reference:
+                return benchmark_figures(facts.notes, ev.project, as_of, reference, "rocm")
+    return None
 
 
 def _weekly_and_stale(

@@ -32,6 +32,19 @@ class ReleaseFact:
 
 
 @dataclass(frozen=True)
+class BenchConfig:
+    """A benchmark configuration a note records (collect.sources.config_history): a model on one
+    runner with one framework, and whose regime that runner's hardware is."""
+
+    regime: str  # the runner map's regime; "unknown" when the map does not name its hardware
+    hardware: str
+    runner: str
+    framework: str
+    model: str
+    baseline: bool  # in the first version of the history read: configured by then, not since
+
+
+@dataclass(frozen=True)
 class NoteFact:
     """A vendor note with the framework versions it names and their status."""
 
@@ -43,6 +56,7 @@ class NoteFact:
     models: tuple[tuple[str, str, str], ...] = ()
     regime: str | None = None  # the tagger's (else the source's): whose support the note states
     source_id: str = ""  # the source that stored it (its observation window: measure.windows)
+    config: BenchConfig | None = None  # an independent benchmark's configuration, if it is one
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,10 @@ project naming the family with status ``supported`` (a note in a "Known issues" 
 limit, not support, nor does one under breaking changes, bug fixes, deprecations or removals,
 nor one under a heading or lead-in that says beta / preview; a note that also calls the family
 planned or dropped is not counted);
-``kind: model_registry`` (cuda) = the family's ``vllm_cuda`` day 0 itself.
+``kind: model_registry`` (cuda) = the family's ``vllm_cuda`` day 0 itself;
+``kind: benchmark_config`` = the family's first configuration on the regime's hardware in an
+independent benchmark's history (tracker.measure.benchmark), which is also day 0
+``benchmark_cuda`` on the reference regime.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from datetime import datetime
 from typing import Any
 
 from tracker.config.coverage import EvidenceRule, ModelCoverageRule
+from tracker.measure.benchmark import benchmark_day0, benchmark_evidence
 from tracker.measure.engines import combine_engines, engine_day0, gate_by_image
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_final
 from tracker.measure.windows import Channel, ReadsFacts, Windows, not_observed
@@ -60,6 +64,10 @@ NOT_SUPPORT_SECTIONS = {
     "Removals",
     "Upcoming changes",
 }
+
+# Evidence streams that begin somewhere: a family whose day 0 precedes the stream's first
+# item is unknown on it (left truncation), not open.
+DATED_STREAMS = ("note", "benchmark_config")
 
 Unknown = tuple[str, str, str, str, str]  # project, series (family), regime, definition, reason
 
@@ -171,6 +179,12 @@ def model_lag_samples(
             if ev.kind == "model_registry":
                 streams.append((ev, registry, None))
                 continue
+            if ev.kind == "benchmark_config":
+                found, window = benchmark_evidence(notes, ev.project, ev.regime)
+                streams.append((ev, found, window))
+                if spans is not None:
+                    spans[(rule.project, ev.regime, ev.definition)] = _span(notes, ev.project)
+                continue
             times = [n.occurred_at for n in notes if n.project == ev.project]
             found = model_evidence(ev, notes)
             window = min(times) if times else None
@@ -192,6 +206,8 @@ def model_lag_samples(
                 day0s, why = registry, registry_why
             elif d_def == "engine_cuda":
                 day0s, why = engine_day0(rule, streams, registry_why)
+            elif d_def == "benchmark_cuda":
+                day0s, why = benchmark_day0(notes, _benchmark_project(rule))
             else:
                 day0s, why = day0_by_family(table, d_def, releases, notes)
             if unknown is not None:
@@ -207,12 +223,12 @@ def model_lag_samples(
                     covered = hit is not None and hit[0] <= as_of
                     seen = through.get((ev.regime, ev.definition), as_of)
                     unseen = None if covered else not_observed(day0, seen)
-                    if ev.kind == "note" and unseen is not None and window is not None:
+                    if ev.kind in DATED_STREAMS and unseen is not None and window is not None:
                         truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
                         if unknown is not None:
                             unknown.append((rule.project, fid, ev.regime, ev.definition, unseen))
                         continue
-                    if ev.kind == "note" and (window is None or day0 < window):
+                    if ev.kind in DATED_STREAMS and (window is None or day0 < window):
                         truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
                         if unknown is not None:
                             unknown.append(
@@ -259,6 +275,19 @@ def model_lag_samples(
         samples += rule_samples
         samples += combine_engines(rule, rule_samples, truncated, unknown)
     return samples
+
+
+def _benchmark_project(rule: ModelCoverageRule) -> str:
+    """The project of the rule's cuda ``benchmark_config`` evidence (config checks there is one
+    when ``benchmark_cuda`` is a day-0 definition)."""
+    return next(
+        e.project for e in rule.evidence if e.regime == "cuda" and e.kind == "benchmark_config"
+    )
+
+
+def _span(notes: Sequence[NoteFact], project: str) -> tuple[datetime, datetime] | None:
+    times = [n.occurred_at for n in notes if n.project == project and n.config is not None]
+    return (min(times), max(times)) if times else None
 
 
 def _truncated(

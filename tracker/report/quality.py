@@ -4,8 +4,9 @@ item in a collapsed list on the page and one row each in data_quality.csv beside
 Sections: stale evidence streams, silent channels (definitions without new evidence while
 upstream released series), model families without a known day 0, lags dated before day 0,
 artifacts not counted because their day 0 precedes the evidence collected or follows where it
-was last looked at, and stored events dated outside the dates tracker computes with (left out of
-every figure).
+was last looked at, stored events dated outside the dates tracker computes with (left out of
+every figure), and an independent benchmark's runners whose hardware the runner map does not
+name.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def quality_sections(
     unread_tags: Sequence[dict] = (),
     far_dated: Mapping[str, Any] | None = None,
     silent: Sequence[SilentChannel] = (),
+    unknown_runners: Sequence[Any] = (),
 ) -> dict[str, Any]:
     """Summary lines (one per section, with counts) and the rows of data_quality.csv."""
     framework_unknown = [u for u in unknown if u[2] != "all"]
@@ -99,6 +101,12 @@ def quality_sections(
             f"{far['count']} stored events dated outside {EVENT_TIME_START:%Y-%m-%d} to "
             f"{EVENT_TIME_END:%Y-%m-%d}, left out of every figure"
             + (f" (the first {shown} listed)" if shown < far["count"] else "")
+        )
+    if unknown_runners:
+        lines["unknown_runners"] = (
+            f"{len(unknown_runners)} benchmark runners whose hardware the runner map does not "
+            f"name ({sum(r.entries for r in unknown_runners)} configurations): "
+            + ", ".join(r.runner for r in unknown_runners)
         )
     rows: list[dict[str, Any]] = [
         {
@@ -169,5 +177,14 @@ def quality_sections(
             "detail": f"{e['kind']} {e['external_id']} (event {e['id']}) dated {e['occurred_at']}",
         }
         for e in far["events"]
+    ]
+    rows += [
+        {
+            "section": "unknown_runner",
+            "detail": f"runner {r.runner} (hardware {r.hardware or '?'}): {r.entries} "
+            "configurations on no regime",
+            "url": r.first_url,
+        }
+        for r in unknown_runners
     ]
     return {"lines": lines, "rows": rows}

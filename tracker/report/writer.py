@@ -28,6 +28,7 @@ from tracker.measure.silent import HINT as SILENT_HINT
 from tracker.measure.survival import LagSummary
 from tracker.present import ci_jobs_words, palette, trend_words
 from tracker.present.answer_words import LABEL, answer_text, median_phrase, window_phrase
+from tracker.present.benchmark_words import benchmark_json, pair_rows
 from tracker.present.cohort_words import cohort_sentence, point_text
 from tracker.present.formats import http_only, percent
 from tracker.report.chart_data import sparse_friction, split_sparse_ci
@@ -168,6 +169,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             f.unread,
             f.far_dated,
             f.silent,
+            f.benchmark.unknown_runners if f.benchmark else (),
         )
 
         with (stage / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
@@ -251,6 +253,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
                     "ci_pass_rate_other_triggers": other_rates,
                     "friction_weekly": friction,
                     "analyst_overrides": f.overrides,
+                    "independent_benchmark": benchmark_json(f.benchmark),
                 },
                 indent=1,
                 default=str,
@@ -303,6 +306,8 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             model_image=model_image,
             model_rows=model_matrix(samples),
             model_regimes=MODEL_REGIMES,
+            benchmark=f.benchmark,
+            benchmark_rows=pair_rows(f.benchmark),
             perf=perf,
             kernels=f.kernels,
             ci_jobs=ci_jobs_words.regime_blocks(f.ci_jobs),

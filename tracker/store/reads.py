@@ -250,10 +250,11 @@ class StoreQueries:
                     src,
                 )
 
-    def kernel_evidence_rows(self, projects: Iterable[str]) -> list[dict]:
-        """Releases, commits and notes of `projects` for the kernel ledger (measure.kernel_lag):
-        project, kind, version, occurred_at, url, text (title and body), attrs. A few hundred
-        rows: the ledger's libraries are small streams."""
+    def evidence_rows(self, projects: Iterable[str]) -> list[dict]:
+        """Releases, commits and notes of `projects` for the kernel ledger (measure.kernel_lag)
+        and an independent benchmark's configurations (measure.facts.benchmark_notes): project,
+        kind, version, occurred_at, url, title, body, attrs. A few hundred rows: small
+        streams."""
         query = (
             select(
                 events.c.source_id,

@@ -224,6 +224,11 @@ KINDS: dict[str, Kind] = {
         {"repo": "text", "paths": _options.paths_problem},
         {"section": "text", "api_url": "text", "raw_url": "text"},
     ),
+    "config_history": _kind(
+        "config_history",
+        {"repo": "text", "paths": "text_list", "hardware": _options.hardware_problem},
+        {"api_url": "text", "raw_url": "text"},
+    ),
     "docker_tags": _kind(
         "docker_tags",
         {"repository": "text"},

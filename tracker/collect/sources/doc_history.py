@@ -145,7 +145,7 @@ def listed_families(text: str, section: str | None = None) -> dict[str, str]:
     return found
 
 
-def _commits(ctx: CollectContext, api: str, repo: str, path: str) -> Iterator[dict[str, Any]]:
+def path_commits(ctx: CollectContext, api: str, repo: str, path: str) -> Iterator[dict[str, Any]]:
     params: dict[str, Any] = {"path": path, "per_page": 100}
     if ctx.since is not None:
         params["since"] = ctx.since.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -159,7 +159,7 @@ def _commits(ctx: CollectContext, api: str, repo: str, path: str) -> Iterator[di
             yield item
 
 
-def _commit_date(item: dict[str, Any]) -> datetime | None:
+def commit_date(item: dict[str, Any]) -> datetime | None:
     commit = item.get("commit")
     who = commit.get("committer") if isinstance(commit, dict) else None
     return parse_time(who.get("date")) if isinstance(who, dict) else None
@@ -212,8 +212,8 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     done = set(read)
     todo: list[tuple[datetime, str, str]] = []
     for path in paths:
-        for item in _commits(ctx, api, repo, path):
-            when = _commit_date(item)
+        for item in path_commits(ctx, api, repo, path):
+            when = commit_date(item)
             if when is None:
                 ctx.skip(f"commit {item['sha'][:10]} of {path}", "no committer date")
             elif f"{item['sha']}:{path}" not in done:
