@@ -136,11 +136,11 @@ def test_report_files_and_escaping(sqlite_store, tmp_path):
     lag_csv = (out / "lag.csv").read_text().splitlines()
     assert lag_csv[0] == (
         "project,series,regime,definition,primary,day0,available,lag_days,status,"
-        "evidence_url,artifact,day0_definition"
+        "evidence_url,artifact,day0_definition,channel"
     )
     assert (
         "pytorch,2.8,rocm,vendor_matrix,true,2025-08-06,2025-09-16,41,covered,"
-        "https://rocm.docs.amd.com/m,framework,upstream_release" in lag_csv
+        "https://rocm.docs.amd.com/m,framework,upstream_release," in lag_csv
     )
     summary = (out / "lag_summary.csv").read_text().splitlines()
     assert summary[0].endswith(

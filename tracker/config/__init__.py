@@ -19,7 +19,8 @@ from tracker.config.yamlload import safe_load_yaml
 from tracker.errors import ConfigError
 
 if TYPE_CHECKING:  # read by config_from_data: `tracker --help` and query start without them
-    from tracker.config.coverage import CoverageRule, KernelLayerRule, ModelCoverageRule
+    from tracker.config.coverage import CoverageRule, ModelCoverageRule
+    from tracker.config.kernel_layer import KernelLayerRule
     from tracker.config.triggers import MirrorPair, Selectors
 
 DEFAULT_SOURCES = "sources.yaml"
@@ -211,12 +212,9 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
     keys), the coverage rules, the report and digest settings and the CI trigger selectors
     (the sources of kinds that take a `trigger` key). Raises ConfigError naming file, source
     or rule, and key."""
-    from tracker.config.coverage import (
-        check_coverage_values,
-        parse_coverage,
-        parse_kernel_layer,
-        parse_model_coverage,
-    )
+    from tracker.config.coverage import parse_coverage, parse_model_coverage
+    from tracker.config.coverage_values import check_coverage_values
+    from tracker.config.kernel_layer import parse_kernel_layer
     from tracker.config.triggers import SELECTOR_KEY, mirror_pairs, trigger_selectors
 
     if not isinstance(raw, dict):

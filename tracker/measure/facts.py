@@ -10,6 +10,7 @@ from datetime import datetime
 
 from tracker.config import Config
 from tracker.config.coverage import CoverageRule, ModelCoverageRule
+from tracker.measure.channels import with_earliest_builds
 from tracker.measure.kernel_lag import KernelFact, kernel_lag_samples, kernel_projects
 from tracker.measure.kernel_ledger import KernelFeature, load_ledger
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_prerelease, lag_samples
@@ -118,8 +119,10 @@ class LagFacts:
     def framework_samples(
         self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
     ) -> list[LagSample]:
-        """Lag samples of the framework coverage rules only."""
-        return lag_samples(self.rules, self.releases, self.notes, as_of, unknown, spans)
+        """Lag samples of the framework coverage rules only (earliest-build rows beside their
+        channels' rows, tracker.measure.channels)."""
+        samples = lag_samples(self.rules, self.releases, self.notes, as_of, unknown, spans)
+        return with_earliest_builds(self.rules, samples, unknown, spans)
 
 
 def load_lag_facts(config: Config, store: Store) -> LagFacts:

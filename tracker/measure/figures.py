@@ -159,6 +159,7 @@ def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[di
             "as_of": as_of,
             "artifact": s.artifact,
             "day0_definition": s.day0_definition,
+            "channel": s.channel,
         }
         for s in samples
     ]

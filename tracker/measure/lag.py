@@ -62,6 +62,9 @@ class LagSample:
     # models: the serving engine whose evidence this row reads ("vllm", "sglang"); "" for rows
     # of one vendor stream or of "any engine" (not a CSV column: lag.csv keeps its columns)
     engine: str = ""
+    # an earliest-build row (tracker.measure.channels): the channel definition whose evidence
+    # came first; "" for other rows and for open ones
+    channel: str = ""
 
     def csv_row(self) -> dict[str, Any]:
         return {
@@ -78,6 +81,7 @@ class LagSample:
             # after the original columns, so a reader of columns by position is not misled
             "artifact": self.artifact,
             "day0_definition": self.day0_definition,
+            "channel": self.channel,
         }
 
 
@@ -96,6 +100,7 @@ LAG_CSV_COLUMNS = [
     "evidence_url",
     "artifact",
     "day0_definition",
+    "channel",
 ]
 
 

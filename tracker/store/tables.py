@@ -252,6 +252,13 @@ lag_samples = Table(
         primary_key=True,
         comment="upstream_release (frameworks); vllm_cuda | public_weights (models)",
     ),
+    Column(
+        "channel",
+        String(100),
+        nullable=False,
+        server_default="",
+        comment="earliest-build rows: the channel whose evidence came first",
+    ),
     comment="day-0 coverage lag per artifact, regime and definition; rewritten by each report",
 )
 

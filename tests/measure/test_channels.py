@@ -1,0 +1,206 @@
+"""The earliest official build a user can install (tracker.measure.channels): a combined
+definition over a regime's install channels, checked once in tracker.config.coverage, on
+hand-made facts (dates illustrative)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from tracker.config.coverage import parse_coverage
+from tracker.errors import ConfigError
+from tracker.measure.facts import LagFacts
+from tracker.measure.lag import NoteFact, ReleaseFact
+from tracker.measure.trend import POOLED, lag_trends
+
+AS_OF = datetime(2026, 8, 22, 23, 59, 59, tzinfo=UTC)
+WHEELS = {"project": "torch-rocm-wheels", "kind": "release"}
+ROCK = {"project": "therock", "kind": "note", "mentions": "pytorch"}
+MATRIX = {"project": "rocm", "kind": "note", "mentions": "pytorch"}
+
+
+def rule(rocm: list, **extra) -> dict:
+    return {"project": "pytorch", "series": "minor", "regimes": {"rocm": rocm}, **extra}
+
+
+RULE = rule(
+    [
+        {"definition": "earliest_build", "primary": True, "channels": ["wheels", "therock"]},
+        {"definition": "wheels", "evidence": WHEELS},
+        {"definition": "therock", "evidence": ROCK},
+        {"definition": "vendor_matrix", "evidence": MATRIX},
+    ],
+    in_transition={"rocm": "AMD moved its ROCm builds to TheRock in 2026"},
+)
+
+
+def d(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def release(project: str, version: str, when: str) -> ReleaseFact:
+    return ReleaseFact(project, version, d(when), f"https://x/{project}/{version}")
+
+
+def note(project: str, when: str, *versions: str) -> NoteFact:
+    mentions = tuple(("pytorch", v, "supported") for v in versions)
+    return NoteFact(project, d(when), f"https://x/{project}/{when}", mentions)
+
+
+RELEASES = [
+    release("pytorch", "2.7.0", "2025-04-23"),
+    release("pytorch", "2.8.0", "2025-08-06"),
+    release("pytorch", "2.9.0", "2025-10-15"),
+    release("pytorch", "2.10.0", "2026-01-21"),
+    release("pytorch", "2.11.0", "2026-03-25"),
+    # the upstream wheels: from 2.8 on (nothing collected before 2025-08-06)
+    release("torch-rocm-wheels", "2.8.0", "2025-08-06"),
+    release("torch-rocm-wheels", "2.9.0", "2025-10-18"),
+]
+NOTES = [
+    note("therock", "2025-04-01"),  # TheRock's first collected note: its window starts here
+    note("therock", "2025-10-16", "2.9"),  # a day before the wheels: TheRock is first for 2.9
+    note("therock", "2026-02-10", "2.10"),
+    note("rocm", "2025-01-01"),
+    note("rocm", "2025-09-16", "2.8"),
+]
+
+
+def compute(raw: dict = RULE, releases=RELEASES, notes=NOTES):
+    rules = tuple(parse_coverage([raw], "s.yaml"))
+    unknown: list = []
+    spans: dict = {}
+    samples = LagFacts(rules, (), list(releases), list(notes)).samples(AS_OF, unknown, spans)
+    rows = {(s.series, s.definition): s for s in samples if s.regime == "rocm"}
+    return samples, rows, unknown, spans
+
+
+def test_earliest_channel_wins_and_is_named_with_its_evidence():
+    _, rows, _, _ = compute()
+    first = rows[("2.9", "earliest_build")]
+    assert (first.status, first.lag_days, first.channel) == ("covered", 1, "therock")
+    assert first.evidence_url == "https://x/therock/2025-10-16"
+    assert first.primary
+    wheels = rows[("2.8", "earliest_build")]
+    assert (wheels.lag_days, wheels.channel, wheels.evidence_url) == (
+        0,
+        "wheels",
+        "https://x/torch-rocm-wheels/2.8.0",
+    )
+    assert rows[("2.10", "earliest_build")].channel == "therock"
+    # each channel keeps its own row, not primary; the vendor matrix stays beside, unmerged
+    assert rows[("2.9", "wheels")].lag_days == 3 and not rows[("2.9", "wheels")].primary
+    assert rows[("2.8", "vendor_matrix")].lag_days == 41
+    assert rows[("2.8", "vendor_matrix")].channel == ""
+
+
+def test_open_only_when_every_channel_is_open():
+    _, rows, _, _ = compute()
+    late = rows[("2.11", "earliest_build")]
+    assert (late.status, late.available, late.channel) == ("open", None, "")
+    assert late.lag_days == (AS_OF.date() - d("2026-03-25").date()).days
+
+
+def test_unknown_when_a_silent_channel_does_not_reach_back():
+    # 2.7: TheRock reaches back (open there), the wheels were collected only from 2.8 on
+    _, rows, unknown, _ = compute()
+    assert ("2.7", "earliest_build") not in rows
+    assert ("2.7", "therock") in rows and rows[("2.7", "therock")].status == "open"
+    reasons = [u for u in unknown if u[1] == "2.7" and u[3] == "earliest_build"]
+    assert len(reasons) == 1 and "wheels's evidence does not reach back" in reasons[0][4]
+
+
+def test_a_channel_that_covers_beats_one_that_does_not_reach_back():
+    # 2.7 built by TheRock: covered, though the wheels' evidence starts later
+    notes = [*NOTES, note("therock", "2025-07-01", "2.7")]
+    _, rows, unknown, _ = compute(notes=notes)
+    row = rows[("2.7", "earliest_build")]
+    assert (row.status, row.channel, row.lag_days) == ("covered", "therock", 69)
+    assert not [u for u in unknown if u[1] == "2.7" and u[3] == "earliest_build"]
+
+
+def test_same_day_goes_to_the_channel_listed_first():
+    notes = [*NOTES, note("therock", "2025-08-06", "2.8")]
+    _, rows, _, _ = compute(notes=notes)
+    assert rows[("2.8", "earliest_build")].channel == "wheels"
+    swapped = dict(RULE, regimes={"rocm": [dict(RULE["regimes"]["rocm"][0],
+                   channels=["therock", "wheels"]), *RULE["regimes"]["rocm"][1:]]})  # fmt: skip
+    _, rows, _, _ = compute(swapped, notes=notes)
+    assert rows[("2.8", "earliest_build")].channel == "therock"
+
+
+def test_span_runs_from_the_first_channel_fact_to_the_last():
+    _, _, _, spans = compute()
+    assert spans[("pytorch", "rocm", "earliest_build")] == (d("2025-04-01"), d("2026-02-10"))
+
+
+def test_the_pooled_headline_reads_the_combined_definition():
+    samples, _, _, _ = compute()
+    pooled = next(t for t in lag_trends(samples, AS_OF, "cuda") if t.group == POOLED)
+    primary = [s for s in samples if s.primary and s.regime == "rocm"]
+    assert {s.definition for s in primary} == {"earliest_build"}
+    assert pooled.artifacts == len(primary) == 4  # 2.8-2.11; 2.7 unknown
+    assert pooled.open == 1
+
+
+def test_transition_note_is_kept_per_regime():
+    (parsed,) = parse_coverage([RULE], "s.yaml")
+    assert parsed.transition == {"rocm": "AMD moved its ROCm builds to TheRock in 2026"}
+    (combo,) = parsed.combined
+    assert (combo.definition, combo.parts, combo.primary) == (
+        "earliest_build",
+        ("wheels", "therock"),
+        True,
+    )
+
+
+CHANNELS = {"definition": "wheels", "evidence": WHEELS}
+
+
+@pytest.mark.parametrize(
+    "entries, extra, message",
+    [
+        ([{"definition": "eb", "primary": True, "channels": ["wheels", "nope"]}, CHANNELS], {},
+         "regime 'rocm': 'eb' names channel 'nope', which is not a definition with 'evidence'"),
+        ([{"definition": "eb", "primary": True, "channels": ["wheels", "eb"]}, CHANNELS], {},
+         "regime 'rocm': 'eb' names itself among its channels"),
+        ([{"definition": "eb", "primary": True, "channels": ["wheels", "other"]},
+          {"definition": "other", "channels": ["wheels"]}, CHANNELS], {},
+         "'eb' names channel 'other', which is not a definition with 'evidence'"),
+        ([{"definition": "eb", "primary": True, "channels": ["wheels", "wheels"]}, CHANNELS], {},
+         "'eb' names a channel twice"),
+        ([{"definition": "eb", "primary": True, "channels": []}, CHANNELS], {},
+         "a 'channels' entry needs 'definition' and a non-empty list"),
+        ([{"definition": "eb", "primary": True, "channels": ["wheels"], "evidence": WHEELS},
+          CHANNELS], {}, "regime 'rocm': unknown key 'evidence'"),
+        ([{"definition": "eb", "primary": True, "channels": ["wheels"]},
+          dict(CHANNELS, primary=True)], {}, "needs exactly one definition marked primary"),
+        ([{"definition": "wheels", "primary": True, "channels": ["wheels"]}, CHANNELS], {},
+         "names definition 'wheels' twice"),
+        ([dict(CHANNELS, primary=True)], {"in_transition": {"xla": "gone"}},
+         "key 'in_transition': regime 'xla' has no definitions in this rule"),
+        ([dict(CHANNELS, primary=True)], {"in_transition": {"rocm": ""}},
+         "key 'in_transition': regime 'rocm': must be a non-empty string"),
+    ],
+)  # fmt: skip
+def test_bad_combined_definitions_are_one_error_naming_file_project_regime(entries, extra, message):
+    with pytest.raises(ConfigError) as err:
+        parse_coverage([rule(entries, **extra)], "s.yaml")
+    text = str(err.value)
+    assert "\n" not in text
+    assert text.startswith("s.yaml: coverage rule for 'pytorch': ")
+    assert message in text
+
+
+def test_channels_of_another_regime_are_not_channels():
+    raw = {
+        "project": "pytorch",
+        "regimes": {
+            "rocm": [{"definition": "eb", "primary": True, "channels": ["torch_xla"]}],
+            "xla": [{"definition": "torch_xla", "primary": True,
+                     "evidence": {"project": "torch-xla", "kind": "release"}}],
+        },
+    }  # fmt: skip
+    with pytest.raises(ConfigError, match="regime 'rocm': 'eb' names channel 'torch_xla'"):
+        parse_coverage([raw], "s.yaml")
