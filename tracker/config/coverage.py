@@ -153,8 +153,9 @@ def _earliest_entry(where: str, name: str, regime: str, entry: Mapping) -> Combi
 def _check_channels(
     where: str, name: str, regime: str, mine: Sequence[EvidenceRule | Combined]
 ) -> None:
-    """Each earliest-build definition names two or more distinct evidence definitions of its
-    own regime: not itself, not another combined one, none twice."""
+    """Each earliest-build definition names distinct evidence definitions of its own regime:
+    not itself, not another combined one, none twice (one is allowed: a regime with one
+    install channel so far)."""
     channels = {e.definition for e in mine if isinstance(e, EvidenceRule)}
     for combo in (e for e in mine if isinstance(e, Combined)):
         at = f"{where}: {name}: regime {preview(regime)}: {preview(combo.definition)}"
