@@ -16,8 +16,9 @@ fetched as ``doc_history`` does (``new_commits`` / ``document_at``), oldest firs
 What counts as listing a version (``listed_versions``):
 - a row of a pipe table (a leading ``>`` of a quote is dropped) whose header's first cell names
   a framework and "version" ("PyTorch version", "torch version", "jax version"), when the row's
-  first cell is a release number and nothing else: "2.13 alpha" (built from upstream's nightly
-  branch) or "main" is not a release build, and is passed over;
+  first cell is a release number and nothing else ("2.13 alpha", built from upstream's nightly
+  branch, or "main" is not a release build) and some other cell does not say it is not built
+  ("Unsupported", "Previously built", a cross mark);
 - a line saying "supported" followed by release numbers ("currently supported: 0.9.1 and
   0.10.0") under a heading that names exactly one framework (headings inside fenced code blocks
   are shell comments, not headings).
@@ -100,7 +101,7 @@ def listed_versions(text: str, section: str | None = None) -> dict[tuple[str, st
                 table_fw
                 and not _SEPARATOR.match(line)
                 and _RELEASE_CELL.match(cells[0])
-                and not _NOT_BUILT.search(line)
+                and any(c and not _NOT_BUILT.search(c) for c in cells[1:])
             ):
                 found.setdefault((table_fw, cells[0].lstrip("v")), line[:300])
             continue

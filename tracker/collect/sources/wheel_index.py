@@ -23,8 +23,8 @@ Contract:
   the page: ``ctx.read_again``). The time a run first saw a file is never used: on a backfill it
   would date every build to the day of the first run. A date outside tracker's range, or after
   the run, is a skip.
-- ``ctx.state["dated"]`` keeps ``{build: [iso date, file, date_source]}``: a re-run asks no HEAD
-  for a build dated before and re-emits nothing already emitted.
+- ``ctx.state["dated"]`` keeps ``{build: [iso date, file, date_source, href]}``: a re-run asks
+  no HEAD for a build dated before and re-emits nothing already emitted.
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def _last_modified(headers: Mapping[str, str]) -> datetime | None:
 
 
 def _event(ctx: CollectContext, key: str, version: str, build: str, dated: list) -> Event:
-    when, filename, how = dated
+    when, filename, how, href = dated
     attrs: dict[str, Any] = {"build": build, "file": filename, "date_source": how}
     rocm = _ROCM.search(build)
     if rocm:
@@ -156,7 +156,7 @@ def _event(ctx: CollectContext, key: str, version: str, build: str, dated: list)
         external_id=f"build:{key}",
         occurred_at=parse_time(when) or ctx.now,
         title=f"{package} {key}",
-        url=urljoin(str(ctx.option("url")), filename),
+        url=urljoin(str(ctx.option("url")), href),
         version=version,
         regime=ctx.spec.regime,
         attrs=attrs,
@@ -188,14 +188,14 @@ def build_events(files: list[dict[str, Any]], ctx: CollectContext, head=None) ->
         found = _date_of(entry["files"], ctx, head, budget)
         if found is None:
             continue
-        when, filename, how, asked = found
+        when, filename, href, how, asked = found
         budget -= asked
         if when is None:
             continue
         if not computable(when) or when > latest:
             ctx.skip(f"file {filename[:120]!r}", f"date {when:%Y-%m-%d} is out of range")
             continue
-        dated[key] = [when.isoformat(), filename, how]
+        dated[key] = [when.isoformat(), filename, how, href]
         yield _event(ctx, key, entry["version"], entry["build"], dated[key])
     ctx.state["dated"] = dated
 
@@ -207,7 +207,8 @@ def _date_of(files: list[dict[str, Any]], ctx: CollectContext, head, budget: int
     stamps = [(when, name) for when, name in stamps if when is not None]
     if stamps:
         when, name = min(stamps)
-        return when, name, "upload-time", 0
+        href = next(f["url"] for f in ordered if f["filename"] == name)
+        return when, name, href, "upload-time", 0
     if head is None:
         ctx.skip(f"file {ordered[0]['filename'][:120]!r}", "no upload time and no HTTP to ask")
         return None
@@ -219,10 +220,10 @@ def _date_of(files: list[dict[str, Any]], ctx: CollectContext, head, budget: int
         when = _last_modified(head(urljoin(str(ctx.option("url")), first["url"])))
     except FatalHTTPError as exc:
         ctx.skip(f"file {first['filename'][:120]!r}", first_line(exc))
-        return None, first["filename"], "", 1
+        return None, first["filename"], first["url"], "", 1
     if when is None:
         ctx.skip(f"file {first['filename'][:120]!r}", "no Last-Modified date")
-    return when, first["filename"], "last-modified", 1
+    return when, first["filename"], first["url"], "last-modified", 1
 
 
 def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
