@@ -102,13 +102,40 @@ def test_open_only_when_every_channel_is_open():
     assert late.lag_days == (AS_OF.date() - d("2026-03-25").date()).days
 
 
-def test_unknown_when_a_silent_channel_does_not_reach_back():
-    # 2.7: TheRock reaches back (open there), the wheels were collected only from 2.8 on
+def test_open_when_one_channel_watched_from_day0_though_another_began_later():
+    # 2.7: TheRock's evidence reaches back (open there); the wheels begin with 2.8
     _, rows, unknown, _ = compute()
-    assert ("2.7", "earliest_build") not in rows
-    assert ("2.7", "therock") in rows and rows[("2.7", "therock")].status == "open"
-    reasons = [u for u in unknown if u[1] == "2.7" and u[3] == "earliest_build"]
-    assert len(reasons) == 1 and "wheels's evidence does not reach back" in reasons[0][4]
+    assert ("2.7", "wheels") not in rows
+    row = rows[("2.7", "earliest_build")]
+    assert (row.status, row.channel) == ("open", "")
+    assert row.lag_days == (AS_OF.date() - d("2025-04-23").date()).days
+    assert not [u for u in unknown if u[1] == "2.7" and u[3] == "earliest_build"]
+
+
+def test_unknown_when_day0_precedes_every_channel():
+    # 2.6: before TheRock's first note and before the first wheel
+    _, rows, unknown, _ = compute(releases=[*RELEASES, release("pytorch", "2.6.0", "2025-01-29")])
+    assert ("2.6", "earliest_build") not in rows
+    assert ("2.6", "vendor_matrix") in rows  # the matrix is collected from 2025-01-01
+    reasons = [u for u in unknown if u[1] == "2.6" and u[3] == "earliest_build"]
+    assert reasons == [
+        (
+            "pytorch",
+            "2.6",
+            "rocm",
+            "earliest_build",
+            "day 0 precedes the evidence collected from every channel (wheels, therock)",
+        )
+    ]
+
+
+def test_a_channel_with_nothing_collected_adds_nothing():
+    # no wheel collected at all (a source not enabled): TheRock alone decides
+    releases = [r for r in RELEASES if r.project == "pytorch"]
+    _, rows, _, spans = compute(releases=releases)
+    assert rows[("2.9", "earliest_build")].channel == "therock"
+    assert rows[("2.8", "earliest_build")].status == "open"
+    assert spans[("pytorch", "rocm", "earliest_build")] == (d("2025-04-01"), d("2026-02-10"))
 
 
 def test_a_channel_that_covers_beats_one_that_does_not_reach_back():
@@ -140,8 +167,8 @@ def test_the_pooled_headline_reads_the_combined_definition():
     pooled = next(t for t in lag_trends(samples, AS_OF, "cuda") if t.group == POOLED)
     primary = [s for s in samples if s.primary and s.regime == "rocm"]
     assert {s.definition for s in primary} == {"earliest_build"}
-    assert pooled.artifacts == len(primary) == 4  # 2.8-2.11; 2.7 unknown
-    assert pooled.open == 1
+    assert pooled.artifacts == len(primary) == 5  # 2.7-2.11
+    assert pooled.open == 2  # 2.7, 2.11
 
 
 def test_transition_note_is_kept_per_regime():

@@ -20,10 +20,13 @@ install channels):
 
 - **covered** on the earliest covered channel date, with that channel's evidence URL, naming
   the channel (``LagSample.channel``); of two channels on the same day, the one listed first;
-- **open** when every channel has an open row (each one's evidence reaches back to day 0 and
-  none has any by as-of);
-- otherwise **unknown**: no channel covers it and some channel's evidence does not reach back
-  to its day 0, so "open" could be wrong; listed with the reason like any truncated row.
+- **open** when no channel covers it and some channel watched it from its day 0 (has an open
+  row): the combined stream is the channels together, and it starts where the first of them
+  starts. A channel whose first build came after the series' day 0 (vLLM's own ROCm images
+  began with 0.15) or that has nothing collected (a source not enabled) adds no evidence; it
+  cannot make a watched series unknown;
+- **unknown** when its day 0 precedes every channel's evidence (no channel has a row): listed
+  with the reason like any truncated row, never counted as open.
 
 Its evidence span runs from the first fact of any channel to the last of any (silent only
 when every channel is). Pure functions over the channels' own rows; no I/O.
@@ -92,18 +95,18 @@ def earliest_build(
         if covered:
             first = min(covered, key=lambda s: (s.available, order[s.definition]))
             out.append(_as_combined(first, combo, first.definition))
-        elif len(mine) == len(combo.parts):
-            out.append(_as_combined(mine[combo.parts[0]], combo, ""))
+        elif mine:
+            watching = next(mine[p] for p in combo.parts if p in mine)
+            out.append(_as_combined(watching, combo, ""))
         elif unknown is not None:
-            short = [p for p in combo.parts if p not in mine]
             unknown.append(
                 (
                     rule.project,
                     key,
                     combo.regime,
                     combo.definition,
-                    f"no channel has a build yet and {', '.join(short)}'s evidence does not "
-                    "reach back to its day 0",
+                    "day 0 precedes the evidence collected from every channel "
+                    f"({', '.join(combo.parts)})",
                 )
             )
     return out
