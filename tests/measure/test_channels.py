@@ -55,7 +55,7 @@ RELEASES = [
     release("pytorch", "2.10.0", "2026-01-21"),
     release("pytorch", "2.11.0", "2026-03-25"),
     # the upstream wheels: from 2.8 on (nothing collected before 2025-08-06)
-    release("torch-rocm-wheels", "2.8.0", "2025-08-06"),
+    release("torch-rocm-wheels", "2.8.0", "2025-08-06T20:00:00"),
     release("torch-rocm-wheels", "2.9.0", "2025-10-18"),
 ]
 NOTES = [
@@ -148,7 +148,7 @@ def test_a_channel_that_covers_beats_one_that_does_not_reach_back():
 
 
 def test_same_day_goes_to_the_channel_listed_first():
-    notes = [*NOTES, note("therock", "2025-08-06", "2.8")]
+    notes = [*NOTES, note("therock", "2025-08-06T01:00:00", "2.8")]  # same day, earlier hour
     _, rows, _, _ = compute(notes=notes)
     assert rows[("2.8", "earliest_build")].channel == "wheels"
     swapped = dict(RULE, regimes={"rocm": [dict(RULE["regimes"]["rocm"][0],

@@ -91,9 +91,10 @@ def earliest_build(
     out = []
     for key in series:
         mine = by_series.get(key, {})
-        covered = [s for s in mine.values() if s.status == "covered" and s.available]
+        covered = [s for s in mine.values() if s.status == "covered"]
         if covered:
-            first = min(covered, key=lambda s: (s.available, order[s.definition]))
+            # whole days, as lags are counted: on one day, the channel listed first
+            first = min(covered, key=lambda s: (s.lag_days, order[s.definition]))
             out.append(_as_combined(first, combo, first.definition))
         elif mine:
             watching = next(mine[p] for p in combo.parts if p in mine)
