@@ -231,3 +231,28 @@ def test_channels_of_another_regime_are_not_channels():
     }  # fmt: skip
     with pytest.raises(ConfigError, match="regime 'rocm': 'eb' names channel 'torch_xla'"):
         parse_coverage([raw], "s.yaml")
+
+
+def test_a_release_channel_build_covers_though_its_evidence_starts_after_day0():
+    # wheels 2.7.1 on 2025-08-10: the wheels' evidence starts after 2.7's day 0, so their own
+    # row is unknown (the lag is only bounded), but a build existed: installable by then
+    releases = [*RELEASES, release("torch-rocm-wheels", "2.7.1", "2025-08-10")]
+    _, rows, unknown, _ = compute(releases=releases)
+    assert ("2.7", "wheels") not in rows
+    assert any(u[1] == "2.7" and u[3] == "wheels" and "at most 109 days" in u[4] for u in unknown)
+    row = rows[("2.7", "earliest_build")]
+    assert (row.status, row.lag_days, row.channel) == ("covered", 109, "wheels")
+    assert row.evidence_url == "https://x/torch-rocm-wheels/2.7.1"
+    # a build after the as-of date is not one yet
+    late = [*RELEASES, release("torch-rocm-wheels", "2.11.0", "2026-09-01")]
+    _, rows, _, _ = compute(releases=late)
+    assert rows[("2.11", "earliest_build")].status == "open"
+
+
+def test_a_note_channels_first_page_covers_nothing_before_it():
+    # TheRock's first collected table already lists 2.6: "listed by then", not since when
+    releases = [*RELEASES, release("pytorch", "2.6.0", "2025-01-29")]
+    notes = [note("therock", "2025-04-01", "2.6"), *NOTES[1:]]
+    _, rows, unknown, _ = compute(releases=releases, notes=notes)
+    assert ("2.6", "earliest_build") not in rows
+    assert any(u[1] == "2.6" and u[3] == "earliest_build" for u in unknown)

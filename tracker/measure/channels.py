@@ -25,8 +25,12 @@ install channels):
   starts. A channel whose first build came after the series' day 0 (vLLM's own ROCm images
   began with 0.15) or that has nothing collected (a source not enabled) adds no evidence; it
   cannot make a watched series unknown;
-- **unknown** when its day 0 precedes every channel's evidence (no channel has a row): listed
-  with the reason like any truncated row, never counted as open.
+- a **release** channel whose evidence starts after day 0 has no row of its own for the series
+  (its lag is only bounded), but a build it published is a build a user could install: it
+  covers the combined row from its date (an upper bound, like every dated build). A note
+  channel's first document says "listed by then", not since when: it covers nothing there;
+- **unknown** when its day 0 precedes every channel's evidence and no release channel built it:
+  listed with the reason like any truncated row, never counted as open.
 
 Its evidence span runs from the first fact of any channel to the last of any (silent only
 when every channel is). Pure functions over the channels' own rows; no I/O.
@@ -34,23 +38,26 @@ when every channel is). Pure functions over the channels' own rows; no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
 from tracker.config.coverage import Combined, CoverageRule
 from tracker.measure.coverage import REFERENCE_DEFINITION
-from tracker.measure.lag import LagSample
+from tracker.measure.lag import LagSample, ReleaseFact, evidence_by_series
 
 
 def with_earliest_builds(
     rules: Sequence[CoverageRule],
     samples: Sequence[LagSample],
+    releases: Sequence[ReleaseFact] = (),
+    as_of: datetime | None = None,
     unknown: list | None = None,
     spans: dict | None = None,
 ) -> list[LagSample]:
-    """`samples` (the framework rows of `rules`) with each rule's combined rows right after
-    its own; the combined definitions' spans go into `spans` when given (module doc)."""
+    """`samples` (the framework rows of `rules` as of `as_of`) with each rule's combined rows
+    right after its own; `releases` date the builds of release channels whose evidence does not
+    reach back to day 0; the combined definitions' spans go into `spans` (module doc)."""
     rows_of: dict[str, list[LagSample]] = {}
     for s in samples:
         rows_of.setdefault(s.project, []).append(s)
@@ -62,11 +69,31 @@ def with_earliest_builds(
         if rule is None:
             continue
         for combo in rule.combined:
-            out += earliest_build(rule, combo, rows, unknown)
+            builds = _builds(rule, combo, releases, as_of)
+            out += earliest_build(rule, combo, rows, unknown, builds)
             if spans is not None:
                 spans[(rule.project, combo.regime, combo.definition)] = combined_span(
                     [spans.get((rule.project, combo.regime, part)) for part in combo.parts]
                 )
+    return out
+
+
+def _builds(
+    rule: CoverageRule, combo: Combined, releases: Sequence[ReleaseFact], as_of: datetime | None
+) -> dict[str, dict[str, tuple[datetime, str]]]:
+    """channel -> series -> (date, URL) of its first build by as-of, for the release channels
+    (a build is published on its own date; a listing's first page is not, so notes are not)."""
+    out: dict[str, dict[str, tuple[datetime, str]]] = {}
+    for ev in rule.evidence:
+        if ev.regime != combo.regime or ev.definition not in combo.parts or ev.kind != "release":
+            continue
+        mine = [f for f in releases if f.project == ev.project]
+        found = evidence_by_series(rule, ev, mine, [])
+        out[ev.definition] = {
+            key: (when, url)
+            for key, (when, url, _first) in found.items()
+            if as_of is None or when <= as_of
+        }
     return out
 
 
@@ -75,23 +102,31 @@ def earliest_build(
     combo: Combined,
     rows: Sequence[LagSample],
     unknown: list | None = None,
+    builds: Mapping[str, Mapping[str, tuple[datetime, str]]] | None = None,
 ) -> list[LagSample]:
     """The rows of one combined definition from its channels' rows (`rows`: the rule's rows,
-    the reference ones included: they say which series have a day 0 by as-of)."""
-    series = [
-        s.series
+    the reference ones included: they say which series have a day 0 by as-of) and `builds`,
+    the dated builds of its release channels (for channels with no row for a series)."""
+    reference = {
+        s.series: s
         for s in rows
         if s.regime == rule.reference_regime and s.definition == REFERENCE_DEFINITION
-    ]
+    }
     by_series: dict[str, dict[str, LagSample]] = {}
     for s in rows:
         if s.regime == combo.regime and s.definition in combo.parts:
             by_series.setdefault(s.series, {})[s.definition] = s
     order = {part: index for index, part in enumerate(combo.parts)}
     out = []
-    for key in series:
+    for key, day0 in reference.items():
         mine = by_series.get(key, {})
         covered = [s for s in mine.values() if s.status == "covered"]
+        # a build of a channel whose evidence starts after day 0 (no row): installable by then
+        covered += [
+            _built(day0, combo.regime, part, *hit)
+            for part, found in (builds or {}).items()
+            if part not in mine and (hit := found.get(key)) is not None
+        ]
         if covered:
             # whole days, as lags are counted: on one day, the channel listed first
             first = min(covered, key=lambda s: (s.lag_days, order[s.definition]))
@@ -111,6 +146,21 @@ def earliest_build(
                 )
             )
     return out
+
+
+def _built(day0: LagSample, regime: str, channel: str, when: datetime, url: str) -> LagSample:
+    """A channel's row-less build as a covered row of that channel (day 0 from the reference)."""
+    lag = (when.date() - day0.day0.date()).days
+    return replace(
+        day0,
+        regime=regime,
+        definition=channel,
+        available=when,
+        lag_days=lag,
+        status="covered",
+        evidence_url=url,
+        negative=lag < 0,
+    )
 
 
 def _as_combined(row: LagSample, combo: Combined, channel: str) -> LagSample:

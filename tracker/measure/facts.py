@@ -122,7 +122,7 @@ class LagFacts:
         """Lag samples of the framework coverage rules only (earliest-build rows beside their
         channels' rows, tracker.measure.channels)."""
         samples = lag_samples(self.rules, self.releases, self.notes, as_of, unknown, spans)
-        return with_earliest_builds(self.rules, samples, unknown, spans)
+        return with_earliest_builds(self.rules, samples, self.releases, as_of, unknown, spans)
 
 
 def load_lag_facts(config: Config, store: Store) -> LagFacts:
