@@ -70,6 +70,15 @@ def test_valid_entry_becomes_a_typed_spec(tmp_path):
             ["source 'a'", "missing required key 'repo'"],
         ),
         (
+            "  - {id: a, kind: version_history, project: p, repo: x/y,\n"
+            "     paths: [{path: RELEASES.md, frameworks: jax}]}\n",
+            ["source 'a'", "key 'paths'", "'frameworks' must be a non-empty list"],
+        ),
+        (
+            "  - {id: a, kind: wheel_index, project: p, url: 'https://x/simple/torch/'}\n",
+            ["source 'a'", "missing required key 'package'"],
+        ),
+        (
             "  - {id: a, kind: github_releases, repo: x/y}\n",
             ["source 'a'", "missing required key 'project'"],
         ),

@@ -109,6 +109,7 @@ def test_hostile_names_are_skipped_one_line_each_and_the_page_goes_on(httpserver
     <a href="w">README.txt</a>
     <a href="t2">torch-2.13.0+rocm7.2-cp312-cp312-manylinux_2_28_x86_64.whl</a>
     <a href="far">torch-2.99.0+rocm7.2-cp312-cp312-manylinux_2_28_x86_64.whl</a>
+    <a href="gone">torch-2.11.0+rocm7.2-cp312-cp312-manylinux_2_28_x86_64.whl</a>
     <a href="unclosed">torch-2.12.0
     </body>"""
     httpserver.expect_request("/idx/").respond_with_data(page, content_type="text/html")
@@ -118,12 +119,14 @@ def test_hostile_names_are_skipped_one_line_each_and_the_page_goes_on(httpserver
     httpserver.expect_request("/idx/far", method="HEAD").respond_with_data(
         "", headers={"Last-Modified": "Fri, 01 Jan 9999 00:00:00 GMT"}
     )
+    httpserver.expect_request("/idx/gone", method="HEAD").respond_with_data("", status=404)
     ctx = CollectContext(_spec(httpserver.url_for("/idx/")), http=HttpClient(), now=NOW)
     events = list(wheel_index.collect(ctx))
     assert [e.external_id for e in events] == ["build:2.13.0+rocm7.2"]
-    # 2 path-like, another distribution, not a version, not a wheel, a far date; the unclosed
-    # link is no link at all
-    assert ctx.skipped == 6
+    # 2 path-like, another distribution, not a version, not a wheel, a far date, a file gone
+    # (HEAD 404); the unclosed link is no link at all
+    assert ctx.skipped == 7
+    assert any("HTTP 404" in w for w in ctx.warnings)
     assert all(w.startswith("wheels: skipped file ") for w in ctx.warnings)
     assert any("out of range" in w for w in ctx.warnings)
     assert all("Traceback" not in w for w in ctx.warnings)

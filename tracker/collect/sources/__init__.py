@@ -275,7 +275,7 @@ KINDS: dict[str, Kind] = {
     "pypi": _kind("pypi", {"package": "text"}, {"url": "text"}),
     "version_history": _kind(
         "version_history",
-        {"repo": "text", "paths": _options.paths_problem},
+        {"repo": "text", "paths": _options.version_paths_problem},
         {"section": "text", "api_url": "text", "raw_url": "text"},
     ),
     "wheel_index": _kind(

@@ -85,6 +85,8 @@ def listed_versions(text: str, section: str | None = None) -> dict[tuple[str, st
     table_fw: str | None = None
     in_table = in_code = False
     for raw in section_text(text, section).splitlines():
+        if len(found) >= MAX_VERSIONS:
+            break
         line = raw.strip().lstrip(">").strip()
         if _FENCE.match(line):
             in_code = not in_code
@@ -108,10 +110,9 @@ def listed_versions(text: str, section: str | None = None) -> dict[tuple[str, st
         in_table = False
         supported = _SUPPORTED.search(line)
         if heading_fw and supported and not heading:
-            for version in _RELEASE_IN_TEXT.findall(line[supported.end() :]):
+            named = _RELEASE_IN_TEXT.findall(line[supported.end() :])
+            for version in named[: MAX_VERSIONS - len(found)]:
                 found.setdefault((heading_fw, version.lstrip("v")), line[:300])
-        if len(found) >= MAX_VERSIONS:
-            break
     return found
 
 
