@@ -139,3 +139,14 @@ def test_the_report_shows_channels_transitions_and_every_definition_per_series(d
     assert "earliest_build: 0 d" in row and "vendor_matrix: " in row and "+ open" in row
     summary = json.loads((demo["report"] / "summary.json").read_text(encoding="utf-8"))
     assert [(t["project"], t["regime"]) for t in summary["in_transition"]] == [("pytorch", "xla")]
+
+
+def test_the_digest_says_a_channels_build_once_naming_the_channel(demo):
+    """JAX 0.11.0 was first built for ROCm by TheRock on 2026-07-30 (week 2026-W31): the
+    digest's coverage line names the primary definition and the channel, once."""
+    out = demo["folder"] / "w31.eml"
+    demo["run"]("digest", "--week", "2026-W31", "--dry-run", str(out))
+    text = out.read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if line.startswith("- covered: jax 0.11.0 ")]
+    assert len(lines) == 1
+    assert lines[0].startswith("- covered: jax 0.11.0 (earliest_build via therock) on 2026-07-30")
