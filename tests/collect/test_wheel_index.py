@@ -160,3 +160,20 @@ def test_malformed_pages_never_raise_anything_but_a_source_error():
             assert list(wheel_index.parse(content, ctx)) == []
         except Exception as exc:  # the documented error: FatalHTTPError naming the source
             assert type(exc).__name__ == "FatalHTTPError" and "wheels" in str(exc)
+
+
+def test_a_failing_server_ends_the_heads_of_this_run_not_the_source(httpserver):
+    files = "".join(
+        f'<a href="f{n}">torch-2.{n}.0+rocm7.2-cp312-cp312-manylinux_2_28_x86_64.whl</a>'
+        for n in range(10, 13)
+    )
+    httpserver.expect_request("/idx/").respond_with_data(files, content_type="text/html")
+    httpserver.expect_request("/idx/f10", method="HEAD").respond_with_data(
+        "", headers={"Last-Modified": "Tue, 20 Jan 2026 20:12:51 GMT"}
+    )
+    httpserver.expect_request("/idx/f11", method="HEAD").respond_with_data("", status=503)
+    ctx = CollectContext(_spec(httpserver.url_for("/idx/")), http=HttpClient(retries=0), now=NOW)
+    assert [e.version for e in wheel_index.collect(ctx)] == ["2.10.0"]
+    assert ctx.read_again and ctx.skipped == 1 and "next run" in ctx.warnings[0]
+    heads = [r.path for r, _ in httpserver.log if r.method == "HEAD"]
+    assert heads == ["/idx/f10", "/idx/f11"]  # none for 2.12.0 after the failure

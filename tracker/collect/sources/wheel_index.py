@@ -20,9 +20,10 @@ Contract:
   used when the index serves it (``date_source: upload-time``); otherwise the ``Last-Modified``
   of a HEAD of one file of the build (``date_source: last-modified``), asked only for builds not
   dated before, at most ``max_dates`` per run (the rest wait for the next run, which re-reads
-  the page: ``ctx.read_again``). The time a run first saw a file is never used: on a backfill it
-  would date every build to the day of the first run. A date outside tracker's range, or after
-  the run, is a skip.
+  the page: ``ctx.read_again``); a HEAD the server fails after retries ends the HEADs of that
+  run the same way, and a 404 skips that build. The time a run first saw a file is never
+  used: on a backfill it would date every build to the day of the first run. A date outside
+  tracker's range, or after the run, is a skip.
 - ``ctx.state["dated"]`` keeps ``{build: [iso date, file, date_source, href]}``: a re-run asks
   no HEAD for a build dated before and re-emits nothing already emitted.
 """
@@ -47,7 +48,7 @@ from packaging.utils import (
 )
 
 from tracker.collect.sources import CollectContext
-from tracker.errors import FatalHTTPError, first_line
+from tracker.errors import FatalHTTPError, OutOfTime, RateLimited, SourceError, first_line
 from tracker.events import Event, computable, parse_time, utc
 
 KIND = "wheel_index"
@@ -218,9 +219,15 @@ def _date_of(files: list[dict[str, Any]], ctx: CollectContext, head, budget: int
     first = ordered[0]
     try:
         when = _last_modified(head(urljoin(str(ctx.option("url")), first["url"])))
-    except FatalHTTPError as exc:
+    except FatalHTTPError as exc:  # the file is gone (404) or refused: this build only
         ctx.skip(f"file {first['filename'][:120]!r}", first_line(exc))
         return None, first["filename"], first["url"], "", 1
+    except (RateLimited, OutOfTime):
+        raise  # the source stops here and resumes from its state
+    except SourceError as exc:  # the server fails after retries: no more HEADs this run
+        ctx.skip(f"file {first['filename'][:120]!r}", f"{first_line(exc)[:160]} (next run)")
+        ctx.read_again = True
+        return None, first["filename"], first["url"], "", budget
     if when is None:
         ctx.skip(f"file {first['filename'][:120]!r}", "no Last-Modified date")
     return when, first["filename"], first["url"], "last-modified", 1
