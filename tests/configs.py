@@ -46,5 +46,7 @@ def _entry(spec: SourceSpec) -> dict[str, Any]:
     }
     if spec.regime is not None:
         entry["regime"] = spec.regime
+    if spec.moved_to is not None:
+        entry["moved_to"] = spec.moved_to
     entry.update({k: getattr(spec, k) for k in LIMIT_KEYS if getattr(spec, k) is not None})
     return entry

@@ -70,6 +70,15 @@ def test_valid_entry_becomes_a_typed_spec(tmp_path):
             ["source 'a'", "missing required key 'repo'"],
         ),
         (
+            "  - {id: a, kind: version_history, project: p, repo: x/y,\n"
+            "     paths: [{path: RELEASES.md, frameworks: jax}]}\n",
+            ["source 'a'", "key 'paths'", "'frameworks' must be a non-empty list"],
+        ),
+        (
+            "  - {id: a, kind: wheel_index, project: p, url: 'https://x/simple/torch/'}\n",
+            ["source 'a'", "missing required key 'package'"],
+        ),
+        (
             "  - {id: a, kind: github_releases, repo: x/y}\n",
             ["source 'a'", "missing required key 'project'"],
         ),
@@ -332,3 +341,18 @@ def test_every_option_a_collector_reads_is_a_key_of_its_kind():
         read = set(re.findall(r"\.option\(\s*\"(\w+)\"", text))
         assert read, kind
         assert read <= set(entry.required) | set(entry.optional), (kind, read - set(entry.types))
+
+
+def test_moved_to_must_name_another_source(tmp_path):
+    base = (
+        "sources:\n"
+        "  - {id: old, kind: github_tags, project: p, repo: o/old, moved_to: %s}\n"
+        "  - {id: new, kind: github_tags, project: p, repo: o/new}\n"
+    )
+    for target, ok in (("new", True), ("old", False), ("nowhere", False)):
+        path = write(tmp_path, base % target)
+        if ok:
+            assert load_config(path).source("old").moved_to == "new"
+        else:
+            with pytest.raises(ConfigError, match="moved_to.*is not another source"):
+                load_config(path)

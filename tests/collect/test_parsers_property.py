@@ -29,6 +29,7 @@ from tracker.collect.sources import (
     model_list,
     pypi,
     release_notes,
+    wheel_index,
 )
 from tracker.collect.sources._actions_events import job_event, run_event
 from tracker.config import SourceSpec
@@ -51,7 +52,8 @@ FIELDS = [
     "upload_time", "yanked", "yanked_reason", "jobs", "id", "type", "finished_at", "started_at",
     "agent_query_rules", "soft_failed", "retried", "retried_in_job_id", "exit_status", "web_url",
     "message", "branch", "run_attempt", "conclusion", "status", "run_started_at", "head_branch",
-    "event", "workflow_id", "steps", "labels", "runner_name", "completed_at",
+    "event", "workflow_id", "steps", "labels", "runner_name", "completed_at", "files",
+    "filename", "url", "upload-time",
 ]  # fmt: skip
 TIMES = st.sampled_from(
     [
@@ -135,6 +137,16 @@ def test_docker_hub_and_pypi_documents(document, results):
     survives(pypi.parse, encode(document), ctx("pypi"))
 
 
+WHEELS = {"url": "https://download.pytorch.org/whl/rocm7.2/torch/", "package": "torch"}
+
+
+@FAST
+@given(st.dictionaries(st.sampled_from(FIELDS), json_values, max_size=6), st.lists(items))
+def test_pep691_wheel_index_documents(document, files):
+    survives(wheel_index.parse, encode({**document, "files": files}), ctx("wheel_index", **WHEELS))
+    survives(wheel_index.parse, encode(document), ctx("wheel_index", **WHEELS))
+
+
 @FAST
 @given(items, items, items)
 def test_actions_runs_and_jobs(run, job, workflow):
@@ -151,6 +163,7 @@ def test_arbitrary_bytes_into_every_json_parser(content):
         *LISTING_KINDS,
         (docker_tags.parse, "docker_tags", {}),
         (pypi.parse, "pypi", {}),
+        (wheel_index.parse, "wheel_index", WHEELS),
     ]:
         survives(parse, content, ctx(kind, **options))
 

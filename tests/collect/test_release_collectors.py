@@ -705,7 +705,7 @@ def my_sources() -> list[SourceSpec]:
             options={k: v for k, v in e.items() if k not in common},
         )
         for e in raw["sources"]
-        if e["kind"] in MY_KINDS
+        if e["kind"] in MY_KINDS and e.get("enabled", True)  # a disabled source is not run
     ]
 
 

@@ -196,3 +196,26 @@ def test_matrix_colours_cannot_be_read_as_regime_colours(tmp_path, monkeypatch):
     for fill in filled:
         assert not any(_mistakable(fill[:3], c) for c in regimes.values())
     plt.close(figures[0])
+
+
+def test_equal_values_past_the_axis_of_one_quarter_get_labels_apart():
+    """Two regimes open at the same "at least" lag in one quarter (ROCm and Neuron at 613 d on
+    the demo): their labels at the axis's edge sit on different lines, not on each other."""
+    from tracker.measure.headline import MedianPoint
+    from tracker.present import headline_chart
+
+    periods = ["2024-Q3", "2024-Q4"]
+
+    def point(regime, period, artifacts, median, bound):
+        start = date(2024, 7, 1) if period == "2024-Q3" else date(2024, 10, 1)
+        return MedianPoint(regime, period, start, artifacts, 0, 0, median, bound)
+
+    series = {
+        r: [point(r, "2024-Q3", 5, 50.0, None), point(r, "2024-Q4", 4, None, 613.0)]
+        for r in ("rocm", "neuron")
+    }
+    fig = headline_chart.draw(periods, periods, series, "t", (6, 4), reference="cuda")
+    labels = [t for t in fig.axes[0].texts if t.get_text() == "≥613 d ↑"]
+    assert len(labels) == 2
+    assert labels[0].xyann != labels[1].xyann
+    plt.close(fig)

@@ -48,7 +48,8 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
 
     \b
     Columns: project,series,regime,definition,primary,day0,available,lag_days,
-             status,evidence_url,artifact,day0_definition,observed_through,covered_by
+             status,evidence_url,artifact,day0_definition,observed_through,covered_by,
+             channel
 
     `artifact` is framework (a release series, e.g. pytorch 2.9)
     or model (a model family, e.g. qwen3-moe, under project `models`); model families have one
@@ -61,7 +62,9 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     (empty when its own). kernel: a kernel feature of the ledger
     (project = the library, series = the feature id, day 0 = the kernel on CUDA); with
     --artifact kernel every regime gets a row, status `unknown` where nothing dates it (the
-    reasons on stderr).
+    reasons on stderr). `channel`: on a row of an earliest-build definition (the earliest
+    official build a user can install, over the regime's install channels), the channel whose
+    build came first, e.g. therock; empty elsewhere.
 
     With --trend, one row per (artifact group, regime, definition) instead: the change in lag
     per year of day 0 (slope_low..slope_high: the range open artifacts leave; inf = no upper

@@ -140,7 +140,7 @@ class HttpClient(RateLimits):
             backoff_factor=backoff,
             backoff_max=30,
             status_forcelist=(429, 500, 502, 503, 504),
-            allowed_methods=("GET",),
+            allowed_methods=("GET", "HEAD"),
             respect_retry_after_header=True,
             raise_on_status=False,
         )
@@ -174,16 +174,32 @@ class HttpClient(RateLimits):
             self._remember(full_url, response)
         return response
 
+    def head(self, url: str) -> Mapping[str, str]:
+        """The response headers of a HEAD of `url` (never conditional): a file's Last-Modified
+        where a listing carries no dates. Same retries, limits and errors as `get`."""
+        _, response = self._fetch(url, None, False, None, method="HEAD")
+        return response.headers if response is not None else {}
+
     def _fetch(
-        self, url: str, params: Mapping[str, Any] | None, conditional: bool, accept: str | None
+        self,
+        url: str,
+        params: Mapping[str, Any] | None,
+        conditional: bool,
+        accept: str | None,
+        method: str = "GET",
     ) -> tuple[str, requests.Response | None]:
         """`get` without keeping the validators: (full URL, response or None on 304). One at a
         time: a paged walk may ask for its next page from a thread of its own."""
         with self._one_at_a_time:
-            return self._fetch_now(url, params, conditional, accept)
+            return self._fetch_now(url, params, conditional, accept, method)
 
     def _fetch_now(
-        self, url: str, params: Mapping[str, Any] | None, conditional: bool, accept: str | None
+        self,
+        url: str,
+        params: Mapping[str, Any] | None,
+        conditional: bool,
+        accept: str | None,
+        method: str = "GET",
     ) -> tuple[str, requests.Response | None]:
         full_url = full_url_of(url, params)
         headers = {"Accept": accept} if accept else {}
@@ -198,7 +214,7 @@ class HttpClient(RateLimits):
         refused = False
         while True:
             self._wait_for_rate_limit(full_url)
-            response = self._request(full_url, headers)
+            response = self._request(full_url, headers, method)
             self._note_rate_limit(response)
             if not (
                 response.status_code in (403, 429)
@@ -248,7 +264,7 @@ class HttpClient(RateLimits):
             )
         return full_url, response
 
-    def _request(self, url: str, headers: dict[str, str]) -> requests.Response:
+    def _request(self, url: str, headers: dict[str, str], method: str = "GET") -> requests.Response:
         """One GET with urllib3's retries, under the request deadline (cut short by the source's
         budget), its body read streamed up to the body cap."""
         left = self._budget_ends - time.monotonic()
@@ -263,7 +279,9 @@ class HttpClient(RateLimits):
         response = None
         with Deadline(seconds) as deadline:
             try:
-                response = self.session.get(url, headers=headers, timeout=self.timeout, stream=True)
+                response = self.session.request(
+                    method, url, headers=headers, timeout=self.timeout, stream=True
+                )
                 read_body(response, self.limits.max_body_bytes)
             except (DeadlineExceeded, requests.RequestException) as exc:
                 if not deadline.fired:

@@ -101,6 +101,21 @@ def hardware_problem(value: Any) -> str | None:
     return None
 
 
+def version_paths_problem(value: Any) -> str | None:
+    """A version_history ``paths`` option: as doc_history's, and an entry's optional
+    ``frameworks`` is a list of framework ids (``[jax]``)."""
+    problem = paths_problem(value)
+    if problem:
+        return problem
+    for entry in value:
+        chosen = entry.get("frameworks") if isinstance(entry, dict) else None
+        if chosen is not None and not (
+            isinstance(chosen, list) and chosen and all(isinstance(f, str) and f for f in chosen)
+        ):
+            return "an entry's 'frameworks' must be a non-empty list of framework ids"
+    return None
+
+
 def pages_problem(value: Any) -> str | None:
     """A model_list ``pages`` option: a list of {url, version, date}."""
     if isinstance(value, list) and all(

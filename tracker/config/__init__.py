@@ -19,7 +19,8 @@ from tracker.config.yamlload import safe_load_yaml
 from tracker.errors import ConfigError
 
 if TYPE_CHECKING:  # read by config_from_data: `tracker --help` and query start without them
-    from tracker.config.coverage import CoverageRule, KernelLayerRule, ModelCoverageRule
+    from tracker.config.coverage import CoverageRule, ModelCoverageRule
+    from tracker.config.kernel_layer import KernelLayerRule
     from tracker.config.triggers import MirrorPair, Selectors
 
 DEFAULT_SOURCES = "sources.yaml"
@@ -29,6 +30,7 @@ TOP_LEVEL_KEYS = {"regimes", "sources", "coverage", "settings", "report", "diges
 REGIME_KEYS = {"id", "vendor", "silicon", "reference", "description"}
 # Keys every source entry may carry, whatever its kind.
 COMMON_KEYS = {"id", "kind", "project", "regime", "enabled", "description", "lookback_days"}
+COMMON_KEYS.add("moved_to")  # the source that now carries this one's channel (windows)
 # Bounds of a source's HTTP (tracker/collect/limits.py has the defaults): positive numbers.
 LIMIT_KEYS = {"max_pages": int, "max_body_mb": float, "time_budget_seconds": float}
 COMMON_KEYS |= set(LIMIT_KEYS)
@@ -45,6 +47,7 @@ COMMON_TYPES: dict[str, Any] = {
     "enabled": "bool",
     "description": "text",
     "lookback_days": "non_negative_number",
+    "moved_to": "source_id",
 }
 
 
@@ -73,6 +76,9 @@ class SourceSpec:
     max_pages: int | None = None
     max_body_mb: float | None = None
     time_budget_seconds: float | None = None
+    # The channel moved to that source (a repository retired for a new one): this source's facts
+    # stay evidence, but its silence narrows no observation window (measure.windows).
+    moved_to: str | None = None
 
 
 @dataclass(frozen=True)
@@ -211,12 +217,9 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
     keys), the coverage rules, the report and digest settings and the CI trigger selectors
     (the sources of kinds that take a `trigger` key). Raises ConfigError naming file, source
     or rule, and key."""
-    from tracker.config.coverage import (
-        check_coverage_values,
-        parse_coverage,
-        parse_kernel_layer,
-        parse_model_coverage,
-    )
+    from tracker.config.coverage import parse_coverage, parse_model_coverage
+    from tracker.config.coverage_values import check_coverage_values
+    from tracker.config.kernel_layer import parse_kernel_layer
     from tracker.config.triggers import SELECTOR_KEY, mirror_pairs, trigger_selectors
 
     if not isinstance(raw, dict):
@@ -242,6 +245,12 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
             raise ConfigError(f"{file}: source {spec.id!r}: duplicate id (ids must be unique)")
         seen.add(spec.id)
         specs.append(spec)
+    for spec in specs:
+        if spec.moved_to is not None and (spec.moved_to == spec.id or spec.moved_to not in seen):
+            raise ConfigError(
+                f"{file}: source {spec.id!r}: key 'moved_to': {preview(spec.moved_to)} is not "
+                "another source of this file"
+            )
     coverage = raw.get("coverage") or []
     if not isinstance(coverage, list):
         raise ConfigError(f"{file}: 'coverage' must be a list of rules")
@@ -361,6 +370,7 @@ def _source(
         enabled=entry.get("enabled", True),
         lookback_days=float(entry.get("lookback_days", 0)),
         options=options,
+        moved_to=entry.get("moved_to"),
         **limits,
     )
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tracker.config.preview import preview, unknown_key
-from tracker.config.value_types import VALUE_TYPES
 from tracker.errors import ConfigError
 
 # A series granularity -> how many version components a version needs to name one.
@@ -41,6 +40,18 @@ class EvidenceRule:
 
 
 @dataclass(frozen=True)
+class Combined:
+    """A combined definition: the earliest of other named definitions of the same regime (for
+    models "any engine" over serving engines; for frameworks "earliest build" over the install
+    channels, tracker.measure.channels)."""
+
+    regime: str
+    definition: str
+    primary: bool
+    parts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class CoverageRule:
     """Coverage of one upstream project's release series on each regime."""
 
@@ -48,62 +59,10 @@ class CoverageRule:
     granularity: str  # minor | release
     evidence: tuple[EvidenceRule, ...]
     reference_regime: str = "cuda"
-
-
-# The value type of each key the coverage rules may hold, by level (tracker.config.value_types
-# names). Unknown keys are left to the
-# parsers below, which name them.
-_RULE_TYPES = {"project": "text", "series": "text", "artifact": "text", "day0": "text_list"}
-_ENTRY_TYPES = {"definition": "text", "primary": "bool", "engine": "text", "engines": "text_list"}
-_EVIDENCE_TYPES = {"project": "text", "kind": "text", "mentions": "text", "image": "text"}
-
-
-def check_coverage_values(rules: Any, file: str) -> None:
-    """ConfigError naming file, rule and key for a coverage value of the wrong type (or a rule,
-    regime list or evidence that is not the mapping or list it must be)."""
-    for index, rule in enumerate(rules):
-        if not isinstance(rule, Mapping):
-            raise ConfigError(f"{file}: coverage[{index}]: must be a mapping, not {_shown(rule)}")
-        project = rule.get("project")
-        name = (
-            f"coverage rule for {preview(project)}"
-            if isinstance(project, str)
-            else f"coverage[{index}]"
-        )
-        _check(file, name, rule, _RULE_TYPES)
-        regimes = rule.get("regimes")
-        if regimes is None:
-            continue
-        if not isinstance(regimes, Mapping):
-            raise ConfigError(f"{file}: {name}: key 'regimes': must be a mapping of regime ids")
-        for regime, entries in regimes.items():
-            if not isinstance(regime, str):
-                raise ConfigError(f"{file}: {name}: regime {_shown(regime)}: must be a regime id")
-            where = f"{name}: regime {preview(regime)}"
-            if entries is not None and not isinstance(entries, list):
-                raise ConfigError(f"{file}: {where}: must be a list of definitions")
-            for number, entry in enumerate(entries or [], 1):
-                if not isinstance(entry, Mapping):
-                    raise ConfigError(f"{file}: {where}: entry {number}: must be a mapping")
-                _check(file, f"{where}: entry {number}", entry, _ENTRY_TYPES)
-                evidence = entry.get("evidence")
-                if isinstance(evidence, Mapping):
-                    _check(file, f"{where}: entry {number}: evidence", evidence, _EVIDENCE_TYPES)
-
-
-def _check(file: str, where: str, values: Mapping, types: Mapping[str, str]) -> None:
-    for key in types.keys() & values.keys():
-        test, wanted = VALUE_TYPES[types[key]]
-        if not test(values[key]):
-            raise ConfigError(
-                f"{file}: {where}: key {key!r}: must be {wanted}, not {_shown(values[key])}"
-            )
-
-
-def _shown(value: Any) -> str:
-    """A bounded preview of a wrong value, with its type when it is not text."""
-    text = preview(value)
-    return f"{text} ({type(value).__name__})" if not isinstance(value, str) else text
+    # earliest-build definitions over the regime's channel definitions (`channels:` entries)
+    combined: tuple[Combined, ...] = ()
+    # regime -> why its channel is in transition (`in_transition:`), shown beside its rows
+    transition: Mapping[str, str] = field(default_factory=dict)
 
 
 def parse_coverage(
@@ -124,7 +83,7 @@ def parse_coverage(
         if raw.get("artifact", "framework") == "model":
             continue  # model families: parse_model_coverage
         name = f"coverage rule for {preview(raw['project'])}"
-        unknown = unknown_key(raw, {"project", "series", "regimes"})
+        unknown = unknown_key(raw, {"project", "series", "regimes", "in_transition"})
         if unknown:
             raise ConfigError(f"{where}: {name}: unknown key {unknown}")
         granularity = raw.get("series", "minor")
@@ -139,25 +98,101 @@ def parse_coverage(
             )
         seen_projects.add(raw["project"])
         evidence: list[EvidenceRule] = []
+        combined: list[Combined] = []
         for regime, definitions in (raw["regimes"] or {}).items():
+            mine: list[EvidenceRule | Combined] = []
             for entry in definitions or []:
-                rule = _evidence_rule(where, name, regime, entry)
-                if any(e.regime == regime and e.definition == rule.definition for e in evidence):
+                if isinstance(entry, Mapping) and "channels" in entry:
+                    rule: EvidenceRule | Combined = _earliest_entry(where, name, regime, entry)
+                else:
+                    rule = _evidence_rule(where, name, regime, entry)
+                if any(e.definition == rule.definition for e in mine):
                     raise ConfigError(
                         f"{where}: {name}: regime {preview(regime)} names definition "
                         f"{preview(rule.definition)} twice"
                     )
-                evidence.append(rule)
-            primaries = [e for e in evidence if e.regime == regime and e.primary]
+                mine.append(rule)
+            _check_channels(where, name, regime, mine)
+            primaries = [e for e in mine if e.primary]
             if len(primaries) != 1:
                 raise ConfigError(
                     f"{where}: {name}: regime {preview(regime)} needs exactly one "
                     f"definition marked primary: true (found {len(primaries)})"
                 )
+            evidence.extend(e for e in mine if isinstance(e, EvidenceRule))
+            combined.extend(e for e in mine if isinstance(e, Combined))
+        transition = _transition(where, name, raw.get("in_transition"), raw["regimes"] or {})
         rules.append(
-            CoverageRule(str(raw["project"]), granularity, tuple(evidence), reference_regime)
+            CoverageRule(
+                str(raw["project"]),
+                granularity,
+                tuple(evidence),
+                reference_regime,
+                tuple(combined),
+                transition,
+            )
         )
     return rules
+
+
+def _earliest_entry(where: str, name: str, regime: str, entry: Mapping) -> Combined:
+    """An earliest-build entry, ``{definition, primary, channels: [...]}`` (its channel names
+    are checked against the regime's definitions by _check_channels)."""
+    where = f"{where}: {name}: regime {preview(regime)}"
+    unknown = unknown_key(entry, {"definition", "primary", "channels"})
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown}")
+    channels = entry.get("channels")
+    if "definition" not in entry or not isinstance(channels, list) or not channels:
+        raise ConfigError(
+            f"{where}: a 'channels' entry needs 'definition' and a non-empty list of the "
+            "regime's channel definitions"
+        )
+    return Combined(
+        regime, str(entry["definition"]), bool(entry.get("primary", False)), tuple(channels)
+    )
+
+
+def _check_channels(
+    where: str, name: str, regime: str, mine: Sequence[EvidenceRule | Combined]
+) -> None:
+    """Each earliest-build definition names distinct evidence definitions of its own regime:
+    not itself, not another combined one, none twice (one is allowed: a regime with one
+    install channel so far)."""
+    channels = {e.definition for e in mine if isinstance(e, EvidenceRule)}
+    for combo in (e for e in mine if isinstance(e, Combined)):
+        at = f"{where}: {name}: regime {preview(regime)}: {preview(combo.definition)}"
+        for part in combo.parts:
+            if part == combo.definition:
+                raise ConfigError(f"{at} names itself among its channels")
+            if part not in channels:
+                raise ConfigError(
+                    f"{at} names channel {preview(part)}, which is not a definition with "
+                    "'evidence' of this regime"
+                )
+        if len(set(combo.parts)) != len(combo.parts):
+            raise ConfigError(f"{at} names a channel twice")
+
+
+def _transition(where: str, name: str, raw: Any, regimes: Mapping) -> dict[str, str]:
+    """``in_transition: {regime: why}``: regimes of this rule whose install channel is moving
+    (their open rows are real; the report says why beside them)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where}: {name}: key 'in_transition': must be a mapping of regimes")
+    for regime, why in raw.items():
+        if regime not in regimes:
+            raise ConfigError(
+                f"{where}: {name}: key 'in_transition': regime {preview(regime)} has no "
+                "definitions in this rule"
+            )
+        if not isinstance(why, str) or not why.strip():
+            raise ConfigError(
+                f"{where}: {name}: key 'in_transition': regime {preview(regime)}: must be "
+                "a non-empty string saying why"
+            )
+    return {str(k): str(v) for k, v in raw.items()}
 
 
 def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRule:
@@ -209,16 +244,6 @@ def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRu
         evidence.get("mentions"),
         dict(version_map),
     )
-
-
-@dataclass(frozen=True)
-class Combined:
-    """An "any engine" definition: the earliest of its engine definitions (same regime)."""
-
-    regime: str
-    definition: str
-    primary: bool
-    parts: tuple[str, ...]
 
 
 def _model_regime(
@@ -336,34 +361,3 @@ def parse_model_coverage(
             )
         )
     return out
-
-
-@dataclass(frozen=True)
-class KernelLayerRule:
-    """The kernel layer's coverage entry, ``{project: kernels, artifact: kernel}``: kernel
-    features measured from the ledger (tracker.measure.kernel_ledger) or from ``ledger``, a YAML
-    file in its place."""
-
-    project: str = "kernels"
-    ledger: str | None = None
-
-
-def parse_kernel_layer(
-    raw_rules: Sequence[Mapping[str, Any]], where: str
-) -> KernelLayerRule | None:
-    """The ``artifact: kernel`` entry of the coverage list, None when there is none
-    (ConfigError naming a wrong key, or a second such entry)."""
-    found = [r for r in raw_rules if isinstance(r, Mapping) and r.get("artifact") == "kernel"]
-    if not found:
-        return None
-    if len(found) > 1:
-        raise ConfigError(f"{where}: coverage: one kernel layer entry (artifact: kernel) at most")
-    raw = found[0]
-    name = f"coverage rule for {preview(raw.get('project'))}"
-    unknown = unknown_key(raw, {"project", "artifact", "ledger"})
-    if unknown:
-        raise ConfigError(f"{where}: {name}: unknown key {unknown}")
-    ledger = raw.get("ledger")
-    if ledger is not None and not (isinstance(ledger, str) and ledger):
-        raise ConfigError(f"{where}: {name}: ledger must be a path")
-    return KernelLayerRule(str(raw.get("project") or "kernels"), ledger)

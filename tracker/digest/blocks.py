@@ -61,14 +61,20 @@ def lag_lines(
                 "url": "",
             }
         )
+    # a channel's build that an earliest-build row names is said once, on that row
+    named = {(s.project, s.series, s.channel) for s in mine if s.channel}
     for s in sorted(mine, key=lambda s: (s.available or s.day0, s.project, s.series)):
+        if (s.project, s.series, s.definition) in named:
+            continue
         if s.status == "covered" and s.available and week.start <= s.available < week.end:
             if regime == reference:
                 text = f"new: {s.project} {s.series} released {s.day0:%Y-%m-%d} (day 0)"
             else:
                 flag = " (negative: evidence before day 0, check it)" if s.negative else ""
+                # an earliest-build row names the channel whose build it is
+                name = f"{s.definition} via {s.channel}" if s.channel else s.definition
                 text = (
-                    f"covered: {s.project} {s.series} ({s.definition}) on "
+                    f"covered: {s.project} {s.series} ({name}) on "
                     f"{s.available:%Y-%m-%d}, lag {s.lag_days} d{flag}"
                 )
             lines.append(

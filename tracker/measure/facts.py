@@ -10,6 +10,7 @@ from datetime import datetime
 
 from tracker.config import Config
 from tracker.config.coverage import CoverageRule, ModelCoverageRule
+from tracker.measure.channels import with_earliest_builds
 from tracker.measure.kernel_lag import KernelFact, kernel_lag_samples, kernel_projects
 from tracker.measure.kernel_ledger import KernelFeature, load_ledger
 from tracker.measure.lag import (
@@ -162,9 +163,13 @@ class LagFacts:
     def framework_samples(
         self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
     ) -> list[LagSample]:
-        """Lag samples of the framework coverage rules only."""
-        return lag_samples(
+        """Lag samples of the framework coverage rules only (earliest-build rows beside their
+        channels' rows, tracker.measure.channels)."""
+        samples = lag_samples(
             self.rules, self.releases, self.notes, as_of, unknown, spans, self.windows
+        )
+        return with_earliest_builds(
+            self.rules, samples, self.releases, as_of, unknown, spans, self.windows
         )
 
 
@@ -176,7 +181,9 @@ def load_lag_facts(config: Config, store: Store) -> LagFacts:
         {"vllm"} if model_rules else set()
     )
     releases, notes = load_facts(store, projects)
-    observed = store.observation_ends()
+    # a source whose channel moved to another narrows no window (config: moved_to)
+    moved = {spec.id for spec in config.sources if spec.moved_to}
+    observed = {s: t for s, t in store.observation_ends().items() if s not in moved}
     benchmarks = {
         e.project for r in model_rules for e in r.evidence if e.kind == "benchmark_config"
     }

@@ -180,6 +180,7 @@ def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[di
             "day0_definition": s.day0_definition,
             "observed_through": s.observed_through,
             "covered_by": s.covered_by,
+            "channel": s.channel,
         }
         for s in samples
     ]

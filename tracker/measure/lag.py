@@ -84,6 +84,9 @@ class LagSample:
     # observed_through - day0; None on the reference rows (day 0 itself)
     observed_through: datetime | None = None
     covered_by: str = ""  # the newer series whose evidence covers this one (measure.supersession)
+    # an earliest-build row (tracker.measure.channels): the channel definition whose evidence
+    # came first; "" for other rows and for open ones
+    channel: str = ""
 
     def csv_row(self) -> dict[str, Any]:
         return {
@@ -104,6 +107,7 @@ class LagSample:
                 self.observed_through.date().isoformat() if self.observed_through else ""
             ),
             "covered_by": self.covered_by,
+            "channel": self.channel,
         }
 
 
@@ -124,6 +128,7 @@ LAG_CSV_COLUMNS = [
     "day0_definition",
     "observed_through",
     "covered_by",
+    "channel",
 ]
 
 

@@ -75,6 +75,7 @@ def _draw_regime(
     faded: bool,
     scale: float,
     top: float | None = None,
+    lane: int = 0,
 ) -> None:
     colour, style = palette.colour(regime), palette.line_style(regime)
     alpha = 0.45 if faded else 1.0
@@ -121,7 +122,8 @@ def _draw_regime(
             ax.annotate(
                 f"{'' if p.median is not None else '≥'}{value:.0f} d ↑",
                 xy=(x, top),
-                xytext=(0, -14 if round(x) % 2 == 0 else -26),  # neighbours' labels apart
+                # neighbours' labels apart, and the regimes' of one quarter (equal values too)
+                xytext=(0, -14 - 12 * ((round(x) + lane) % 3)),
                 textcoords="offset points",
                 ha="center",
                 fontsize=8,
@@ -195,9 +197,9 @@ def draw(
     for k, regime in enumerate(regimes):
         nudge = (k - (len(regimes) - 1) / 2) * min(width, 0.12)
         moved = [x + nudge for x in xs]
-        _draw_regime(ax, moved, series[regime], regime, False, marker_scale, top)
+        _draw_regime(ax, moved, series[regime], regime, False, marker_scale, top, k)
         if compare and regime in compare:
-            _draw_regime(ax, moved, compare[regime], regime, True, marker_scale, top)
+            _draw_regime(ax, moved, compare[regime], regime, True, marker_scale, top, k)
         bar_x = [x + (k - (len(regimes) - 1) / 2) * width for x in xs]
         points = series[regime]
         covered = [(p.artifacts - p.open) if p else 0 for p in points]

@@ -31,6 +31,7 @@ from tracker.present.answer_words import LABEL, answer_text, median_phrase, wind
 from tracker.present.benchmark_words import benchmark_json, pair_rows
 from tracker.present.cohort_words import cohort_sentence, point_text
 from tracker.present.formats import http_only, percent
+from tracker.report import definitions
 from tracker.report.chart_data import sparse_friction, split_sparse_ci
 from tracker.report.perf_section import PERF_CSV_COLUMNS, perf_csv_rows, perf_section
 from tracker.report.publish import staged
@@ -161,6 +162,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             _write_csv(stage / "ci_job_health.csv", f.ci_jobs.health_rows(), HEALTH_COLUMNS)
             _write_csv(stage / "ci_parity_weekly.csv", parity, PARITY_COLUMNS)
         answer = answer_rows(f)
+        moving = definitions.transitions(f.facts.rules)  # regimes whose channel is moving
         quality = quality_sections(
             stale,
             f.source_count,
@@ -238,6 +240,9 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
                     "lag_primary": [
                         r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"
                     ],
+                    "in_transition": [
+                        {"project": p, "regime": r, "why": why} for (p, r), why in moving.items()
+                    ],
                     "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
                     "lag_unknown": [
                         dict(
@@ -283,6 +288,9 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             silent_hint=SILENT_HINT,
             headline=[r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"],
             summaries=[s for s in f.summaries if s.period == "all"],
+            series_rows=definitions.series_rows(samples, reference),
+            channel_counts=definitions.channel_counts(samples),
+            transitions=moving,
             samples=samples,
             pass_rates=latest_weeks(pass_rates, TABLE_WEEKS),
             other_rates=latest_weeks(other_rates, TABLE_WEEKS),

@@ -266,6 +266,13 @@ lag_samples = Table(
         server_default="",
         comment="the newer series whose evidence covers this one; empty: its own",
     ),
+    Column(
+        "channel",
+        String(100),
+        nullable=False,
+        server_default="",
+        comment="earliest-build rows: the channel whose evidence came first",
+    ),
     comment="day-0 coverage lag per artifact, regime and definition; rewritten by each report",
 )
 

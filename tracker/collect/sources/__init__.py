@@ -278,6 +278,14 @@ KINDS: dict[str, Kind] = {
     ),
     "model_list": _kind("model_list", {"pages": _options.pages_problem}),
     "pypi": _kind("pypi", {"package": "text"}, {"url": "text"}),
+    "version_history": _kind(
+        "version_history",
+        {"repo": "text", "paths": _options.version_paths_problem},
+        {"section": "text", "api_url": "text", "raw_url": "text"},
+    ),
+    "wheel_index": _kind(
+        "wheel_index", {"url": "text", "package": "text"}, {"max_dates": "positive_int"}
+    ),
     "release_notes": _kind(
         "release_notes",
         {"url": "text"},

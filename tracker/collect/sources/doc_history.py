@@ -189,9 +189,8 @@ def note_event(
     )
 
 
-def collect(ctx: CollectContext) -> Iterator[Event]:
-    """Read the new commits of every path, oldest first, and yield first listings."""
-    repo = ctx.option("repo")
+def path_sections(ctx: CollectContext) -> dict[str, str | None]:
+    """The source's ``paths`` in order, each with its section (its own, else the source's)."""
     raw_paths = ctx.option("paths")
     if not isinstance(raw_paths, list) or not raw_paths:
         raise ConfigError(f"{ctx.spec.id}: 'paths' must be a non-empty list of document paths")
@@ -204,12 +203,16 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
             )
         own = entry.get("section") if isinstance(entry, dict) else None
         sections[path] = own or ctx.option("section")
-    paths = list(sections)
+    return sections
+
+
+def new_commits(
+    ctx: CollectContext, paths: list[str], done: set[str]
+) -> list[tuple[datetime, str, str]]:
+    """(committer date, sha, path) of every commit of `paths` not in `done` ("sha:path"),
+    oldest first (all paths merged by date)."""
     api = str(ctx.option("api_url", DEFAULT_API)).rstrip("/")
-    raw = str(ctx.option("raw_url", DEFAULT_RAW)).rstrip("/")
-    listed: dict[str, dict] = dict(ctx.state.get("listed") or {})
-    read: list[str] = list(ctx.state.get("read") or [])
-    done = set(read)
+    repo = ctx.option("repo")
     todo: list[tuple[datetime, str, str]] = []
     for path in paths:
         for item in path_commits(ctx, api, repo, path):
@@ -218,16 +221,31 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
                 ctx.skip(f"commit {item['sha'][:10]} of {path}", "no committer date")
             elif f"{item['sha']}:{path}" not in done:
                 todo.append((when, item["sha"], path))
+    return sorted(set(todo))
+
+
+def document_at(ctx: CollectContext, sha: str, path: str) -> str | None:
+    """The document at a commit; None (a counted skip) when it cannot be fetched (404: the
+    commit deleted it)."""
+    raw = str(ctx.option("raw_url", DEFAULT_RAW)).rstrip("/")
+    try:
+        response = ctx.client().get(f"{raw}/{ctx.option('repo')}/{sha}/{path}", conditional=False)
+    except FatalHTTPError as exc:
+        ctx.skip(f"{path} at {sha[:10]}", first_line(exc))
+        return None
+    return None if response is None else response.content.decode("utf-8", errors="replace")
+
+
+def collect(ctx: CollectContext) -> Iterator[Event]:
+    """Read the new commits of every path, oldest first, and yield first listings."""
+    sections = path_sections(ctx)
+    listed: dict[str, dict] = dict(ctx.state.get("listed") or {})
+    read: list[str] = list(ctx.state.get("read") or [])
     first_read = not listed and not read
-    for when, sha, path in sorted(set(todo)):
-        try:
-            response = ctx.client().get(f"{raw}/{repo}/{sha}/{path}", conditional=False)
-        except FatalHTTPError as exc:
-            ctx.skip(f"{path} at {sha[:10]}", first_line(exc))
+    for when, sha, path in new_commits(ctx, list(sections), set(read)):
+        text = document_at(ctx, sha, path)
+        if text is None:
             continue
-        if response is None:
-            continue
-        text = response.content.decode("utf-8", errors="replace")
         for fid, line in listed_families(text, sections[path]).items():
             if fid in listed:
                 continue

@@ -1,0 +1,208 @@
+"""Install channels in the framework lag: the earliest official build a user can install.
+
+A release series is usable on a regime from the first build a user can install there, from
+the upstream project (PyTorch's ROCm wheels, vLLM's ROCm images) or from the vendor (TheRock,
+AMD's images), whichever came first. Each channel is a named definition of its own; a
+combined definition over them (read and checked by tracker.config.coverage) is usually the
+regime's primary one::
+
+    rocm:
+      - {definition: earliest_build, primary: true, channels: [upstream_wheels, therock]}
+      - {definition: upstream_wheels, evidence: {project: pytorch-rocm-wheels, kind: release}}
+      - {definition: therock, evidence: {project: therock, kind: note, mentions: pytorch}}
+      - {definition: vendor_matrix, evidence: {project: rocm, kind: note, mentions: pytorch}}
+
+A vendor-validated stack (the compatibility matrix) is not an install channel: it stays a
+definition beside the combined one and is never merged into it.
+
+The combined row of a series (the model layer's "any engine", tracker.measure.engines, on
+install channels):
+
+- **covered** on the earliest covered channel date, with that channel's evidence URL, naming
+  the channel (``LagSample.channel``); of two channels on the same day, the one listed first;
+- **open** when no channel covers it and some channel watched it from its day 0 (has an open
+  row): the combined stream is the channels together, and it starts where the first of them
+  starts. A channel whose first build came after the series' day 0 (vLLM's own ROCm images
+  began with 0.15) or that has nothing collected (a source not enabled) adds no evidence; it
+  cannot make a watched series unknown;
+- a **release** channel whose evidence starts after day 0 has no row of its own for the series
+  (its lag is only bounded), but a build it published is a build a user could install: it
+  covers the combined row from its date (an upper bound, like every dated build). A note
+  channel's first document says "listed by then", not since when: it covers nothing there;
+- **unknown** when its day 0 precedes every channel's evidence and no release channel built it:
+  listed with the reason like any truncated row, never counted as open.
+
+Its evidence span runs from the first fact of any channel to the last of any (silent only
+when every channel is). Pure functions over the channels' own rows; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from tracker.config.coverage import Combined, CoverageRule
+from tracker.measure.coverage import REFERENCE_DEFINITION
+from tracker.measure.lag import LagSample, ReleaseFact, evidence_by_series
+from tracker.measure.supersession import Cover
+from tracker.measure.windows import Windows, not_observed
+
+
+def with_earliest_builds(
+    rules: Sequence[CoverageRule],
+    samples: Sequence[LagSample],
+    releases: Sequence[ReleaseFact] = (),
+    as_of: datetime | None = None,
+    unknown: list | None = None,
+    spans: dict | None = None,
+    windows: Windows | None = None,
+) -> list[LagSample]:
+    """`samples` (the framework rows of `rules` as of `as_of`) with each rule's combined rows
+    right after its own; `releases` date the builds of release channels whose evidence does not
+    reach back to day 0; the combined definitions' spans go into `spans` (module doc); an open
+    combined row is censored where every channel was looked at (`windows`, measure.windows)."""
+    rows_of: dict[str, list[LagSample]] = {}
+    for s in samples:
+        rows_of.setdefault(s.project, []).append(s)
+    combined_of = {r.project: r for r in rules if r.combined}
+    out: list[LagSample] = []
+    for project, rows in rows_of.items():
+        out += rows
+        rule = combined_of.get(project)
+        if rule is None:
+            continue
+        for combo in rule.combined:
+            builds = _builds(rule, combo, releases, as_of)
+            through = None
+            if windows is not None and as_of is not None:
+                parts = [
+                    e for e in rule.evidence
+                    if e.regime == combo.regime and e.definition in combo.parts
+                ]  # fmt: skip
+                through = windows.through(parts, as_of)
+            out += earliest_build(rule, combo, rows, unknown, builds, through)
+            if spans is not None:
+                spans[(rule.project, combo.regime, combo.definition)] = combined_span(
+                    [spans.get((rule.project, combo.regime, part)) for part in combo.parts]
+                )
+    return out
+
+
+def _builds(
+    rule: CoverageRule, combo: Combined, releases: Sequence[ReleaseFact], as_of: datetime | None
+) -> dict[str, dict[str, Cover]]:
+    """channel -> series -> its own first build by as-of, for the release channels (a build is
+    published on its own date; a listing's first page is not, so notes are not). Not a newer
+    series' build: these channels' evidence starts after the series' day 0, so an older build
+    of the series itself may exist uncollected, and a newer one would overstate its lag
+    (supersession applies on the channels' own rows, which reach back to day 0)."""
+    out: dict[str, dict[str, Cover]] = {}
+    for ev in rule.evidence:
+        if ev.regime != combo.regime or ev.definition not in combo.parts or ev.kind != "release":
+            continue
+        mine = [f for f in releases if f.project == ev.project]
+        found = evidence_by_series(rule, ev, mine, [])
+        out[ev.definition] = {
+            key: Cover(when, url, first)
+            for key, (when, url, first) in found.items()
+            if as_of is None or when <= as_of
+        }
+    return out
+
+
+def earliest_build(
+    rule: CoverageRule,
+    combo: Combined,
+    rows: Sequence[LagSample],
+    unknown: list | None = None,
+    builds: Mapping[str, Mapping[str, Cover]] | None = None,
+    through: datetime | None = None,
+) -> list[LagSample]:
+    """The rows of one combined definition from its channels' rows (`rows`: the rule's rows,
+    the reference ones included: they say which series have a day 0 by as-of) and `builds`,
+    the dated builds of its release channels (for channels with no row for a series).
+    `through`: how far every channel was looked at (the earliest of their observation
+    windows): an open row is censored there, and a series released after it is unknown."""
+    reference = {
+        s.series: s
+        for s in rows
+        if s.regime == rule.reference_regime and s.definition == REFERENCE_DEFINITION
+    }
+    by_series: dict[str, dict[str, LagSample]] = {}
+    for s in rows:
+        if s.regime == combo.regime and s.definition in combo.parts:
+            by_series.setdefault(s.series, {})[s.definition] = s
+    order = {part: index for index, part in enumerate(combo.parts)}
+    out = []
+    for key, day0 in reference.items():
+        mine = by_series.get(key, {})
+        covered = [s for s in mine.values() if s.status == "covered"]
+        # a build of a channel whose evidence starts after day 0 (no row): installable by then
+        covered += [
+            _built(day0, combo.regime, part, hit, through)
+            for part, found in (builds or {}).items()
+            if part not in mine and (hit := found.get(key)) is not None
+        ]
+        if covered:
+            # whole days, as lags are counted: on one day, the channel listed first
+            first = min(covered, key=lambda s: (s.lag_days, order[s.definition]))
+            out.append(_as_combined(first, combo, first.definition))
+        elif mine:
+            watching = next(mine[p] for p in combo.parts if p in mine)
+            seen = through or watching.observed_through
+            unseen = not_observed(day0.day0, seen) if seen else None
+            if unseen is not None:
+                if unknown is not None:
+                    unknown.append((rule.project, key, combo.regime, combo.definition, unseen))
+                continue
+            if seen is not None:
+                lag = (seen.date() - day0.day0.date()).days
+                watching = replace(watching, lag_days=lag, observed_through=seen)
+            out.append(_as_combined(watching, combo, ""))
+        elif unknown is not None:
+            unknown.append(
+                (
+                    rule.project,
+                    key,
+                    combo.regime,
+                    combo.definition,
+                    "day 0 precedes the evidence collected from every channel "
+                    f"({', '.join(combo.parts)})",
+                )
+            )
+    return out
+
+
+def _built(
+    day0: LagSample, regime: str, channel: str, hit: Cover, through: datetime | None = None
+) -> LagSample:
+    """A channel's row-less build as a covered row of that channel (day 0 from the reference;
+    `through`: the combined definition's observation window, as on its other rows)."""
+    lag = (hit.when.date() - day0.day0.date()).days
+    return replace(
+        day0,
+        regime=regime,
+        definition=channel,
+        available=hit.when,
+        lag_days=lag,
+        status="covered",
+        evidence_url=hit.url,
+        negative=lag < 0,
+        observed_through=through,
+        covered_by=hit.covered_by,
+    )
+
+
+def _as_combined(row: LagSample, combo: Combined, channel: str) -> LagSample:
+    return replace(row, definition=combo.definition, primary=combo.primary, channel=channel)
+
+
+def combined_span(
+    parts: Sequence[tuple[datetime, datetime] | None],
+) -> tuple[datetime, datetime] | None:
+    """From the first fact of any channel to the last of any (None when none has any)."""
+    known = [p for p in parts if p]
+    if not known:
+        return None
+    return min(p[0] for p in known), max(p[1] for p in known)
