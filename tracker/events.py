@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-EVENT_KINDS = ("release", "note", "issue", "ci_run", "ci_job", "result", "commit")
+EVENT_KINDS = ("release", "note", "issue", "ci_run", "ci_job", "result", "commit", "comment")
 REGIME_NONE = "none"
 
 

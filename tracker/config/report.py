@@ -10,7 +10,7 @@ from tracker.config.preview import preview, unknown_key
 from tracker.errors import ConfigError
 
 DEFAULT_STALE_AFTER_DAYS = 45
-REPORT_KEYS = {"stale_after_days"}
+REPORT_KEYS = {"stale_after_days", "ignore_responders"}
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,9 @@ class ReportSettings:
 
     # a source whose newest stored event is more than this many days before as-of is stale
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
+    # logins whose comments are never a first response (bots GitHub types as users), lower case
+    # (docs/methodology.md, "Time to first response")
+    ignore_responders: frozenset[str] = frozenset()
 
 
 def parse_report_settings(raw: Any, file: str | Path) -> ReportSettings:
@@ -38,4 +41,12 @@ def parse_report_settings(raw: Any, file: str | Path) -> ReportSettings:
             f"{file}: report: stale_after_days must be a whole number of days >= 0, "
             f"got {preview(days)}"
         )
-    return ReportSettings(stale_after_days=days)
+    ignored = raw.get("ignore_responders", [])
+    if not isinstance(ignored, list) or not all(isinstance(v, str) and v for v in ignored):
+        raise ConfigError(
+            f"{file}: report: ignore_responders must be a list of GitHub logins, "
+            f"got {preview(ignored)}"
+        )
+    return ReportSettings(
+        stale_after_days=days, ignore_responders=frozenset(v.lower() for v in ignored)
+    )

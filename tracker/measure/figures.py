@@ -27,6 +27,7 @@ from tracker.measure.kernel_summary import KernelLayer, kernel_layer
 from tracker.measure.lag import LagSample
 from tracker.measure.perf import PerfFigures, perf_figures
 from tracker.measure.quality import unread_tags
+from tracker.measure.response import ResponseFigures, response_figures
 from tracker.measure.staleness import stale_definitions, stale_sources
 from tracker.measure.survival import LagSummary, summarize
 from tracker.measure.trend import LagTrend, lag_trends
@@ -63,6 +64,8 @@ class Figures:
     perf: PerfFigures = field(default_factory=PerfFigures)  # delivered performance (MLPerf)
     kernels: KernelLayer | None = None  # the kernel layer (None: no `artifact: kernel` rule)
     ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci_jobs)
+    # time to first response of issues (measure.response)
+    response: ResponseFigures = field(default_factory=ResponseFigures)
 
     @property
     def as_of(self) -> datetime:
@@ -124,6 +127,27 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         if facts.kernel_ledger
         else None,
         ci_jobs=jobs.result(),
+        response=issue_response_figures(config, store, as_of, regimes),
+    )
+
+
+def issue_response_figures(
+    config: Config, store: Store, as_of: datetime, regimes: Sequence[str]
+) -> ResponseFigures:
+    """Time to first response of the issues of the sources that collect comments."""
+    ids = [
+        s.id
+        for s in config.sources
+        if s.enabled and s.kind == "github_issues" and s.options.get("comments")
+    ]
+    issues, comments = store.issue_response_facts(ids, as_of)
+    return response_figures(
+        issues,
+        comments,
+        as_of,
+        config.reference_regime,
+        regimes,
+        config.report.ignore_responders,
     )
 
 

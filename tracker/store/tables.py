@@ -66,7 +66,7 @@ class UTCDateTime(TypeDecorator):
 
 
 Timestamp = UTCDateTime()
-KIND_COMMENT = "release | note | issue | ci_run | ci_job | result"
+KIND_COMMENT = "release | note | issue | ci_run | ci_job | result | comment"
 
 events = Table(
     "events",
@@ -357,4 +357,43 @@ ci_parity = Table(
     Column("pass_share", Float, nullable=False),
     Column("as_of", Timestamp, nullable=False),
     comment="CI parity of a mirroring pipeline per ISO week; rewritten by each report",
+)
+
+issue_response = Table(
+    "issue_response",
+    metadata,
+    Column("source_id", String(_LIMIT["source_id"]), primary_key=True),
+    Column("number", Integer, primary_key=True),
+    Column("project", String(_LIMIT["project"]), nullable=False),
+    Column("regime", String(_LIMIT["regime"]), nullable=False),
+    Column("url", Text, nullable=False),
+    Column("created_at", Timestamp, nullable=False),
+    Column(
+        "first_response_at", Timestamp, comment="earliest comment by neither the author nor a bot"
+    ),
+    Column("responder_association", String(32), comment="GitHub author_association, if given"),
+    Column("closed_at", Timestamp, comment="only when closed at or before as_of"),
+    Column("close_reason", String(16), comment="completed | not_planned"),
+    Column("hours_to_first_response", Float, comment="NULL: unanswered"),
+    Column("status", String(16), nullable=False, comment="answered | unanswered"),
+    Column("as_of", Timestamp, nullable=False),
+    comment="each issue's first response as of the newest report; rewritten by each report",
+)
+
+issue_response_quarterly = Table(
+    "issue_response_quarterly",
+    metadata,
+    Column("project", String(_LIMIT["project"]), primary_key=True),
+    Column("regime", String(_LIMIT["regime"]), primary_key=True),
+    Column("quarter", String(8), primary_key=True, comment="of the issues' creation"),
+    Column("issues", Integer, nullable=False),
+    Column("answered", Integer, nullable=False),
+    Column("median_hours", Float, comment="Kaplan-Meier, to first response"),
+    Column("p90_hours", Float, comment="Kaplan-Meier 90th percentile"),
+    Column("median_days_to_close", Float, comment="Kaplan-Meier, closed completed"),
+    Column("median_days_to_not_planned", Float, comment="Kaplan-Meier, closed not planned"),
+    Column("baseline_median_hours", Float, comment="the project's cuda issues, same quarter"),
+    Column("ratio_to_baseline", Float),
+    Column("as_of", Timestamp, nullable=False),
+    comment="time to first response per project, regime and quarter; rewritten by each report",
 )
