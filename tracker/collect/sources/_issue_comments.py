@@ -15,7 +15,10 @@ Which listing (both through ``ctx.http``, Link-paged, bounded by the source's pa
   the per-issue listing ``GET /repos/{repo}/issues/{number}/comments?per_page=100`` of each issue
   listed whose ``comments`` count is not 0: a backfill of the whole repository-level listing
   would read every comment of every pull request ever made.
-- A run whose issue listing changed nothing (a 304, no issue in the window) asks no comments.
+- A run whose issue listing changed nothing asks no comments: after a 304 no issue is listed,
+  and an issue listed again with the ``updated_at`` its comments were read at (the inclusive
+  ``since``, the look-back) is not read again. State ``comments_read`` maps such issues to that
+  ``updated_at``, kept for those the next run's window can list again (bounded).
 
 Order: an issue is yielded before its comments. A comment's cursor time (its creation) is at
 or before its issue's ``updated_at``, so the runner's cursor never passes an issue whose
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from datetime import timedelta
 from typing import Any
 
 from tracker.collect.ci import iso, parse_time
@@ -40,14 +44,18 @@ PER_PAGE = 100
 
 def with_comments(ctx: CollectContext, repo_url: str, issues: Iterable[Event]) -> Iterator[Event]:
     """`issues` (the source's issue events, in listing order), each followed by its comments."""
+    read: dict[str, str] = dict(ctx.state.get("comments_read") or {})
+    done: dict[str, str] = {}  # read in this run
     if ctx.since is None:
         for issue in issues:
             yield issue
-            if _wanted(issue):
+            if _wanted(issue, read):
                 yield from _per_issue(ctx, repo_url, issue)
+                done[str(issue.attrs["number"])] = _stamp(issue)
+        _remember(ctx, read, done)
         return
     held = list(issues)
-    wanted = {issue.attrs["number"]: issue for issue in held if _wanted(issue)}
+    wanted = {issue.attrs["number"]: issue for issue in held if _wanted(issue, read)}
     found: dict[int, list[Event]] = defaultdict(list)
     if wanted:
         try:
@@ -63,14 +71,33 @@ def with_comments(ctx: CollectContext, repo_url: str, issues: Iterable[Event]) -
     for issue in held:
         yield issue
         yield from found.get(issue.attrs["number"], [])
+    _remember(ctx, read, {str(n): _stamp(issue) for n, issue in wanted.items()})
 
 
-def _wanted(issue: Event) -> bool:
-    """Issues (not pull requests) whose listing shows comments; an unreadable count is read."""
+def _wanted(issue: Event, read: dict[str, str]) -> bool:
+    """Issues (not pull requests) whose listing shows comments (an unreadable count is read)
+    and whose comments were not read at this ``updated_at`` before."""
     if issue.kind != "issue" or issue.attrs.get("pull"):
+        return False
+    if read.get(str(issue.attrs["number"])) == _stamp(issue):
         return False
     count = issue.attrs.get("comments")
     return not isinstance(count, int) or count > 0
+
+
+def _stamp(issue: Event) -> str:
+    return iso(issue.cursor_time)
+
+
+def _remember(ctx: CollectContext, read: dict[str, str], done: dict[str, str]) -> None:
+    """Save which issues' comments are read, at what ``updated_at``: only those the next run's
+    window (the newest update less the look-back, a day to spare) can list again."""
+    merged = {**read, **done}
+    if not merged:
+        return
+    newest = max(parse_time(v) or ctx.now for v in merged.values())
+    floor = iso(newest - timedelta(days=ctx.spec.lookback_days + 1))
+    ctx.state["comments_read"] = {n: v for n, v in merged.items() if v >= floor}
 
 
 def _repository_level(
