@@ -288,3 +288,47 @@ def response_figures(
         quarterly=sorted(quarterly, key=key),
         regimes=sorted(per_regime, key=key),
     )
+
+
+@dataclass(frozen=True)
+class WeekWait:
+    """One regime's issues in one week (the digest): those opened in it, how many of them
+    are answered by its end and their median wait, and the issues answered during it."""
+
+    regime: str
+    opened: int
+    answered: int
+    median_hours: float | None  # Kaplan-Meier over those opened; None: not reached yet
+    answered_in_week: tuple[IssueResponse, ...]
+
+
+def week_waits(figures: ResponseFigures, start: datetime, end: datetime) -> list[WeekWait]:
+    """Per regime with an issue opened or answered in [start, end), from the figures as of the
+    week's end (their rows); longest median wait first, a median not reached counting longest."""
+    regimes = {
+        r.regime
+        for r in figures.issues
+        if start <= r.created_at < end
+        or (r.first_response_at is not None and start <= r.first_response_at < end)
+    }
+    out = []
+    for regime in regimes:
+        mine = [r for r in figures.issues if r.regime == regime]
+        opened = [r for r in mine if start <= r.created_at < end]
+        answered = tuple(
+            sorted(
+                (
+                    r
+                    for r in mine
+                    if r.first_response_at is not None and start <= r.first_response_at < end
+                ),
+                key=lambda r: -(r.hours_to_first_response or 0.0),
+            )
+        )
+        median = response_quantile(opened, HALF) if opened else None
+        out.append(WeekWait(regime, len(opened), sum(r.answered for r in opened), median, answered))
+
+    def longest(w: WeekWait) -> tuple:
+        return (w.opened == 0, w.median_hours is not None, -(w.median_hours or 0.0), w.regime)
+
+    return sorted(out, key=longest)

@@ -29,6 +29,7 @@ from tracker.present import ci_jobs_words, palette, trend_words
 from tracker.present.answer_words import LABEL, answer_text, median_phrase, window_phrase
 from tracker.present.cohort_words import cohort_sentence, point_text
 from tracker.present.formats import http_only, percent
+from tracker.report import response_section as waits
 from tracker.report.chart_data import sparse_friction, split_sparse_ci
 from tracker.report.perf_section import PERF_CSV_COLUMNS, perf_csv_rows, perf_section
 from tracker.report.publish import staged
@@ -58,9 +59,11 @@ IMAGES = {
     "ci": "ci_job_pass_rate.png",
     "perf": "delivered_performance.png",
     "parity": "ci_parity.png",
+    "response": "first_response.png",
 }
 CHARTS, MODELS = "tracker.report.charts", "tracker.report.model_charts"
 CI_CHARTS = "tracker.report.ci_charts"
+RESPONSE = "tracker.report.response_chart"
 PARITY_COLUMNS = (
     "source_id", "regime", "reference_id", "week", "nightlies", "reference_groups",
     "groups_run", "groups_passed", "run_share", "pass_share",
@@ -158,6 +161,10 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
         if f.ci_jobs is not None:  # CI job health: the rows of v_ci_job_health and v_ci_parity
             _write_csv(stage / "ci_job_health.csv", f.ci_jobs.health_rows(), HEALTH_COLUMNS)
             _write_csv(stage / "ci_parity_weekly.csv", parity, PARITY_COLUMNS)
+        response = waits.response_section(f.response)  # how long users wait: chart, table, CSVs
+        points, png = waits.chart_points(f.response), stage / IMAGES["response"]
+        drawers.draw("response", RESPONSE, "response_chart", png, points, reference)
+        waits.write_csvs(stage, f.response)
         answer = answer_rows(f)
         quality = quality_sections(
             stale,
@@ -248,6 +255,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
                     "ci_pass_rate_other_triggers": other_rates,
                     "friction_weekly": friction,
                     "analyst_overrides": f.overrides,
+                    "issue_response": waits.summary(f.response),
                 },
                 indent=1,
                 default=str,
@@ -302,6 +310,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             kernels=f.kernels,
             ci_jobs=ci_jobs_words.regime_blocks(f.ci_jobs),
             ci_parity=parity,
+            response=response,
         )
         (stage / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)
