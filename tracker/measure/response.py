@@ -47,6 +47,7 @@ class IssueResponse:
     hours_to_first_response: float | None
     status: str  # answered | unanswered
     waited_hours: float  # answered: the wait; unanswered: censored here (close, else as-of)
+    close_known: bool = True  # False: closed, but when is not known (left out of time to close)
 
     @property
     def quarter(self) -> str:
@@ -93,11 +94,16 @@ def issue_responses(
         if created > as_of or not issue.get("regime"):
             continue
         closed = issue.get("closed_at")
+        # Closed with no closing time: GitHub never says so, a hand-written record may. When it
+        # closed is unknown, so is how long an unanswered one waited: left out, not guessed.
+        close_known = closed is not None or issue.get("state") != "closed"
         closed = closed if closed is not None and closed <= as_of else None
         reason = (issue.get("close_reason") or "completed") if closed else None
         hit = first_response(
             issue, by_issue.get((issue["source_id"], issue["number"]), ()), as_of, ignored
         )
+        if hit is None and not close_known:
+            continue
         if hit is not None:
             answered_at: datetime | None = hit["created_at"]
             waited = (hit["created_at"] - created).total_seconds() / HOUR
@@ -119,6 +125,7 @@ def issue_responses(
                 hours_to_first_response=waited if hit else None,
                 status="answered" if hit else "unanswered",
                 waited_hours=max(waited, 0.0),
+                close_known=close_known,
             )
         )
     return sorted(out, key=lambda r: (r.project, r.regime, r.created_at, r.number, r.source_id))
@@ -132,9 +139,11 @@ def response_quantile(rows: Iterable[IssueResponse], share: Fraction) -> float |
 def close_median_days(rows: Iterable[IssueResponse], as_of: datetime, reason: str) -> float | None:
     """Kaplan-Meier median days from creation to a close for `reason` (completed |
     not_planned); open issues censored at as-of, those closed for the other reason at their
-    close."""
+    close; issues closed at an unknown time left out."""
     durations = []
     for r in rows:
+        if not r.close_known:
+            continue
         end = r.closed_at or as_of
         durations.append(((end - r.created_at).total_seconds() / DAY, r.close_reason == reason))
     return kaplan_meier_quantile(durations, HALF)

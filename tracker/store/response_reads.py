@@ -29,7 +29,7 @@ class ResponseReads:
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """(issues, comments) of `source_ids` created at or before `as_of`, not vanished.
         Issues (pull requests left out): source_id, project, regime, number, url, created_at,
-        author, closed_at, close_reason. Comments: source_id, issue, author, author_type,
+        author, closed_at, close_reason, state. Comments: source_id, issue, author, author_type,
         association, created_at."""
         if not source_ids:
             return [], []
@@ -41,6 +41,7 @@ class ResponseReads:
             events.c.url,
             events.c.occurred_at,
             events.c.ended_at,
+            events.c.state,
             events.c.attrs,
         )
         query = (
@@ -80,6 +81,7 @@ class ResponseReads:
                             "author": attrs.get("author"),
                             "closed_at": utc(row.ended_at) if row.ended_at else None,
                             "close_reason": attrs.get("state_reason"),
+                            "state": row.state,
                         }
                     )
         return issues, comments
