@@ -15,7 +15,7 @@ import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time
 from fractions import Fraction
 from pathlib import Path
 from urllib.parse import urlencode
@@ -27,7 +27,7 @@ from tracker.collect.runner import run_sources
 from tracker.config import Config, Regime, SourceSpec
 from tracker.config.report import ReportSettings
 
-AS_OF = datetime(2026, 7, 31, 23, 59, tzinfo=UTC)
+AS_OF = datetime.combine(date(2026, 7, 31), time.max, tzinfo=UTC)  # --as-of 2026-07-31
 IGNORED = "triage-helper"  # a bot GitHub types as a user: named in report.ignore_responders
 
 
@@ -414,3 +414,69 @@ def test_bots_and_authors_never_answer(store, httpserver):
     publish(config, store)
     (row,) = store.view_rows("v_issue_response")
     assert (row["status"], row["first_response_at"]) == ("unanswered", None)
+
+
+SOURCES_YAML = """
+report: {{ignore_responders: [{ignored}]}}
+regimes:
+  - {{id: cuda, reference: true}}
+  - {{id: rocm}}
+sources:
+  - {{id: r-rocm, kind: github_issues, project: r, regime: rocm, repo: o/r, api_url: "{url}",
+     per_page: 2, comments: true, labels: [rocm]}}
+  - {{id: r-base, kind: github_issues, project: r, regime: cuda, repo: o/r, api_url: "{url}",
+     per_page: 2, comments: true, exclude_labels: [rocm]}}
+"""
+
+
+def test_report_cli_and_views_say_the_same(store, httpserver, tmp_path):
+    """The report job writes the views; its page, summary.json and `tracker response` show
+    the same numbers as the views (one computation)."""
+    import csv
+    import io
+
+    from click.testing import CliRunner
+
+    from tracker.cli.main import cli
+    from tracker.jobs.config import load_config
+    from tracker.jobs.report import publish_report
+
+    fake = FakeGitHub()
+    backfilled(fake)
+    later(fake)
+    httpserver.expect_request(re.compile(r"^/repos/o/r/.*")).respond_with_handler(fake.handler)
+    path = tmp_path / "sources.yaml"
+    path.write_text(SOURCES_YAML.format(ignored=IGNORED, url=httpserver.url_for("").rstrip("/")))
+    config = load_config(path)
+    run_sources(config, store)
+    publish_report(config, store, tmp_path / "report", AS_OF)
+
+    view = {(r["regime"], r["quarter"]): r for r in store.view_rows("v_issue_response_quarterly")}
+    _, want = expected(fake)
+    assert set(view) == set(want) and view[("rocm", "2026-Q1")]["issues"] == 4
+    summary = json.loads((tmp_path / "report" / "summary.json").read_text())["issue_response"]
+    for row in summary["quarterly"]:
+        stored = view[(row["regime"], row["quarter"])]
+        for column in ("issues", "answered", "median_hours", "p90_hours", "ratio_to_baseline"):
+            assert (
+                close_to(row[column], stored[column])
+                if row[column] is not None
+                else stored[column] is None
+            )
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "How long do users wait?" in page and 'src="first_response.png"' in page
+    assert (tmp_path / "report" / "first_response.png").stat().st_size > 10_000
+
+    result = CliRunner().invoke(
+        cli,
+        ["--db", store.url, "--sources", str(path), "response", "--as-of", "2026-07-31",
+         "--no-issues", "--format", "csv"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    printed = list(csv.DictReader(io.StringIO(result.output)))
+    assert len(printed) == len(view)
+    for row in printed:
+        stored = view[(row["regime"], row["quarter"])]
+        assert int(row["issues"]) == stored["issues"]
+        median = stored["median_hours"]
+        assert row["median_hours"] == ("" if median is None else f"{median:.1f}")
