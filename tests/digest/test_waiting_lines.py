@@ -53,3 +53,11 @@ def test_longest_wait_first_and_answered_issues_named():
     assert "answered this week: #3 (p) after 336 h (14.0 d), #1 (p) after 48 h (2.0 d)" in rocm
     assert "1 issue(s) opened this week, 1 answered by its end, median wait 1 h" in xla
     assert lines[0]["url"] == "https://github.com/o/r/issues/3"
+
+
+def test_one_regime_alone_is_not_called_longest():
+    issues = [issue("a", "rocm", 1, START + timedelta(days=1))]
+    figures = response_figures(issues, [], END, "cuda", ["cuda", "rocm"])
+    (line,) = waiting_lines(figures, START, END)
+    assert line["text"].startswith("ROCm: 1 issue(s) opened this week, 0 answered by its end")
+    assert "more than half still unanswered" in line["text"]

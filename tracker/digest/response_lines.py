@@ -18,7 +18,9 @@ def waiting_lines(figures: ResponseFigures, start: datetime, end: datetime) -> l
     """Lines {"text", "url"}: the longest-waiting regime first; nothing when no issue of a
     regime was opened or answered in [start, end)."""
     lines = []
-    for position, wait in enumerate(week_waits(figures, start, end)):
+    waits = week_waits(figures, start, end)
+    compared = sum(1 for w in waits if w.opened) > 1  # "longest" needs two regimes to compare
+    for position, wait in enumerate(waits):
         name = palette.short_name(wait.regime)
         if wait.opened:
             median = (
@@ -26,7 +28,7 @@ def waiting_lines(figures: ResponseFigures, start: datetime, end: datetime) -> l
                 if wait.median_hours is None
                 else f"median wait {hours_text(wait.median_hours)}"
             )
-            lead = "waited longest: " if position == 0 and wait.opened else ""
+            lead = "waited longest: " if position == 0 and compared else ""
             text = (
                 f"{name}: {lead}{wait.opened} issue(s) opened this week, {wait.answered} "
                 f"answered by its end, {median}"
