@@ -65,6 +65,7 @@ class FakeGitHub:
         self.issues: dict[int, Issue] = {}
         self.asked: list[str] = []  # path?query of every request
         self._ids = 0
+        self.hostile: dict[int, list] = {}  # issue -> raw items served first in its listing
 
     def add(self, issue: Issue) -> None:
         self.issues[issue.number] = issue
@@ -97,7 +98,8 @@ class FakeGitHub:
         if found:
             number = int(found.group(1))
             rows = [self._comment_json(number, c) for c in self.issues[number].comments]
-            return self._page(request, sorted(rows, key=lambda c: c["created_at"]))
+            rows = self.hostile.get(number, []) + sorted(rows, key=lambda c: c["created_at"])
+            return self._page(request, rows)
         return Response("not found", status=404)
 
     def _issues(self, request: Request) -> Response:
@@ -480,3 +482,22 @@ def test_report_cli_and_views_say_the_same(store, httpserver, tmp_path):
         assert int(row["issues"]) == stored["issues"]
         median = stored["median_hours"]
         assert row["median_hours"] == ("" if median is None else f"{median:.1f}")
+
+
+def test_hostile_comments_are_skipped_one_by_one(store, httpserver):
+    fake = FakeGitHub()
+    fake.add(Issue(1, "alice", t("2026-03-01"), ["rocm"]))
+    fake.comment(1, "maint-bob", t("2026-03-02"))
+    fake.hostile[1] = [
+        "not an object",
+        {"id": "x", "user": {"login": "eve"}, "created_at": "2026-03-01T01:00:00Z"},
+        {"id": 5, "user": None, "created_at": "2026-03-01T01:00:00Z"},
+        {"id": 6, "user": {"login": "eve"}, "created_at": "yesterday"},
+    ]
+    httpserver.expect_request(re.compile(r"^/repos/o/r/.*")).respond_with_handler(fake.handler)
+    config = config_for(httpserver.url_for("").rstrip("/"))
+    (result, _) = run_sources(config, store).results
+    assert (result.status, result.items_skipped) == ("ok", 4)
+    publish(config, store)
+    (row,) = store.view_rows("v_issue_response")
+    assert _time(row["first_response_at"]) == t("2026-03-02")

@@ -29,7 +29,7 @@ def response_chart(path: Path, points: Sequence[Point], reference: str) -> bool:
     if not regimes:
         return False
     fig, grid = plt.subplots(
-        1, len(regimes), figsize=(3.6 * len(regimes), 3.8), sharey=True, squeeze=False
+        1, len(regimes), figsize=(3.2 * len(regimes), 3.6), sharey=True, squeeze=False
     )
     top = max([1.0] + [v for p in points for v in (p[4], p[6]) if v is not None]) * 1.25
     for ax, regime in zip(grid[0], regimes, strict=True):
