@@ -95,9 +95,16 @@ def cli(
 
 def _mount() -> None:
     """Mount the command modules: run (the pipeline), data (analysts), lag, perf, ci, tagger."""
-    from tracker.cli import ci, data, lag, perf, run, tagger
+    from tracker.cli import ci, data, lag, perf, response, run, tagger
 
-    commands = data.COMMANDS + lag.COMMANDS + perf.COMMANDS + ci.COMMANDS + tagger.COMMANDS
+    commands = (
+        data.COMMANDS
+        + lag.COMMANDS
+        + perf.COMMANDS
+        + ci.COMMANDS
+        + response.COMMANDS
+        + tagger.COMMANDS
+    )
     for command in run.COMMANDS + commands:
         cli.add_command(command)
 

@@ -11,7 +11,7 @@ from tracker.errors import ConfigError
 
 DEFAULT_STALE_AFTER_DAYS = 45
 DEFAULT_SILENT_AFTER_SERIES = 3
-REPORT_KEYS = {"stale_after_days", "silent_after_series"}
+REPORT_KEYS = {"stale_after_days", "silent_after_series", "ignore_responders"}
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,9 @@ class ReportSettings:
     # a definition with no new evidence while upstream released this many series is a
     # silent channel (tracker.measure.silent)
     silent_after_series: int = DEFAULT_SILENT_AFTER_SERIES
+    # logins whose comments are never a first response (bots GitHub types as users), lower case
+    # (docs/methodology.md, "Time to first response")
+    ignore_responders: frozenset[str] = frozenset()
 
 
 def parse_report_settings(raw: Any, file: str | Path) -> ReportSettings:
@@ -48,4 +51,14 @@ def parse_report_settings(raw: Any, file: str | Path) -> ReportSettings:
             f"{file}: report: silent_after_series must be a whole number of series >= 1, "
             f"got {preview(series)}"
         )
-    return ReportSettings(stale_after_days=days, silent_after_series=series)
+    ignored = raw.get("ignore_responders", [])
+    if not isinstance(ignored, list) or not all(isinstance(v, str) and v for v in ignored):
+        raise ConfigError(
+            f"{file}: report: ignore_responders must be a list of GitHub logins, "
+            f"got {preview(ignored)}"
+        )
+    return ReportSettings(
+        stale_after_days=days,
+        silent_after_series=series,
+        ignore_responders=frozenset(v.lower() for v in ignored),
+    )

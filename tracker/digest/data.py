@@ -31,6 +31,7 @@ from tracker.digest.blocks import (
     subject,
 )
 from tracker.digest.perf_lines import new_round_lines
+from tracker.digest.response_lines import waiting_lines
 from tracker.digest.week import DigestWeek, iso_week, resolve_week, week_of
 from tracker.errors import TrackerError
 from tracker.events import now_utc
@@ -160,6 +161,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         # definitions silent while upstream kept releasing (as in the report)
         "silent_channels": [silent_line(c) for c in figures.silent],
         "perf_news": perf_news,  # MLPerf rounds first collected this week
+        "waiting": waiting_lines(figures.response, week.start, week.end),
         "answers": [a.row() for a in figures.answers],
         "data_quality_note": quality_note,
         "thresholds": limits,

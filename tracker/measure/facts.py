@@ -173,6 +173,14 @@ class LagFacts:
         )
 
 
+def observed_ends(config: Config, store: Store) -> dict[str, datetime]:
+    """Per source, how far it was looked at (measure.windows: its last successful collection,
+    or a replay's snapshot); a source whose channel moved to another (sources.yaml `moved_to`)
+    narrows no window: its facts stay evidence, its silence since says nothing."""
+    moved = {spec.id for spec in config.sources if spec.moved_to}
+    return {s: t for s, t in store.observation_ends().items() if s not in moved}
+
+
 def load_lag_facts(config: Config, store: Store) -> LagFacts:
     """The coverage rules and the release and note facts of every project they name."""
     rules, model_rules = config.coverage, config.model_coverage
@@ -181,9 +189,7 @@ def load_lag_facts(config: Config, store: Store) -> LagFacts:
         {"vllm"} if model_rules else set()
     )
     releases, notes = load_facts(store, projects)
-    # a source whose channel moved to another narrows no window (config: moved_to)
-    moved = {spec.id for spec in config.sources if spec.moved_to}
-    observed = {s: t for s, t in store.observation_ends().items() if s not in moved}
+    observed = observed_ends(config, store)
     benchmarks = {
         e.project for r in model_rules for e in r.evidence if e.kind == "benchmark_config"
     }

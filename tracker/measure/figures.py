@@ -22,13 +22,14 @@ from tracker.measure.answer import Answer, answers
 from tracker.measure.benchmark import BenchmarkFigures, benchmark_figures
 from tracker.measure.ci_jobs import CiJobs, ci_jobs
 from tracker.measure.ci_rates import ci_rate_rows
-from tracker.measure.facts import LagFacts, load_lag_facts
+from tracker.measure.facts import LagFacts, load_lag_facts, observed_ends
 from tracker.measure.headline import MedianPoint
 from tracker.measure.kernel_summary import KernelLayer, kernel_layer
 from tracker.measure.lag import LagSample
 from tracker.measure.perf import PerfFigures, perf_figures
 from tracker.measure.quality import unread_tags
 from tracker.measure.silent import SilentChannel, silent_channels
+from tracker.measure.response import ResponseFigures, response_figures
 from tracker.measure.staleness import stale_definitions, stale_sources
 from tracker.measure.survival import LagSummary, summarize
 from tracker.measure.trend import LagTrend, lag_trends
@@ -69,6 +70,8 @@ class Figures:
     silent: list[SilentChannel] = field(default_factory=list)
     # an independent benchmark's first configurations per family (measure.benchmark)
     benchmark: BenchmarkFigures | None = None
+    # time to first response of issues (measure.response)
+    response: ResponseFigures = field(default_factory=ResponseFigures)
 
     @property
     def as_of(self) -> datetime:
@@ -132,6 +135,28 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         ci_jobs=jobs.result(),
         silent=silent_channels(samples, spans, as_of, config.report.silent_after_series),
         benchmark=_benchmark(config, facts, as_of),
+        response=issue_response_figures(config, store, as_of, regimes),
+    )
+
+
+def issue_response_figures(
+    config: Config, store: Store, as_of: datetime, regimes: Sequence[str]
+) -> ResponseFigures:
+    """Time to first response of the issues of the sources that collect comments."""
+    ids = [
+        s.id
+        for s in config.sources
+        if s.enabled and s.kind == "github_issues" and s.options.get("comments")
+    ]
+    issues, comments = store.issue_response_facts(ids, as_of)
+    return response_figures(
+        issues,
+        comments,
+        as_of,
+        config.reference_regime,
+        regimes,
+        config.report.ignore_responders,
+        observed_ends(config, store),
     )
 
 

@@ -17,9 +17,17 @@ def kaplan_meier_median(durations: Iterable[tuple[float, bool]]) -> float | None
     """Median of a right-censored sample: (duration, observed) pairs; observed=False means
     still open at that duration. None when the survival curve never reaches 0.5 (more than
     half are still open past the longest observed lag)."""
+    return kaplan_meier_quantile(durations, Fraction(1, 2))
+
+
+def kaplan_meier_quantile(durations: Iterable[tuple[float, bool]], share: Fraction) -> float | None:
+    """The `share` quantile of a right-censored sample (1/2: the median, 9/10: the 90th
+    percentile): the first duration at which the Kaplan-Meier survival falls to 1 - share or
+    below. None when it never does (too many still open past the longest observed one)."""
     data = sorted(durations, key=lambda d: (d[0], not d[1]))
     at_risk = len(data)
     survival = Fraction(1)  # exact: with floats, 12 of 24 left gave 0.5000000000000001 > 0.5
+    threshold = 1 - Fraction(share)
     index = 0
     while index < len(data):
         time = data[index][0]
@@ -32,7 +40,7 @@ def kaplan_meier_median(durations: Iterable[tuple[float, bool]]) -> float | None
             index += 1
         if events:
             survival *= Fraction(at_risk - events, at_risk)
-            if survival <= 0.5:
+            if survival <= threshold:
                 return time
         at_risk -= events + censored
     return None

@@ -17,7 +17,6 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from tracker.measure import headline
 from tracker.measure.ci_health import HEALTH_COLUMNS
 from tracker.measure.ci_rates import COUNTS as CI_COUNTS
 from tracker.measure.figures import Figures
@@ -27,12 +26,13 @@ from tracker.measure.model_summary import model_matrix
 from tracker.measure.silent import HINT as SILENT_HINT
 from tracker.measure.survival import LagSummary
 from tracker.present import ci_jobs_words, palette, trend_words
-from tracker.present.answer_words import LABEL, answer_text, median_phrase, window_phrase
+from tracker.present.answer_words import LABEL, answer_text
 from tracker.present.benchmark_words import benchmark_json, pair_rows
-from tracker.present.cohort_words import cohort_sentence, point_text
 from tracker.present.formats import http_only, percent
 from tracker.report import definitions
+from tracker.report import response_section as waits
 from tracker.report.chart_data import sparse_friction, split_sparse_ci
+from tracker.report.first_screen import answer_rows
 from tracker.report.perf_section import PERF_CSV_COLUMNS, perf_csv_rows, perf_section
 from tracker.report.publish import staged
 from tracker.report.quality import QUALITY_COLUMNS, quality_sections
@@ -61,9 +61,11 @@ IMAGES = {
     "ci": "ci_job_pass_rate.png",
     "perf": "delivered_performance.png",
     "parity": "ci_parity.png",
+    "response": "first_response.png",
 }
 CHARTS, MODELS = "tracker.report.charts", "tracker.report.model_charts"
 CI_CHARTS = "tracker.report.ci_charts"
+RESPONSE = "tracker.report.response_chart"
 PARITY_COLUMNS = (
     "source_id", "regime", "reference_id", "week", "nightlies", "reference_groups",
     "groups_run", "groups_passed", "run_share", "pass_share",
@@ -161,6 +163,10 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
         if f.ci_jobs is not None:  # CI job health: the rows of v_ci_job_health and v_ci_parity
             _write_csv(stage / "ci_job_health.csv", f.ci_jobs.health_rows(), HEALTH_COLUMNS)
             _write_csv(stage / "ci_parity_weekly.csv", parity, PARITY_COLUMNS)
+        response = waits.response_section(f.response)  # how long users wait: chart, table, CSVs
+        points, png = waits.chart_points(f.response), stage / IMAGES["response"]
+        drawers.draw("response", RESPONSE, "response_chart", png, points, reference)
+        waits.write_csvs(stage, f.response)
         answer = answer_rows(f)
         moving = definitions.transitions(f.facts.rules)  # regimes whose channel is moving
         quality = quality_sections(
@@ -259,6 +265,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
                     "friction_weekly": friction,
                     "analyst_overrides": f.overrides,
                     "independent_benchmark": benchmark_json(f.benchmark),
+                    "issue_response": waits.summary(f.response),
                 },
                 indent=1,
                 default=str,
@@ -320,6 +327,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             kernels=f.kernels,
             ci_jobs=ci_jobs_words.regime_blocks(f.ci_jobs),
             ci_parity=parity,
+            response=response,
         )
         (stage / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)
@@ -330,39 +338,6 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
         f"{len({r['week'] for r in pass_rates})} CI weeks; "
         f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)"
     ] + _as_of_lines(point, stale)
-
-
-def answer_rows(figures: Figures) -> list[dict[str, Any]]:
-    """Per regime (sources.yaml's order), what the first screen says: the headline answer
-    (tracker.measure.answer, word for word as in summary.json, the digest and `lag --trend`),
-    then, labelled, the quarterly cohorts' comparison the chart beside it draws."""
-    rows = []
-    for a in figures.answers:
-        points = figures.series.get(a.regime, [])
-        if a.regime == figures.reference:
-            change, cohorts = "reference", "0 d by definition (builds ship with the release)"
-        elif points:
-            comparison = headline.compare_cohorts(points, figures.as_of)
-            change, cohorts = comparison.direction, cohort_sentence(comparison)
-        else:
-            change, cohorts = "no data", "no framework artifacts"
-        latest = headline.latest_reached(points)
-        rows.append(
-            {
-                "regime": a.regime,
-                "name": palette.name(a.regime),
-                "verdict": a.verdict,
-                "median": median_phrase(a),
-                "text": answer_text(a),
-                "window": window_phrase(a).capitalize(),
-                "reference": a.regime == figures.reference,
-                "change": change,
-                "cohorts": cohorts,
-                "latest": f"{latest.period}: {point_text(latest)}" if latest else "none yet",
-                "newest": f"{points[-1].period}: {point_text(points[-1])}" if points else "none",
-            }
-        )
-    return rows
 
 
 def _as_of_lines(point, stale: Sequence[dict]) -> list[str]:

@@ -28,6 +28,7 @@ from tracker.store.migrate import Migrations
 from tracker.store.perf_reads import PerfReads
 from tracker.store.quality_reads import QualityReads
 from tracker.store.reads import StoreQueries
+from tracker.store.response_reads import ResponseReads
 from tracker.store.sqlite_rows import sqlite_row, sqlite_time
 from tracker.store.state import SourceStates
 from tracker.store.tables import events
@@ -73,7 +74,9 @@ def _dumps(value: Any) -> str:
     return "".join(_C_ENCODE(value, 0))
 
 
-class Store(StoreQueries, QualityReads, PerfReads, CiReads, SourceStates, Migrations):
+class Store(
+    StoreQueries, QualityReads, PerfReads, CiReads, ResponseReads, SourceStates, Migrations
+):
     """One database (SQLite file or PostgreSQL), addressed by SQLAlchemy URL."""
 
     def __init__(self, url: str, busy_timeout: float = SQLITE_BUSY_TIMEOUT) -> None:

@@ -42,6 +42,8 @@ DOCUMENTED_VIEWS = (
     "v_kernel_lag",
     "v_ci_job_health",
     "v_ci_parity",
+    "v_issue_response",
+    "v_issue_response_quarterly",
 )
 # The columns of Store.coverage_rows, in order (the keys of Store.coverage_events).
 COVERAGE_COLUMNS = (

@@ -6,67 +6,27 @@ the slow side of a backfill.
 
 from __future__ import annotations
 
-from datetime import UTC
-
 from sqlalchemy import (
-    JSON,
     Boolean,
     Column,
     Date,
-    DateTime,
     Float,
     ForeignKey,
     Index,
     Integer,
-    MetaData,
     String,
     Table,
     Text,
-    TypeDecorator,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB
 
 from tracker.events import EVENT_TEXT_LIMITS as _LIMIT
 from tracker.events import EVENT_TIME_END, EVENT_TIME_START
 
-NAMING_CONVENTION = {
-    "ix": "ix_%(column_0_label)s",
-    "uq": "uq_%(table_name)s_%(column_0_name)s",
-    "ck": "ck_%(table_name)s_%(constraint_name)s",
-    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
-    "pk": "pk_%(table_name)s",
-}
+# re-exported: the store's modules and the migrations read them from here
+from tracker.store.columns import Json, Timestamp, UTCDateTime, metadata  # noqa: F401
 
-metadata = MetaData(naming_convention=NAMING_CONVENTION)
-
-Json = JSON().with_variant(JSONB(), "postgresql")
-
-
-class UTCDateTime(TypeDecorator):
-    """Timestamps are UTC everywhere: stored as UTC, read back timezone-aware (SQLite keeps
-    no offset, so naive values read from it are UTC by construction)."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value, dialect):
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            return value.replace(tzinfo=UTC)
-        return value.astimezone(UTC)
-
-    def process_result_value(self, value, dialect):
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            return value.replace(tzinfo=UTC)
-        return value.astimezone(UTC)
-
-
-Timestamp = UTCDateTime()
-KIND_COMMENT = "release | note | issue | ci_run | ci_job | result"
+KIND_COMMENT = "release | note | issue | ci_run | ci_job | result | comment"
 
 events = Table(
     "events",
@@ -378,4 +338,43 @@ ci_parity = Table(
     Column("pass_share", Float, nullable=False),
     Column("as_of", Timestamp, nullable=False),
     comment="CI parity of a mirroring pipeline per ISO week; rewritten by each report",
+)
+
+issue_response = Table(
+    "issue_response",
+    metadata,
+    Column("source_id", String(_LIMIT["source_id"]), primary_key=True),
+    Column("number", Integer, primary_key=True),
+    Column("project", String(_LIMIT["project"]), nullable=False),
+    Column("regime", String(_LIMIT["regime"]), nullable=False),
+    Column("url", Text, nullable=False),
+    Column("created_at", Timestamp, nullable=False),
+    Column(
+        "first_response_at", Timestamp, comment="earliest comment by neither the author nor a bot"
+    ),
+    Column("responder_association", String(32), comment="GitHub author_association, if given"),
+    Column("closed_at", Timestamp, comment="only when closed at or before as_of"),
+    Column("close_reason", String(16), comment="completed | not_planned"),
+    Column("hours_to_first_response", Float, comment="NULL: unanswered"),
+    Column("status", String(16), nullable=False, comment="answered | unanswered"),
+    Column("as_of", Timestamp, nullable=False),
+    comment="each issue's first response as of the newest report; rewritten by each report",
+)
+
+issue_response_quarterly = Table(
+    "issue_response_quarterly",
+    metadata,
+    Column("project", String(_LIMIT["project"]), primary_key=True),
+    Column("regime", String(_LIMIT["regime"]), primary_key=True),
+    Column("quarter", String(8), primary_key=True, comment="of the issues' creation"),
+    Column("issues", Integer, nullable=False),
+    Column("answered", Integer, nullable=False),
+    Column("median_hours", Float, comment="Kaplan-Meier, to first response"),
+    Column("p90_hours", Float, comment="Kaplan-Meier 90th percentile"),
+    Column("median_days_to_close", Float, comment="Kaplan-Meier, closed completed"),
+    Column("median_days_to_not_planned", Float, comment="Kaplan-Meier, closed not planned"),
+    Column("baseline_median_hours", Float, comment="the project's cuda issues, same quarter"),
+    Column("ratio_to_baseline", Float),
+    Column("as_of", Timestamp, nullable=False),
+    comment="time to first response per project, regime and quarter; rewritten by each report",
 )

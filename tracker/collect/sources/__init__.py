@@ -254,6 +254,7 @@ KINDS: dict[str, Kind] = {
             "include_pulls": "bool",
             "body_chars": "positive_int",
             "per_page": "positive_int",
+            "comments": "bool",
         },
     ),
     "github_releases": _kind(

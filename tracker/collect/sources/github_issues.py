@@ -3,7 +3,8 @@
 Source keys: ``repo`` ("owner/name"); optional ``api_url`` (default https://api.github.com),
 ``labels`` (list: issues carrying ANY of them), ``exclude_labels`` (list: drop issues carrying
 any of them, e.g. those another, regime-specific source already collects), ``include_pulls``
-(default false), ``body_chars`` (default 2000).
+(default false), ``body_chars`` (default 2000), ``comments`` (default false: true also
+collects the comments of the source's issues as `comment` events, _issue_comments.py).
 
 Contract:
 - ``GET {api_url}/repos/{repo}/issues?state=all&sort=updated&direction=asc&per_page=100
@@ -58,9 +59,19 @@ log = logging.getLogger("tracker.collect.github_issues")
 
 
 def collect(ctx: CollectContext) -> Iterator[Event]:
-    """Yield the repository's issues updated since ``ctx.since``, oldest update first."""
-    repo = ctx.option("repo")
-    url = f"{ctx.option('api_url', DEFAULT_API).rstrip('/')}/repos/{repo}/issues"
+    """Yield the repository's issues updated since ``ctx.since``, oldest update first (with
+    ``comments: true``, each followed by its comments)."""
+    repo_url = f"{ctx.option('api_url', DEFAULT_API).rstrip('/')}/repos/{ctx.option('repo')}"
+    if ctx.option("comments", False):
+        from tracker.collect.sources._issue_comments import with_comments
+
+        yield from with_comments(ctx, repo_url, _issues(ctx, f"{repo_url}/issues"))
+    else:
+        yield from _issues(ctx, f"{repo_url}/issues")
+
+
+def _issues(ctx: CollectContext, url: str) -> Iterator[Event]:
+    """The issue events of the source's listings, merged by ``updated_at``."""
     base: dict[str, Any] = {
         "state": "all",
         "sort": "updated",

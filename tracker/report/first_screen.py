@@ -1,0 +1,45 @@
+"""The report's first screen: the headline answer per regime, worded as every output words it,
+and beside it, labelled, the quarterly cohorts' comparison the headline chart draws."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tracker.measure import headline
+from tracker.measure.figures import Figures
+from tracker.present import palette
+from tracker.present.answer_words import answer_text, median_phrase, window_phrase
+from tracker.present.cohort_words import cohort_sentence, point_text
+
+
+def answer_rows(figures: Figures) -> list[dict[str, Any]]:
+    """Per regime (sources.yaml's order), what the first screen says: the headline answer
+    (tracker.measure.answer, word for word as in summary.json, the digest and `lag --trend`),
+    then, labelled, the quarterly cohorts' comparison the chart beside it draws."""
+    rows = []
+    for a in figures.answers:
+        points = figures.series.get(a.regime, [])
+        if a.regime == figures.reference:
+            change, cohorts = "reference", "0 d by definition (builds ship with the release)"
+        elif points:
+            comparison = headline.compare_cohorts(points, figures.as_of)
+            change, cohorts = comparison.direction, cohort_sentence(comparison)
+        else:
+            change, cohorts = "no data", "no framework artifacts"
+        latest = headline.latest_reached(points)
+        rows.append(
+            {
+                "regime": a.regime,
+                "name": palette.name(a.regime),
+                "verdict": a.verdict,
+                "median": median_phrase(a),
+                "text": answer_text(a),
+                "window": window_phrase(a).capitalize(),
+                "reference": a.regime == figures.reference,
+                "change": change,
+                "cohorts": cohorts,
+                "latest": f"{latest.period}: {point_text(latest)}" if latest else "none yet",
+                "newest": f"{points[-1].period}: {point_text(points[-1])}" if points else "none",
+            }
+        )
+    return rows
