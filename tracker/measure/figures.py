@@ -28,8 +28,8 @@ from tracker.measure.kernel_summary import KernelLayer, kernel_layer
 from tracker.measure.lag import LagSample
 from tracker.measure.perf import PerfFigures, perf_figures
 from tracker.measure.quality import unread_tags
-from tracker.measure.silent import SilentChannel, silent_channels
 from tracker.measure.response import ResponseFigures, response_figures
+from tracker.measure.silent import SilentChannel, silent_channels
 from tracker.measure.staleness import stale_definitions, stale_sources
 from tracker.measure.survival import LagSummary, summarize
 from tracker.measure.trend import LagTrend, lag_trends
