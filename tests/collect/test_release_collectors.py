@@ -774,6 +774,35 @@ def test_cassette_facts():
     assert sorted(e.version for e in events) == ["0.13.0", "0.14.0", "0.14.1", "0.15.0"]
 
 
+def test_vllm_releases_after_0_21_are_their_first_public_records():
+    """Days after v0.21.0 are upper bounds from the first public record of each release (the
+    cassette header names them); v0.28.0 was first recorded on 2026-08-26, after the snapshot,
+    and pypi-vllm.yaml mirrors the releases day for day."""
+    specs = {s.id: s for s in my_sources()}
+    released = {
+        e.version: e.occurred_at.date().isoformat()
+        for e in replay(specs["vllm-releases"])[0]
+        if e.kind == "release"
+    }
+    uploads: dict[str, str] = {}
+    for e in replay(specs["pypi-vllm"])[0]:
+        day = e.occurred_at.date().isoformat()
+        uploads[e.version] = min(day, uploads.get(e.version, day))
+    after = {v: d for v, d in released.items() if d > "2026-05-15"}
+    assert after == {
+        "0.22.0": "2026-05-29",
+        "0.22.1": "2026-06-05",
+        "0.23.0": "2026-06-14",
+        "0.24.0": "2026-06-30",
+        "0.25.0": "2026-07-12",
+        "0.25.1": "2026-07-13",
+        "0.26.0": "2026-07-26",
+        "0.27.0": "2026-08-11",
+        "0.27.1": "2026-08-13",
+    }
+    assert uploads == released
+
+
 # --- docker_tags ---------------------------------------------------------------------------
 
 

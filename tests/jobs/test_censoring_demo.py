@@ -78,7 +78,7 @@ def test_vllm_series_after_the_rocm_vllm_snapshot_are_unknown_not_open(censored)
         for u in censored["summary"]["lag_unknown"]
         if u["project"] == "vllm" and u["definition"] == "rocm_vllm_docker"
     }
-    assert unknown["0.28"].startswith("not observed since 2026-01-23")
+    assert unknown["0.27"].startswith("not observed since 2026-01-23")
 
 
 def test_vllm_0_14_to_0_17_on_tpu_are_covered_by_0_18(censored):
