@@ -140,7 +140,12 @@ def test_the_report_shows_channels_transitions_and_every_definition_per_series(d
     )
     assert "earliest_build: 0 d" in row and "vendor_matrix: " in row and "+ open" in row
     summary = json.loads((demo["report"] / "summary.json").read_text(encoding="utf-8"))
-    assert [(t["project"], t["regime"]) for t in summary["in_transition"]] == [("pytorch", "xla")]
+    assert [(t["project"], t["regime"]) for t in summary["in_transition"]] == [
+        ("pytorch", "xla"),
+        ("pytorch", "neuron"),
+    ]
+    assert "pytorch on neuron: channel in transition." in per_project
+    assert "TorchNeuron" in per_project
 
 
 def test_the_digest_says_a_channels_build_once_naming_the_channel(demo):
