@@ -152,3 +152,30 @@ def test_benchmark_cuda_day0_needs_a_cuda_benchmark_entry():
     raw = {**RAW_RULE, "regimes": {**RAW_RULE["regimes"], "cuda": RAW_RULE["regimes"]["cuda"][:1]}}
     with pytest.raises(ConfigError, match="benchmark_cuda needs a cuda entry"):
         parse_model_coverage([raw], "test")
+
+
+def test_a_family_the_benchmark_never_ran_is_unknown_not_open():
+    """Under a day 0 of its own (first public weights), a family the benchmark configured on
+    no hardware says nothing of any regime: unknown on both, never "open" (not benchmarked is
+    not late); one configured on NVIDIA only stays open on AMD."""
+    table = parse_families(
+        {
+            "vllm_releases": {},
+            "families": [
+                {"id": "kimi-k2.6", "aliases": ["Kimi-K2.6"],
+                 "weights": {"date": "2026-07-10", "url": "https://hf.co/k26"}},
+                {"id": "mistral-large-3", "aliases": ["Mistral-Large-3"],
+                 "weights": {"date": "2025-12-02", "url": "https://hf.co/ml3"}},
+            ],
+        },
+        "test",
+    )  # fmt: skip
+    (rule,) = parse_model_coverage([dict(RAW_RULE, day0=["public_weights"])], "test")
+    unknown: list = []
+    samples = model_lag_samples([rule], table, [], NOTES, AS_OF, unknown)
+    rows = {(s.series, s.regime): s for s in samples if s.definition == "independent_benchmark"}
+    assert rows[("kimi-k2.6", "rocm")].status == "open"  # run on NVIDIA, not yet on AMD
+    assert ("mistral-large-3", "rocm") not in rows and ("mistral-large-3", "cuda") not in rows
+    reasons = {(u[1], u[2]): u[4] for u in unknown if u[3] == "independent_benchmark"}
+    assert reasons[("mistral-large-3", "rocm")] == "bench configured it on no hardware"
+    assert reasons[("mistral-large-3", "cuda")] == "bench configured it on no hardware"

@@ -130,6 +130,12 @@ def benchmark_evidence(
     return found, (min(times) if times else None)
 
 
+def configured_families(notes: Sequence[NoteFact], project: str, as_of: datetime) -> set[str]:
+    """The families the benchmark configured on any hardware by `as_of` (any regime, a runner
+    on no regime included): one it never ran says nothing of any regime's lag."""
+    return {fam for (fam, _regime), fc in first_configs(notes, project).items() if fc.when <= as_of}
+
+
 def benchmark_day0(
     notes: Sequence[NoteFact], project: str, reference: str = "cuda"
 ) -> tuple[Hits, dict[str, str]]:

@@ -45,7 +45,7 @@ from datetime import datetime
 from typing import Any
 
 from tracker.config.coverage import EvidenceRule, ModelCoverageRule
-from tracker.measure.benchmark import benchmark_day0, benchmark_evidence
+from tracker.measure.benchmark import benchmark_day0, benchmark_evidence, configured_families
 from tracker.measure.engines import combine_engines, engine_day0, gate_by_image
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_final
 from tracker.measure.windows import MODELS, Channel, ReadsFacts, Windows, not_observed
@@ -175,12 +175,14 @@ def model_lag_samples(
         # and the cuda evidence) and each regime's evidence stream with its window.
         registry, registry_why = day0_by_family(table, "vllm_cuda", releases, notes)
         streams: list[tuple[EvidenceRule, dict, datetime | None]] = []
+        benchmarked: dict[str, set[str]] = {}  # benchmark -> families it configured by as-of
         for ev in rule.evidence:
             if ev.kind == "model_registry":
                 streams.append((ev, registry, None))
                 continue
             if ev.kind == "benchmark_config":
                 found, window = benchmark_evidence(notes, ev.project, ev.regime)
+                benchmarked[ev.project] = configured_families(notes, ev.project, as_of)
                 # its configurations are stored as notes naming a family (measure.facts)
                 through[(ev.regime, ev.definition)] = windows.through(
                     [Channel(ev.project, "note", MODELS)], as_of
@@ -225,6 +227,15 @@ def model_lag_samples(
                         continue
                     hit = found.get(fid)
                     covered = hit is not None and hit[0] <= as_of
+                    if ev.kind == "benchmark_config" and not covered:
+                        if fid not in benchmarked.get(ev.project, set()):
+                            # a benchmark that never ran the family on any hardware says
+                            # nothing of this regime: no benchmark, not a late one
+                            truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
+                            if unknown is not None:
+                                why = f"{ev.project} configured it on no hardware"
+                                unknown.append((rule.project, fid, ev.regime, ev.definition, why))
+                            continue
                     seen = through.get((ev.regime, ev.definition), as_of)
                     unseen = None if covered else not_observed(day0, seen)
                     if ev.kind in DATED_STREAMS and unseen is not None and window is not None:
