@@ -233,8 +233,8 @@ def model_lag_samples(
                             # nothing of this regime: no benchmark, not a late one
                             truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
                             if unknown is not None:
-                                why = f"{ev.project} configured it on no hardware"
-                                unknown.append((rule.project, fid, ev.regime, ev.definition, why))
+                                never = f"{ev.project} configured it on no hardware"
+                                unknown.append((rule.project, fid, ev.regime, ev.definition, never))
                             continue
                     seen = through.get((ev.regime, ev.definition), as_of)
                     unseen = None if covered else not_observed(day0, seen)
