@@ -35,7 +35,7 @@ Contract:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -236,8 +236,15 @@ def document_at(ctx: CollectContext, sha: str, path: str) -> str | None:
     return None if response is None else response.content.decode("utf-8", errors="replace")
 
 
-def collect(ctx: CollectContext) -> Iterator[Event]:
-    """Read the new commits of every path, oldest first, and yield first listings."""
+def first_listings(
+    ctx: CollectContext,
+    items: Callable[[str, str | None, str], Iterable[tuple[str, Any, str]]],
+) -> Iterator[tuple[Any, str, str, datetime, str, bool]]:
+    """The commit walk both history kinds share: the new commits of every path, oldest first,
+    and per document the items `items(text, section, path)` gives as (name, key, line); yields (key,
+    line, sha, date, path, baseline) for each name listed for the first time. Keeps
+    ``ctx.state["listed"]`` ({name: {sha, date, path, baseline}}) and ``ctx.state["read"]``
+    (the newest READ_LIMIT commits) once the walk ends."""
     sections = path_sections(ctx)
     listed: dict[str, dict] = dict(ctx.state.get("listed") or {})
     read: list[str] = list(ctx.state.get("read") or [])
@@ -246,13 +253,24 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         text = document_at(ctx, sha, path)
         if text is None:
             continue
-        for fid, line in listed_families(text, sections[path]).items():
-            if fid in listed:
+        for name, key, line in items(text, sections[path], path):
+            if name in listed:
                 continue
-            listed[fid] = {"sha": sha, "date": when.isoformat(), "path": path,
-                           "baseline": first_read}  # fmt: skip
-            yield note_event(ctx, fid, line, sha, when, path, first_read)
+            listed[name] = {"sha": sha, "date": when.isoformat(), "path": path,
+                            "baseline": first_read}  # fmt: skip
+            yield key, line, sha, when, path, first_read
         first_read = False
         read.append(f"{sha}:{path}")
     ctx.state["listed"] = listed
     ctx.state["read"] = read[-READ_LIMIT:]
+
+
+def collect(ctx: CollectContext) -> Iterator[Event]:
+    """Read the new commits of every path, oldest first, and yield first listings."""
+
+    def families(text: str, section: str | None, _path: str) -> Iterator[tuple[str, str, str]]:
+        for fid, line in listed_families(text, section).items():
+            yield fid, fid, line
+
+    for fid, line, sha, when, path, baseline in first_listings(ctx, families):
+        yield note_event(ctx, fid, line, sha, when, path, baseline)

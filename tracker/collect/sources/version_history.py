@@ -39,13 +39,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from tracker.collect.sources import CollectContext
-from tracker.collect.sources.doc_history import (
-    READ_LIMIT,
-    document_at,
-    new_commits,
-    path_sections,
-    section_text,
-)
+from tracker.collect.sources.doc_history import first_listings, section_text
 from tracker.events import Event
 
 KIND = "version_history"
@@ -155,23 +149,14 @@ def path_frameworks(ctx: CollectContext) -> dict[str, frozenset[str]]:
 
 def collect(ctx: CollectContext) -> Iterator[Event]:
     """Read the new commits of every path, oldest first, and yield first listings."""
-    sections = path_sections(ctx)
     frameworks = path_frameworks(ctx)
-    listed: dict[str, dict] = dict(ctx.state.get("listed") or {})
-    read: list[str] = list(ctx.state.get("read") or [])
-    first_read = not listed and not read
-    for when, sha, path in new_commits(ctx, list(sections), set(read)):
-        text = document_at(ctx, sha, path)
-        if text is None:
-            continue
-        for key, line in listed_versions(text, sections[path]).items():
-            name = f"{key[0]}-{key[1]}"
-            if name in listed or key[0] not in frameworks.get(path, FRAMEWORKS.keys()):
-                continue
-            listed[name] = {"sha": sha, "date": when.isoformat(), "path": path,
-                            "baseline": first_read}  # fmt: skip
-            yield note_event(ctx, key, line, sha, when, path, first_read)
-        first_read = False
-        read.append(f"{sha}:{path}")
-    ctx.state["listed"] = listed
-    ctx.state["read"] = read[-READ_LIMIT:]
+
+    def versions(
+        text: str, section: str | None, path: str
+    ) -> Iterator[tuple[str, tuple[str, str], str]]:
+        for key, line in listed_versions(text, section).items():
+            if key[0] in frameworks.get(path, FRAMEWORKS.keys()):
+                yield f"{key[0]}-{key[1]}", key, line
+
+    for key, line, sha, when, path, baseline in first_listings(ctx, versions):
+        yield note_event(ctx, key, line, sha, when, path, baseline)
