@@ -48,7 +48,7 @@ from tracker.config.coverage import EvidenceRule, ModelCoverageRule
 from tracker.measure.benchmark import benchmark_day0, benchmark_evidence, configured_families
 from tracker.measure.engines import combine_engines, engine_day0, gate_by_image
 from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_final
-from tracker.measure.windows import MODELS, Channel, ReadsFacts, Windows, not_observed
+from tracker.measure.windows import Channel, ReadsFacts, Windows, not_observed
 from tracker.mentions.families import NOT_SUPPORT as _NOT_SUPPORT
 from tracker.mentions.families import FamilyTable
 
@@ -183,10 +183,7 @@ def model_lag_samples(
             if ev.kind == "benchmark_config":
                 found, window = benchmark_evidence(notes, ev.project, ev.regime)
                 benchmarked[ev.project] = configured_families(notes, ev.project, as_of)
-                # its configurations are stored as notes naming a family (measure.facts)
-                through[(ev.regime, ev.definition)] = windows.through(
-                    [Channel(ev.project, "note", MODELS)], as_of
-                )
+                through[(ev.regime, ev.definition)] = windows.through([ev], as_of)
                 streams.append((ev, found, window))
                 if spans is not None:
                     spans[(rule.project, ev.regime, ev.definition)] = _span(notes, ev.project)

@@ -54,9 +54,13 @@ class ReadsFacts(Protocol):
 
 
 def rule_channel(rule: ReadsFacts) -> Channel:
-    """The channel a rule reads. A model rule's `model_registry` reads vLLM's releases."""
+    """The channel a rule reads. A model rule's `model_registry` reads vLLM's releases; a
+    `benchmark_config` rule reads its benchmark's configurations, stored as notes naming a
+    model family (measure.facts.benchmark_notes)."""
     if rule.kind == "model_registry":
         return Channel("vllm", "release")
+    if rule.kind == "benchmark_config":
+        return Channel(rule.project, "note", MODELS)
     mentions = rule.mentions if rule.kind == "note" else None
     if mentions and mentions != MODELS:
         mentions = FRAMEWORK_PROJECTS.get(mentions, mentions)
