@@ -45,7 +45,12 @@ from datetime import datetime
 from typing import Any
 
 from tracker.collect.sources import CollectContext
-from tracker.collect.sources.doc_history import DEFAULT_RAW, commit_date, path_commits
+from tracker.collect.sources.doc_history import (
+    DEFAULT_RAW,
+    READ_LIMIT,
+    commit_date,
+    path_commits,
+)
 from tracker.collect.sources.github_releases import DEFAULT_API
 from tracker.config import safe_load_yaml
 from tracker.config.preview import preview
@@ -56,7 +61,6 @@ from tracker.mentions.families import load_families, normalise_name
 KIND = "config_history"
 AUTH = "github"
 
-READ_LIMIT = 2000  # commits remembered as read (the newest)
 SEEN_LIMIT = 50_000  # entries remembered as seen: a bound on the state's size
 ENTRY_LIMIT = 5_000  # entries read per file version: a bound on one hostile file
 FIELD_CHARS = 120  # a key, model id, runner or framework longer than this is not one
