@@ -7,10 +7,14 @@ Real `python -m tracker` processes on real SQLite files (and PostgreSQL when con
 from __future__ import annotations
 
 import os
+import pwd
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -124,3 +128,75 @@ def test_a_tagging_failure_on_postgresql_keeps_the_last_complete_report(tmp_path
         "FOR EACH ROW EXECUTE FUNCTION tags_fault()",
         "DROP TRIGGER tags_fault ON tags",
     )
+
+
+@pytest.fixture
+def own_server():
+    """A throwaway PostgreSQL server on a socket in a temporary folder (never the shared one),
+    as the user `postgres` when the tests run as root; yields (URL, pg_ctl command)."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")) + [
+        Path(p) for p in [shutil.which("pg_ctl")] if p
+    ]
+    if not found:
+        pytest.skip("PostgreSQL server test SKIPPED: no initdb/pg_ctl on this machine")
+    bin_dir = found[-1].parent
+    as_user: list[str] = []
+    folder = Path(tempfile.mkdtemp(prefix="tracker-pg-"))
+    if os.geteuid() == 0:
+        try:
+            owner = pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("PostgreSQL server test SKIPPED: running as root without a postgres user")
+        os.chown(folder, owner.pw_uid, owner.pw_gid)
+        as_user = ["runuser", "-u", "postgres", "--"]
+    data = folder / "data"
+    subprocess.run(
+        [*as_user, str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"],
+        check=True, capture_output=True, timeout=TIMEOUT,
+    )  # fmt: skip
+    options = f"-c listen_addresses='' -k {folder} -p 5432"
+    pg_ctl = [*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-w"]
+    subprocess.run([*pg_ctl, "-l", str(folder / "log"), "start"], check=True, capture_output=True)
+    try:
+        admin = create_engine(
+            f"postgresql+psycopg://postgres@/postgres?host={folder}", isolation_level="AUTOCOMMIT"
+        )
+        with admin.connect() as conn:
+            conn.execute(text("CREATE DATABASE tracker"))
+        admin.dispose()
+        yield f"postgresql+psycopg://postgres@/tracker?host={folder}", pg_ctl
+    finally:
+        subprocess.run([*pg_ctl, "-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_server_stop_during_tagging_keeps_the_last_report_without_a_traceback(
+    tmp_path, own_server
+):
+    db, pg_ctl = own_server
+    out = tmp_path / "r"
+    assert run(db, out, RELEASES).returncode == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    engine = create_engine(db)
+    with engine.begin() as conn:  # holds tagging's insert long enough to stop the server under it
+        conn.execute(
+            text(
+                "CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                "PERFORM pg_sleep(3); RETURN NULL; END $$; CREATE TRIGGER slow BEFORE INSERT "
+                "ON tags FOR EACH STATEMENT EXECUTE FUNCTION slow()"
+            )
+        )
+    proc = nightly(db, out, ISSUES, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    inserting = text("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'INSERT INTO tags%'")
+    while proc.poll() is None:
+        with engine.connect() as conn:
+            if conn.execute(inserting).scalar():
+                break
+        time.sleep(0.1)
+    engine.dispose()
+    subprocess.run([*pg_ctl, "-m", "fast", "stop"], check=True, capture_output=True)
+    stdout, stderr = proc.communicate(timeout=TIMEOUT)
+
+    assert proc.returncode == 3, stdout + stderr
+    assert "Traceback" not in stderr and "tag: FAILED: database postgresql" in stdout
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before

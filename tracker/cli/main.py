@@ -1,7 +1,9 @@
 """The `tracker` command line: a thin layer that maps TrackerError to messages and exit codes.
 
-Exit codes: 0 ok, 1 fatal (configuration, database), 2 usage, 3 partial (some sources failed,
-the rest were saved).
+Exit codes: 0 ok, 1 fatal (configuration, database; for nightly a whole stage, named), 2 usage,
+3 partial (some sources failed, the rest were saved; or the nightly's tagging failed and the last
+complete report was kept), 4 not run (the nightly lock is held on another host). A closed or
+full stdout/stderr never changes them (tracker.cli.streams).
 """
 
 from __future__ import annotations

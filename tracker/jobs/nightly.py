@@ -44,52 +44,70 @@ def run_nightly(
     a live run on this host, and LOCKED_ELSEWHERE (4) naming the holder when it ran on another
     host, which may have died there (a silent 0 hid such a lock for up to its 6 hours).
     """
-    from tracker.collect.runner import run_sources
-
     _init_db_once(store)
-    with store.lock("nightly") as acquired:
-        if not acquired:
-            if acquired.elsewhere:
-                echo(
-                    f"nightly: not run: the nightly lock is {acquired.describe()}, by a run on "
-                    f"another host; {acquired.advice()}"
-                )
-                return LOCKED_ELSEWHERE
-            echo(
-                f"nightly: another nightly run on this host holds the lock "
-                f"({acquired.holder}, until {_until(acquired)} UTC); nothing to do"
-            )
-            return 0
-        try:
-            summary = run_sources(
-                config, store, only=only, since=since, replay=replay, record=record
-            )
-        except TrackerError as exc:  # the run itself, not one source: nothing to tag or report
-            raise StageFailed(f"nightly: collect failed: {exc}; {_kept(out_dir)}") from None
-        for line in summary.lines():
-            echo(line)
-        banner = (
-            f"Built from a replay of the cassettes in {replay}, not from live upstream "
-            "data: hand-written cassettes say in their headers which facts are real."
-            if replay
-            else None
+    code: int | None = None
+    try:
+        with store.lock("nightly") as acquired:
+            if not acquired:
+                return _not_run(acquired, echo)
+            code = _stages(config, store, out_dir, echo, only, since, replay, record, as_of)
+    except StoreError as exc:
+        if code is None:
+            raise
+        # The work is done and said; only the lock's release failed (the server went away):
+        # the next run on this host takes a dead run's lock over.
+        echo(
+            f"nightly: the nightly lock was not released ({exc}); the next run on this host "
+            "takes it over, one on another host waits for `tracker unlock nightly`"
         )
-        failed = []
-        if summary.failed:
-            failed.append(f"{len(summary.failed)} of {len(summary.results)} sources failed")
-        tagged = _tag(store)
-        echo(tagged.line)
-        if not tagged.ok:
-            # Figures from the tags stored before would be wrong, not just stale (a report
-            # with 0 friction weeks): the last complete report stays until a run tags all.
-            echo(f"nightly: partial: {', '.join([*failed, 'tag failed'])}; {_kept(out_dir)}")
-            return PARTIAL
-        from tracker.jobs.report import publish_report
+    return code
 
-        for line in publish_report(config, store, out_dir, as_of=as_of, banner=banner):
-            echo(line)
-        if failed:
-            echo(f"nightly: partial: {failed[0]} (named above); the report counts what was saved")
+
+def _not_run(acquired, echo) -> int:
+    if acquired.elsewhere:
+        echo(
+            f"nightly: not run: the nightly lock is {acquired.describe()}, by a run on "
+            f"another host; {acquired.advice()}"
+        )
+        return LOCKED_ELSEWHERE
+    echo(
+        f"nightly: another nightly run on this host holds the lock "
+        f"({acquired.holder}, until {_until(acquired)} UTC); nothing to do"
+    )
+    return 0
+
+
+def _stages(config, store, out_dir, echo, only, since, replay, record, as_of) -> int:
+    """Collect, tag, report, under the nightly lock; returns the exit code."""
+    from tracker.collect.runner import run_sources
+    from tracker.jobs.report import publish_report
+
+    try:
+        summary = run_sources(config, store, only=only, since=since, replay=replay, record=record)
+    except TrackerError as exc:  # the run itself, not one source: nothing to tag or report
+        raise StageFailed(f"nightly: collect failed: {exc}; {_kept(out_dir)}") from None
+    for line in summary.lines():
+        echo(line)
+    failed = []
+    if summary.failed:
+        failed.append(f"{len(summary.failed)} of {len(summary.results)} sources failed")
+    tagged = _tag(store)
+    echo(tagged.line)
+    if not tagged.ok:
+        # Figures from the tags stored before would be wrong, not just stale (a report with 0
+        # friction weeks): the last complete report stays until a run tags everything.
+        echo(f"nightly: partial: {', '.join([*failed, 'tag failed'])}; {_kept(out_dir)}")
+        return PARTIAL
+    banner = (
+        f"Built from a replay of the cassettes in {replay}, not from live upstream "
+        "data: hand-written cassettes say in their headers which facts are real."
+        if replay
+        else None
+    )
+    for line in publish_report(config, store, out_dir, as_of=as_of, banner=banner):
+        echo(line)
+    if failed:
+        echo(f"nightly: partial: {failed[0]} (named above); the report counts what was saved")
     return summary.exit_code
 
 
