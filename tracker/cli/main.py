@@ -1,20 +1,22 @@
 """The `tracker` command line: a thin layer that maps TrackerError to messages and exit codes.
 
-Exit codes: 0 ok, 1 fatal (configuration, database), 2 usage, 3 partial (some sources failed,
-the rest were saved).
+Exit codes: 0 ok, 1 fatal (configuration, database; for nightly a whole stage, named), 2 usage,
+3 partial (some sources failed, the rest were saved; or the nightly's tagging failed and the last
+complete report was kept), 4 not run (the nightly lock is held on another host). A closed or
+full stdout/stderr never changes them (tracker.cli.streams).
 """
 
 from __future__ import annotations
 
 import gc
 import logging
-import os
 import signal
 import sys
 
 import click
 
 from tracker import __version__
+from tracker.cli.streams import keep_writing_when_output_fails
 from tracker.config import database_url, sources_path
 from tracker.errors import TrackerError
 
@@ -25,16 +27,14 @@ class TrackerGroup(click.Group):
     """Turns TrackerError into one clear line on stderr and exit code 1."""
 
     def invoke(self, ctx: click.Context):
+        # A reader that went away (`tracker nightly | head -1`) or a full disk under stdout
+        # must not stop the job: output is dropped from then on (before logging takes stderr).
+        keep_writing_when_output_fails()
         try:
             return super().invoke(ctx)
         except TrackerError as exc:
             click.echo(f"tracker: error: {exc}", err=True)
             ctx.exit(exc.exit_code)
-        except BrokenPipeError:
-            # The reader went away (`tracker status | head`): nothing more to tell it. Later
-            # writes (the interpreter's own flush at exit) go to /dev/null, not to a traceback.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            ctx.exit(0)
         except OSError as exc:  # e.g. an --out directory that cannot be written
             where = f"{exc.filename}: " if exc.filename else ""
             click.echo(

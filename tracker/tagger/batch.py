@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 
+from tracker.errors import TrackerError
 from tracker.progress import Progress
 from tracker.store import Store
 
@@ -25,8 +26,10 @@ def tag_store(store: Store, retag: bool = False, batch: int = 2000, tagger=None)
     if tagger is None:
         try:
             from tracker.tagger import load_tagger
-        except ImportError as exc:
-            return f"tag: skipped (tagger unavailable: {exc})"
+        except ImportError as exc:  # events left untagged would make a wrong report
+            raise TrackerError(
+                f"the tagger cannot be loaded ({exc}): reinstall tracker with its dependencies"
+            ) from None
         tagger = load_tagger()
     done = 0
     pending: list[dict] = []
