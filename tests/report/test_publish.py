@@ -1,10 +1,12 @@
 """`report --out DIR` publishes whole: a report that fails half-way leaves the previous one as
-it was (no new CSVs beside the old index.html), and files it does not write stay."""
+it was (no new CSVs beside the old index.html), and files it does not write stay. DIR becomes a
+link to the report's folder beside it, swapped in one rename (tracker.report.publish)."""
 
 from __future__ import annotations
 
 import errno
 import os
+import stat
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,11 +16,19 @@ from tracker.config import Config, Regime
 from tracker.errors import TrackerError
 from tracker.events import Event
 from tracker.jobs.report import publish_report
-from tracker.report import model_charts
-from tracker.report.publish import STAGE_PREFIX
+from tracker.report import model_charts, publish
+from tracker.report.report_folders import PREVIOUS, published, reports_folder
 
 CONFIG = Config(Path("sources.yaml"), (Regime("cuda", reference=True), Regime("rocm")), ())
 AS_OF = datetime(2025, 12, 1, tzinfo=UTC)
+
+
+def _beside(out: Path) -> set[str]:
+    """What the reports folder beside DIR holds besides the report shown and the previous one."""
+    reports = reports_folder(out)
+    shown = published(out)
+    keep = {PREVIOUS, os.readlink(reports / PREVIOUS) if (reports / PREVIOUS).is_symlink() else ""}
+    return {p.name for p in reports.iterdir()} - keep - {shown.name if shown else ""}
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -57,7 +67,7 @@ def test_a_report_that_fails_half_way_leaves_the_old_one_whole(sqlite_store, tmp
     with pytest.raises(TrackerError, match="the model chart failed: RuntimeError: chart backend"):
         publish_report(CONFIG, sqlite_store, out, as_of=datetime(2025, 12, 2, tzinfo=UTC))
     assert _snapshot(out) == before  # byte for byte: no new CSV beside the old index.html
-    assert not list(out.glob(STAGE_PREFIX + "*"))  # the staging folder is gone
+    assert _beside(out) == set()  # the new report's folder is gone
 
     monkeypatch.undo()
     publish_report(CONFIG, sqlite_store, out, as_of=datetime(2025, 12, 2, tzinfo=UTC))
@@ -66,7 +76,7 @@ def test_a_report_that_fails_half_way_leaves_the_old_one_whole(sqlite_store, tmp
         after["summary.json"] != before["summary.json"] and b"2025-12-02" in after["summary.json"]
     )
     assert after["robots.txt"] == before["robots.txt"]
-    assert not list(out.glob(STAGE_PREFIX + "*"))
+    assert _beside(out) == set()
 
 
 def _files(folder: Path) -> dict[str, tuple[int, bytes]]:
@@ -95,28 +105,59 @@ def test_a_folder_where_a_file_goes_stops_the_report_before_any_file_is_replaced
     )
     assert _files(out) == before
     assert (out / "summary.json" / "kept").read_text() == "someone's"
-    assert not list(out.glob(STAGE_PREFIX + "*"))
+    assert _beside(out) == set()
 
 
-def test_a_move_that_fails_half_way_puts_back_the_files_already_moved(
+def test_a_swap_that_fails_leaves_the_previous_report_and_no_new_folder(
     sqlite_store, tmp_path, monkeypatch
 ):
     out = tmp_path / "www"
     publish_report(CONFIG, sqlite_store, out, as_of=AS_OF)
-    (out / "data_quality.csv").unlink()  # new in the next report: must not stay beside the old
-    before = _files(out)
+    before, shown = _files(out), published(out)
     replace = os.replace
 
-    def refused(src, dst):  # what a file mounted over the target, or chattr +i, answers
-        if Path(src).parent.name.startswith(STAGE_PREFIX) and Path(dst).name == "lag_summary.csv":
+    def refused(src, dst):  # what a read-only or busy parent folder answers
+        if Path(dst) == out:
             raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
         replace(src, dst)
 
     monkeypatch.setattr(os, "replace", refused)
     with pytest.raises(TrackerError) as failed:
         publish_report(CONFIG, sqlite_store, out, as_of=datetime(2025, 12, 2, tzinfo=UTC))
-    assert str(failed.value).startswith(
-        f"report: cannot publish {out / 'lag_summary.csv'}: {os.strerror(errno.EBUSY)}; nothing "
+    assert str(failed.value) == (
+        f"report: cannot publish {out}: {os.strerror(errno.EBUSY)}; nothing was published, the "
+        "previous report is in place"
     )
+    assert published(out) == shown
     assert _files(out) == before
-    assert not list(out.glob(STAGE_PREFIX + "*"))
+    assert _beside(out) == set()
+
+
+@pytest.mark.parametrize("exchange", ["renameat2", "none"])
+def test_a_folder_from_an_earlier_version_becomes_the_link_keeping_its_report_as_previous(
+    exchange, sqlite_store, tmp_path, monkeypatch
+):
+    out = tmp_path / "www"
+    (out / "extra").mkdir(parents=True)
+    (out / "extra" / "page.html").write_text("someone's page")
+    (out / "robots.txt").write_text("User-agent: *\n")
+    (out / "index.html").write_text("the old report")
+    (out / (publish.STAGE_PREFIX + "abc")).mkdir()  # an earlier version's killed run
+    out.chmod(0o750)  # readable by a web server's group only
+    if exchange == "none":  # an old kernel, NFS, another system
+
+        def missing(*_args):
+            raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+
+        monkeypatch.setattr(publish, "exchange", missing)
+    publish_report(CONFIG, sqlite_store, out, as_of=AS_OF)
+
+    assert out.is_symlink() and published(out) is not None
+    assert stat.S_IMODE(out.stat().st_mode) == 0o750
+    assert (out / "robots.txt").read_text() == "User-agent: *\n"
+    assert (out / "extra" / "page.html").read_text() == "someone's page"
+    assert b"2025-12-01" in (out / "summary.json").read_bytes()
+    assert not list(out.glob(publish.STAGE_PREFIX + "*"))
+    previous = reports_folder(out) / PREVIOUS
+    assert (previous / "index.html").read_text() == "the old report"
+    assert _beside(out) == set()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import logging
+import os
 import struct
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -331,7 +332,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
         )
         (stage / "index.html").write_text(html, encoding="utf-8")
     covered = sum(s.status == "covered" for s in samples)
-    page = (out_dir / "index.html").resolve()
+    page = Path(os.path.abspath(out_dir / "index.html"))  # through DIR's link, not its target
     return [
         f"report: {page} ({len(samples)} lag samples: {covered} covered, "
         f"{len(samples) - covered} open, {len(unknown)} before the evidence reaches; "

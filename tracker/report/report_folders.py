@@ -1,0 +1,162 @@
+"""The folders beside `--out DIR` that publish.py swaps between: one per report, in the hidden
+sibling ``.<DIR's name>.reports/``, named ``<UTC time>.<pid>.<random>.<host>`` by the process
+that writes it, so the next run can tell a killed run's leftovers (its process is gone from this
+host) from the folder of a report another process is writing right now.
+
+``previous`` in that folder links to the report published before the current one: it is kept
+for a reader (a web server, a copy) that resolved DIR just before a swap.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import secrets
+import shutil
+import socket
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+PREVIOUS = "previous"
+# The folders this process is writing now. Its other folders are finished, though its pid
+# runs: `tracker schedule` publishes night after night from one process.
+WRITING: set[str] = set()
+_LEFTOVER_AGE = 24 * 3600  # older than any report takes: its pid may have been reused since
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2  # linux/fs.h
+# What renameat2 answers where the exchange cannot be done: an old kernel or libc, a file
+# system without it (NFS, old ZFS), another system.
+NO_EXCHANGE = (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP)
+
+
+def reports_folder(out_dir: Path) -> Path:
+    return out_dir.parent / f".{out_dir.name}.reports"
+
+
+def new_name(pid: int | None = None) -> str:
+    """A unique name saying which process on which host writes the entry (pid 0: none)."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    pid = os.getpid() if pid is None else pid
+    return f"{stamp}.{pid}.{secrets.token_hex(4)}.{_host()}"
+
+
+def _host() -> str:
+    return socket.gethostname().replace(os.sep, "_") or "localhost"
+
+
+def link_name(out_dir: Path, folder: Path) -> str:
+    """What DIR's link says: relative, so the pair can move or be mounted elsewhere whole."""
+    return f"{reports_folder(out_dir).name}/{folder.name}"
+
+
+def published(out_dir: Path) -> Path | None:
+    """The report folder DIR's link points to (None: DIR is no link of ours or is missing)."""
+    try:
+        target = os.readlink(out_dir)
+    except OSError:
+        return None
+    head, _, name = target.partition("/")
+    if head != reports_folder(out_dir).name or not name or "/" in name:
+        return None
+    return reports_folder(out_dir) / name
+
+
+def previous(reports: Path) -> str | None:
+    try:
+        return os.readlink(reports / PREVIOUS)
+    except OSError:
+        return None
+
+
+def point(link: Path, target: str) -> None:
+    """Make `link` say `target` in one step: a new link renamed over the old one."""
+    fresh = link.parent / new_name()
+    os.symlink(target, fresh)
+    try:
+        os.replace(fresh, link)
+    except OSError:
+        fresh.unlink()
+        raise
+
+
+def tidy(out_dir: Path) -> None:
+    """Remove what killed or finished runs left beside DIR: every entry of the reports folder
+    but the published report, the previous one and those of processes still running on this
+    host (another host's are left a day: its processes cannot be seen from here)."""
+    reports = reports_folder(out_dir)
+    current = published(out_dir)
+    keep = {PREVIOUS, previous(reports), current.name if current else None}
+    try:
+        entries = list(reports.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name not in keep and _left_over(entry):
+            _remove(entry)
+
+
+def _left_over(entry: Path) -> bool:
+    parts = entry.name.split(".", 3)
+    if len(parts) != 4 or not parts[1].isdigit():
+        return False  # not one of ours: left alone
+    pid, host = int(parts[1]), parts[3]
+    try:
+        age = time.time() - entry.lstat().st_mtime
+    except OSError:
+        return False
+    if age > _LEFTOVER_AGE:
+        return True
+    if host != _host():
+        return False
+    if pid == os.getpid():
+        return entry.name not in WRITING
+    return not _running(pid)
+
+
+def _running(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: running
+        return True
+    return True
+
+
+def _remove(entry: Path) -> None:
+    try:
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink()
+    except OSError:
+        pass  # gone meanwhile, or not ours to remove: the next run tries again
+
+
+def exchange(a: Path, b: Path) -> None:
+    """Swap what the names `a` and `b` hold, in one step (Linux renameat2 RENAME_EXCHANGE).
+    Raises OSError with an errno of NO_EXCHANGE where that cannot be done."""
+    renameat2 = _renameat2()
+    if renameat2 is None:
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS), str(b))
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code), str(b))
+
+
+def _renameat2() -> Callable[..., int] | None:
+    if sys.platform != "linux":
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # a libc older than glibc 2.28
+        return None
+    text, number = ctypes.c_char_p, ctypes.c_int
+    function.argtypes = [number, text, number, text, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
