@@ -38,6 +38,18 @@ def far_events() -> list[Event]:
                 "ci", "vllm", "ci_job", f"j-{name}", when, "job", regime="rocm", outcome="failed"
             ),
             Event("gh", "pytorch", "issue", f"i-{name}", when, f"Crash {name}"),
+            # a CI source with no other job: its week of changes was computed from year 1
+            Event(
+                "far-ci",
+                "vllm",
+                "ci_job",
+                f"lone-{name}",
+                when,
+                "job",
+                regime="rocm",
+                outcome="failed",
+                updated_at=when,
+            ),
         ]
     return out
 
@@ -160,3 +172,30 @@ def test_the_far_dated_read_searches_an_index_not_every_event(sqlite_store):
         assert not any(step.startswith("SCAN events") for step in steps), steps
         assert any("ix_events_kind_occurred (kind=? AND occurred_at<?)" in s for s in steps)
         assert any("ix_events_kind_occurred (kind=? AND occurred_at>?)" in s for s in steps)
+
+
+def test_a_far_build_or_closing_time_is_read_as_unknown(store):
+    """A row dated in range whose build time (updated_at) or closing time (ended_at) is far: the
+    figures read that time as unknown (a job's own time orders it; an issue closed at an
+    unknown time), not as year 1 or 9999, which broke their arithmetic."""
+    when = datetime(2025, 11, 20, tzinfo=UTC)
+    job = Event("ci", "vllm", "ci_job", "j", when, "job", outcome="failed", updated_at=PAST)
+    issue = Event(
+        "gh",
+        "pytorch",
+        "issue",
+        "i",
+        when,
+        "Crash",
+        state="closed",
+        ended_at=FUTURE,
+        attrs={"number": 7},
+        regime="rocm",
+    )
+    with store.transaction() as conn:
+        store.upsert_events(conn, [job, issue])
+    as_of = datetime(2025, 12, 1, tzinfo=UTC)
+    (run,) = store.ci_job_runs(as_of)
+    assert run["built_at"] is None and run["occurred_at"] == when
+    (issues,), _ = store.issue_response_facts(["gh"], as_of)
+    assert issues["closed_at"] is None and issues["state"] == "closed"

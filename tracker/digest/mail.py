@@ -48,7 +48,7 @@ def _oneline(value: Any) -> str:
 
 
 def _environment(autoescape: bool) -> Environment:
-    from tracker.present.formats import percent
+    from tracker.present.formats import percent, visible_controls
 
     env = Environment(
         loader=PackageLoader("tracker.digest", "templates"),
@@ -57,6 +57,9 @@ def _environment(autoescape: bool) -> Environment:
         else False,
         trim_blocks=True,
         lstrip_blocks=True,
+        # every {{ }} of both parts: collected titles, names, versions, labels and URLs show
+        # their bidi controls instead of being reordered by them (the templates hold none)
+        finalize=visible_controls,
     )
     env.filters["percent"] = percent
     env.filters["oneline"] = _oneline

@@ -1,6 +1,16 @@
-"""Numbers and links as people read them, the same in the report and the digest."""
+"""Numbers, links and collected text as people read them, the same in the report and the
+digest."""
 
 from __future__ import annotations
+
+import re
+from typing import Any
+
+# Unicode's bidirectional formatting controls: embeddings and overrides (U+202A-U+202E),
+# isolates (U+2066-U+2069) and the marks (U+200E, U+200F, U+061C). Invisible, they reorder the
+# text after them on the line: a collected title holding one can make the digest's line, its
+# URL or the next title read as something else ("Trojan Source").
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def percent(rate: float | None) -> str:
@@ -16,3 +26,11 @@ def percent(rate: float | None) -> str:
 def http_only(url: str | None) -> str:
     """Collected URLs become links only when they are http(s): no javascript: or data: links."""
     return url if url and url.lower().startswith(("https://", "http://")) else ""
+
+
+def visible_controls(value: Any) -> Any:
+    """`value` with every bidi control written out as <U+202E> (seen, reordering nothing);
+    anything but a plain str (a number, a date, markup already escaped) as it is."""
+    if value.__class__ is not str or value.isascii():
+        return value
+    return BIDI_CONTROLS.sub(lambda found: f"<U+{ord(found.group()):04X}>", value)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, and_, func, select
 
-from tracker.store.tables import ci_job_health, ci_parity, events
+from tracker.store.tables import ci_job_health, ci_parity, dated, events, known_time
 
 # Buildkite jobs name their build by number, Actions jobs their run by id; the agent queue
 # (Buildkite) or the first runner label (Actions) is where a job without a GPU tag ran.
@@ -27,6 +27,7 @@ _QUEUE = func.coalesce(
 
 class CiReads:
     if TYPE_CHECKING:
+        dialect: str
 
         def _connect(self) -> AbstractContextManager[Connection]: ...
         def transaction(self) -> AbstractContextManager[Connection]: ...
@@ -34,7 +35,8 @@ class CiReads:
     def ci_job_runs(self, as_of: datetime) -> list[dict[str, Any]]:
         """Every CI job judged passed or failed that concluded by `as_of`: source_id, project,
         job (its name), regime, outcome, build, built_at (the build's creation time), occurred_at,
-        url, queue, trigger. Canceled and superseded jobs have no outcome: not read."""
+        url, queue, trigger. Canceled and superseded jobs have no outcome: not read; nor are
+        far-dated jobs (tables.dated), and a far build time is read as none (the job's own)."""
         query = select(
             events.c.source_id,
             events.c.project,
@@ -42,7 +44,7 @@ class CiReads:
             events.c.regime,
             events.c.outcome,
             _BUILD.label("build"),
-            events.c.updated_at.label("built_at"),
+            known_time(self.dialect, events.c.updated_at).label("built_at"),
             events.c.occurred_at,
             events.c.url,
             _QUEUE.label("queue"),
@@ -52,6 +54,7 @@ class CiReads:
                 events.c.kind == "ci_job",
                 events.c.outcome.in_(("passed", "failed")),
                 events.c.occurred_at <= as_of,
+                dated(self.dialect),
             )
         )
         with self._connect() as conn:

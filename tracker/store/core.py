@@ -30,6 +30,7 @@ from tracker.store.quality_reads import QualityReads
 from tracker.store.reads import StoreQueries
 from tracker.store.response_reads import ResponseReads
 from tracker.store.sqlite_rows import sqlite_row, sqlite_time
+from tracker.store.sqlite_wal import sqlite_wal
 from tracker.store.state import SourceStates
 from tracker.store.tables import events
 
@@ -369,6 +370,6 @@ def _sqlite_pragmas(dbapi_connection, busy_timeout: float) -> None:
     cursor = dbapi_connection.cursor()
     # WAL lets analysts read while the nightly writes; busy_timeout waits out another writer.
     cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
-    cursor.execute("PRAGMA journal_mode=WAL")
+    sqlite_wal(cursor, busy_timeout)
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()

@@ -13,17 +13,19 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, select
 
 from tracker.events import utc
-from tracker.store.tables import events, perf_parity
+from tracker.store.tables import dated, events, perf_parity
 
 
 class PerfReads:
     if TYPE_CHECKING:
+        dialect: str
 
         def _connect(self) -> AbstractContextManager[Connection]: ...
         def transaction(self) -> AbstractContextManager[Connection]: ...
 
     def perf_results(self, as_of: datetime) -> list[dict[str, Any]]:
-        """Every stored benchmark result published at or before `as_of` and not vanished:
+        """Every stored benchmark result published at or before `as_of` (and not far-dated:
+        tables.dated) and not vanished:
         attrs, occurred_at (the round's date), url, version (the round), first_seen_at."""
         query = (
             select(
@@ -37,6 +39,7 @@ class PerfReads:
                 events.c.kind == "result",
                 events.c.occurred_at <= as_of,
                 events.c.vanished_at.is_(None),
+                dated(self.dialect),
             )
             .order_by(events.c.occurred_at, events.c.id)
         )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Boolean, Connection, Float, String, Text, column, func, select, table
 
 from tracker.events import utc
-from tracker.store.tables import Timestamp, events, runs
+from tracker.store.tables import Timestamp, dated, events, runs
 
 # The documented view v_event_tags: the effective class and regime of each tagged event
 # (an analyst override wins), the same rows v_friction_weekly counts.
@@ -36,14 +36,16 @@ _EVENT_TAGS = table(
 
 class QualityReads:
     if TYPE_CHECKING:
+        dialect: str
 
         def _connect(self) -> AbstractContextManager[Connection]: ...
 
     def newest_evidence(self, as_of: datetime) -> dict[str, datetime]:
-        """Per source id, the time of its newest stored event at or before `as_of` (UTC)."""
+        """Per source id, the time of its newest stored event at or before `as_of` (UTC),
+        far-dated ones left out (tables.dated)."""
         query = (
             select(events.c.source_id, func.max(events.c.occurred_at))
-            .where(events.c.occurred_at <= as_of)
+            .where(events.c.occurred_at <= as_of, dated(self.dialect))
             .group_by(events.c.source_id)
         )
         with self._connect() as conn:

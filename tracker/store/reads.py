@@ -24,6 +24,7 @@ from tracker.store.tables import (
     ISSUE_NOTE_KINDS,
     ISSUES_AND_NOTES,
     computable,
+    dated,
     events,
     lag_samples,
     lag_trend,
@@ -256,7 +257,7 @@ class StoreQueries:
         """Releases, commits and notes of `projects` for the kernel ledger (measure.kernel_lag)
         and an independent benchmark's configurations (measure.facts.benchmark_notes): project,
         kind, version, occurred_at, url, title, body, attrs. A few hundred rows: small
-        streams."""
+        streams. Far-dated rows are left out (tables.dated)."""
         query = (
             select(
                 events.c.source_id,
@@ -272,6 +273,7 @@ class StoreQueries:
             .where(
                 events.c.project.in_(sorted(set(projects))),
                 events.c.kind.in_(("release", "commit", "note")),
+                dated(self.dialect),
             )
             .order_by(events.c.occurred_at, events.c.id)
         )

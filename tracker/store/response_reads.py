@@ -15,11 +15,18 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, select
 
 from tracker.events import utc
-from tracker.store.tables import events, issue_response, issue_response_quarterly
+from tracker.store.tables import (
+    dated,
+    events,
+    issue_response,
+    issue_response_quarterly,
+    known_time,
+)
 
 
 class ResponseReads:
     if TYPE_CHECKING:
+        dialect: str
 
         def _connect(self) -> AbstractContextManager[Connection]: ...
         def transaction(self) -> AbstractContextManager[Connection]: ...
@@ -30,7 +37,8 @@ class ResponseReads:
         """(issues, comments) of `source_ids` created at or before `as_of`, not vanished.
         Issues (pull requests left out): source_id, project, regime, number, url, created_at,
         author, closed_at, close_reason, state. Comments: source_id, issue, author, author_type,
-        association, created_at."""
+        association, created_at. Far-dated rows are not read (tables.dated); a far closing time
+        is read as unknown (measure.response says what that means)."""
         if not source_ids:
             return [], []
         columns = (
@@ -40,7 +48,7 @@ class ResponseReads:
             events.c.kind,
             events.c.url,
             events.c.occurred_at,
-            events.c.ended_at,
+            known_time(self.dialect, events.c.ended_at).label("ended_at"),
             events.c.state,
             events.c.attrs,
         )
@@ -51,6 +59,7 @@ class ResponseReads:
                 events.c.kind.in_(("issue", "comment")),
                 events.c.occurred_at <= as_of,
                 events.c.vanished_at.is_(None),
+                dated(self.dialect),
             )
             .order_by(events.c.source_id, events.c.occurred_at, events.c.id)
         )

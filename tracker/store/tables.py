@@ -17,8 +17,10 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    case,
     text,
 )
+from sqlalchemy.sql.elements import ColumnElement, TextClause
 
 from tracker.events import EVENT_TEXT_LIMITS as _LIMIT
 from tracker.events import EVENT_TIME_END, EVENT_TIME_START
@@ -91,6 +93,21 @@ def computable(dialect: str, column: str = "occurred_at") -> str:
     far date stored by an older version or by hand is left out of all of them alike."""
     start, end = time_bounds(dialect)
     return f"{column} >= {start} AND {column} < {end}"
+
+
+def dated(dialect: str, table: str = "events") -> TextClause:
+    """`computable` on `table`.occurred_at as a WHERE clause: the condition every read of events
+    that feeds a figure has (the far-dated rows it leaves out are listed by
+    Store.far_dated_events)."""
+    return text(computable(dialect, f"{table}.occurred_at"))
+
+
+def known_time(dialect: str, column: Column) -> ColumnElement:
+    """`column` (ended_at, updated_at) where it is a computable date, else NULL: a far date in
+    a secondary timestamp, written by hand past clean_event, is read as unknown (each figure
+    already says what an unknown closing or build time means) instead of breaking the
+    arithmetic."""
+    return case((text(computable(dialect, f"{column.table.name}.{column.name}")), column))
 
 
 # info["dialects"]: created there only (migrations/env.py leaves it out of the drift check
