@@ -4,7 +4,7 @@ traceable; an edited vendor matrix keeps its earlier evidence."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from werkzeug import Response
 
@@ -334,3 +334,46 @@ def test_chart_time_axis_pooling_and_gaps(tmp_path):
     ]
     assert charts.ci_pass_rate_chart(tmp_path / "c.png", one_week)
     assert not charts.ci_pass_rate_chart(tmp_path / "none.png", [])
+
+
+def test_bidi_controls_in_collected_text_are_shown_not_obeyed(sqlite_store, tmp_path):
+    """A U+202E in a CI job name or an evidence URL would reverse the rest of its table cell
+    (and what follows it on the line): the page writes it out as <U+202E>, as the digest does."""
+    override = "\u202e"
+    items = [
+        Event(
+            "pytorch-releases",
+            "pytorch",
+            "release",
+            "release:v2.8.0",
+            day(2025, 8, 6),
+            "PyTorch 2.8.0",
+            url=f"https://github.com/pytorch/pytorch/releases/{override}v2.8.0",
+            version="2.8.0",
+        )
+    ]
+    for week in range(6):
+        for source, regime, outcome in (
+            ("amd-ci", "rocm", "failed" if week % 2 else "passed"),
+            ("nv-ci", "cuda", "passed"),
+        ):
+            items.append(
+                Event(
+                    source,
+                    "vllm",
+                    "ci_job",
+                    f"job:{week}:{regime}",
+                    day(2025, 9, 1) + timedelta(days=7 * week),
+                    f"entrypoints {override}tset-lmm",
+                    regime=regime,
+                    outcome=outcome,
+                )
+            )
+    with sqlite_store.transaction() as conn:
+        sqlite_store.upsert_events(conn, items)
+    out = tmp_path / "report"
+    publish_report(typed_config(REGIMES, (), COVERAGE), sqlite_store, out, as_of=day(2025, 12, 31))
+    html = (out / "index.html").read_text()
+    assert not re.search("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]", html)
+    assert "<td>entrypoints &lt;U+202E&gt;tset-lmm</td>" in html
+    assert "releases/&lt;U+202E&gt;v2.8.0" in html

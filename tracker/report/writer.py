@@ -29,7 +29,7 @@ from tracker.measure.survival import LagSummary
 from tracker.present import ci_jobs_words, palette, trend_words
 from tracker.present.answer_words import LABEL, answer_text
 from tracker.present.benchmark_words import benchmark_json, pair_rows
-from tracker.present.formats import http_only, percent
+from tracker.present.formats import http_only, percent, visible_controls
 from tracker.report import definitions
 from tracker.report import response_section as waits
 from tracker.report.chart_data import sparse_friction, split_sparse_ci
@@ -282,6 +282,9 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
         env = Environment(
             loader=PackageLoader("tracker.report", "templates"),
             autoescape=select_autoescape(default=True, default_for_string=True),
+            # collected job names, titles and URLs show their bidi controls (<U+202E>) instead
+            # of reordering the page around them, as in the digest
+            finalize=visible_controls,
         )
         env.filters["http_only"] = http_only
         env.filters["percent"] = percent
