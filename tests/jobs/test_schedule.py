@@ -75,6 +75,34 @@ def test_a_nightly_lock_held_on_another_host_is_reported_not_skipped(sqlite_stor
     assert (tmp_path / "out" / "index.html").exists()
 
 
+def test_a_scheduled_nightly_that_did_not_finish_says_so_at_warning_level(
+    sqlite_store, tmp_path, caplog
+):
+    # Under `tracker -q schedule` only warnings show, and the scheduler drops the exit code:
+    # a run that was partial or not run must say so above info level.
+    from datetime import UTC, datetime, timedelta
+
+    from tracker.store.tables import locks
+
+    sources = tmp_path / "sources.yaml"
+    sources.write_text(EMPTY)
+    sqlite_store.init_db()
+    with sqlite_store.transaction() as conn:
+        conn.execute(
+            locks.insert().values(
+                name="nightly",
+                holder="db-host-2.example:4242:ab12cd34",
+                acquired_at=datetime.now(UTC),
+                expires_at=datetime.now(UTC) + timedelta(hours=5),
+            )
+        )
+    with caplog.at_level("WARNING", logger="tracker.schedule"):
+        assert nightly_job(sqlite_store.url, sources, tmp_path / "out") == 4
+    [record] = [r for r in caplog.records if r.name == "tracker.schedule"]
+    assert record.levelname == "WARNING"
+    assert record.getMessage().startswith("nightly run ended with exit code 4: nightly: not run")
+
+
 def test_a_nightly_that_loses_the_migration_race_waits_for_the_schema(tmp_path, monkeypatch):
     # Cron and a scheduler start together on a fresh database: both migrate, one CREATE fails.
     # The loser must wait for the winner's schema, then find the nightly lock taken (exit 0).

@@ -19,8 +19,17 @@ def nightly_job(db_url: str, sources: Path, out_dir: Path) -> int:
     from tracker.jobs.nightly import run_nightly
     from tracker.store import open_store
 
+    said: list[str] = []
+
+    def echo(line: str) -> None:
+        said.append(line)
+        log.info("%s", line)
+
     try:
-        return run_nightly(load_config(sources), open_store(db_url), out_dir, echo=log.info)
+        code = run_nightly(load_config(sources), open_store(db_url), out_dir, echo=echo)
+        if code:  # partial (3) or not run (4): said at warning level, seen under -q too
+            log.warning("nightly run ended with exit code %d: %s", code, said[-1] if said else "")
+        return code
     except TrackerError as exc:
         log.error("nightly run failed: %s", exc)
         return exc.exit_code
