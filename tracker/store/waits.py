@@ -1,0 +1,102 @@
+"""The store's bounded waits on PostgreSQL (tracker.config.database.DatabaseWaits): the connect
+timeout, the lock timeout and the statement deadline given to each new connection, and the one
+line that says which of them ended a statement. SQLite's lock wait is Store._sqlite_write_lock.
+
+The settings travel in the connection's startup packet (libpq's `options`), not in a SET after
+connecting: no round trip per connection, and `tracker query`'s SET LOCAL statement_timeout
+still wins for its own transaction.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from tracker.config.database import DatabaseWaits
+from tracker.errors import first_line
+
+LOCK_NOT_AVAILABLE, QUERY_CANCELED = "55P03", "57014"
+# The tables another session holds a lock on that blocks this one's reads or writes (what a
+# statement that gave up on a lock most likely waited for: the wait itself is over by now).
+BLOCKING_LOCKS = """
+SELECT DISTINCT c.relname FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+ WHERE l.granted AND l.pid <> pg_backend_pid()
+   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+   AND l.mode IN ('AccessExclusiveLock', 'ExclusiveLock', 'ShareRowExclusiveLock', 'ShareLock')
+   AND c.relkind IN ('r', 'p', 'm')
+ ORDER BY 1
+"""
+
+
+def postgres_connect_params(cparams: dict[str, Any], waits: DatabaseWaits) -> None:
+    """Add the waits to psycopg's connect parameters (SQLAlchemy's do_connect event). A
+    connect_timeout in the URL itself is kept; so are its own `options`, which come last and
+    so win."""
+    # libpq counts whole seconds and never less than 2
+    cparams.setdefault("connect_timeout", max(2, math.ceil(waits.connect_timeout)))
+    ours = (
+        f"-c lock_timeout={_ms(waits.lock_timeout)} "
+        f"-c statement_timeout={_ms(waits.statement_timeout)}"
+    )
+    given = cparams.get("options")
+    cparams["options"] = f"{ours} {given}" if given else ours
+
+
+def _ms(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
+
+
+def wait_problem(exc: Exception, waits: DatabaseWaits) -> str | None:
+    """What `exc` (a SQLAlchemy or driver error) says about a wait that ran out: "waited 15 s
+    for the server to answer the connection", "waited 600 s for a lock held by another
+    session", "a statement ran past its 1800 s deadline"; None when it is about something
+    else. The caller names the database and the tables."""
+    error = getattr(exc, "orig", None) or exc
+    if type(error).__name__ == "ConnectionTimeout":
+        seconds = max(2, math.ceil(waits.connect_timeout))
+        return f"waited {seconds:g} s for the server to answer the connection"
+    state = getattr(error, "sqlstate", None)
+    if state == LOCK_NOT_AVAILABLE:
+        return f"waited {waits.lock_timeout:g} s for a lock held by another session"
+    if state == QUERY_CANCELED and "statement timeout" in str(error):
+        return f"a statement ran past its {waits.statement_timeout:g} s deadline"
+    return None
+
+
+def advice(problem: str) -> str:
+    """What an operator does next, for a wait_problem."""
+    if "connection" in problem:
+        return "is the server up and answering? TRACKER_DB_CONNECT_TIMEOUT sets the wait"
+    if "lock" in problem:
+        return (
+            "pg_stat_activity names the session holding it; TRACKER_DB_LOCK_TIMEOUT sets the wait"
+        )
+    return "TRACKER_DB_STATEMENT_TIMEOUT sets the deadline (docs/operations.md)"
+
+
+def failure_line(
+    exc: Exception, waits: DatabaseWaits, safe_url: str, engine: Engine, outcome: str = ""
+) -> str:
+    """The one line for a database error `exc` on the database `safe_url`: a wait that ran out
+    says what it waited for (for a lock, the tables other sessions lock), then `outcome` and
+    what to do; any other error, its first line."""
+    problem = wait_problem(exc, waits)
+    if problem is None:
+        return f"database {safe_url}: {first_line(exc)}" + (f" ({outcome})" if outcome else "")
+    if "lock" in problem:
+        tables = _locked_tables(engine)
+        problem += f" on table {tables}" if tables else ""
+    done = f"; {outcome}" if outcome else ""
+    return f"database {safe_url}: {problem}{done} ({advice(problem)})"
+
+
+def _locked_tables(engine: Engine) -> str:
+    """The tables other sessions hold a blocking lock on ("" when none, or unknown)."""
+    try:
+        with engine.connect() as conn:
+            return ", ".join(conn.exec_driver_sql(BLOCKING_LOCKS).scalars())
+    except SQLAlchemyError:
+        return ""
