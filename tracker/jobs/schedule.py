@@ -166,7 +166,11 @@ def run_forever(
     try:
         scheduler.start()
     except (KeyboardInterrupt, SystemExit):
+        # the exit code stays the signal's (143, 130); a job running now finds its database
+        # statements refused (tracker.store.stopping) and ends at its next one
         log.info("scheduler stopped")
+        scheduler.shutdown(wait=False)
+        raise
 
 
 def _now():

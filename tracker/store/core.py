@@ -33,7 +33,7 @@ from tracker.store.sqlite_rows import sqlite_row, sqlite_time
 from tracker.store.state import SourceStates
 from tracker.store.stopping import watch
 from tracker.store.tables import events
-from tracker.store.waits import failure_line, postgres_connect_params
+from tracker.store.waits import failure_line, postgres_connect_params, postgres_session
 
 EVENT_COLUMNS = [c.name for c in events.columns]
 # Re-collecting an event refreshes everything but these: first-seen survives, as does provenance
@@ -102,6 +102,11 @@ class Store(
                 lambda _dialect, _record, _args, cparams: postgres_connect_params(
                     cparams, self.waits
                 ),
+            )
+            sa_event.listen(
+                self.engine,
+                "connect",
+                lambda dbapi_connection, _record: postgres_session(dbapi_connection, self.waits),
             )
 
     @property

@@ -23,7 +23,9 @@ from tracker.errors import StoreError
 
 log = logging.getLogger("tracker.store")
 CANCEL_WAIT = 2.0  # seconds to wait for the server to take a cancel request
-_in_use: dict[int, Any] = {}  # driver connections checked out of any store's pool, by id
+# driver connections checked out of any store's pool, by their pool record (checkin is told
+# the record even when the connection was invalidated meanwhile)
+_in_use: dict[int, Any] = {}
 _stopping = threading.Event()
 
 
@@ -55,13 +57,12 @@ def _interrupt(connection: Any) -> None:
         connection.interrupt()
 
 
-def _checked_out(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
-    _in_use[id(dbapi_connection)] = dbapi_connection
+def _checked_out(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+    _in_use[id(record)] = dbapi_connection
 
 
-def _checked_in(dbapi_connection: Any, _record: Any) -> None:
-    if dbapi_connection is not None:
-        _in_use.pop(id(dbapi_connection), None)
+def _checked_in(_dbapi_connection: Any, record: Any) -> None:
+    _in_use.pop(id(record), None)
 
 
 def _refuse_once_stopping(*_args: Any) -> None:

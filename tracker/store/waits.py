@@ -1,10 +1,10 @@
 """The store's bounded waits on PostgreSQL (tracker.config.database.DatabaseWaits): the connect
 timeout, the lock timeout and the statement deadline given to each new connection, and the one
-line that says which of them ended a statement. SQLite's lock wait is Store._sqlite_write_lock.
+line that says which of them ended a statement. SQLite's lock wait is tracker.store.sqlite_lock.
 
-The settings travel in the connection's startup packet (libpq's `options`), not in a SET after
-connecting: no round trip per connection, and `tracker query`'s SET LOCAL statement_timeout
-still wins for its own transaction.
+The lock timeout and the deadline are set on each new connection (one round trip, once per
+pooled connection), not sent in libpq's startup `options`, which PgBouncer refuses; a SET LOCAL
+in a transaction still wins there (`tracker query --timeout`).
 """
 
 from __future__ import annotations
@@ -32,17 +32,22 @@ SELECT DISTINCT c.relname FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
 
 
 def postgres_connect_params(cparams: dict[str, Any], waits: DatabaseWaits) -> None:
-    """Add the waits to psycopg's connect parameters (SQLAlchemy's do_connect event). A
-    connect_timeout in the URL itself is kept; so are its own `options`, which come last and
-    so win."""
+    """Add the connect timeout to psycopg's connect parameters (SQLAlchemy's do_connect
+    event); a connect_timeout in the URL itself is kept."""
     # libpq counts whole seconds and never less than 2
     cparams.setdefault("connect_timeout", max(2, math.ceil(waits.connect_timeout)))
-    ours = (
-        f"-c lock_timeout={_ms(waits.lock_timeout)} "
-        f"-c statement_timeout={_ms(waits.statement_timeout)}"
-    )
-    given = cparams.get("options")
-    cparams["options"] = f"{ours} {given}" if given else ours
+
+
+def postgres_session(dbapi_connection: Any, waits: DatabaseWaits) -> None:
+    """Set the lock timeout and the statement deadline of a new psycopg connection (SQLAlchemy's
+    connect event), committed: a rollback would undo them."""
+    with dbapi_connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('lock_timeout', %s, false), "
+            "set_config('statement_timeout', %s, false)",
+            (f"{_ms(waits.lock_timeout)}ms", f"{_ms(waits.statement_timeout)}ms"),
+        )
+    dbapi_connection.commit()
 
 
 def _ms(seconds: float) -> int:
@@ -74,7 +79,7 @@ def advice(problem: str) -> str:
         return (
             "pg_stat_activity names the session holding it; TRACKER_DB_LOCK_TIMEOUT sets the wait"
         )
-    return "TRACKER_DB_STATEMENT_TIMEOUT sets the deadline (docs/operations.md)"
+    return "is it stuck, or is the store bigger? TRACKER_DB_STATEMENT_TIMEOUT sets the deadline"
 
 
 def failure_line(
