@@ -43,7 +43,8 @@ def opened(ctx: click.Context, url: str):
 
     store = open_store(url, _waits(ctx))
     ctx.call_on_close(store.close)
-    ctx.obj.setdefault("stores", []).append(store)
+    if isinstance(ctx.obj, dict):  # for load_config, which may come after
+        ctx.obj.setdefault("stores", []).append(store)
     return store
 
 
@@ -53,7 +54,7 @@ def _waits(ctx: click.Context):
     (tracker.config.database); ConfigError (exit 1) naming a bad value."""
     from tracker.config.database import database_waits
 
-    return database_waits(ctx.obj.get("database"))
+    return database_waits(ctx.obj.get("database") if isinstance(ctx.obj, dict) else None)
 
 
 def when(value) -> str:
