@@ -10,6 +10,7 @@ in a transaction still wins there (`tracker query --timeout`).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -88,6 +89,9 @@ def failure_line(
     """The one line for a database error `exc` on the database `safe_url`: a wait that ran out
     says what it waited for (for a lock, the tables other sessions lock), then `outcome` and
     what to do; any other error, its first line."""
+    in_url = engine.url.query.get("connect_timeout")  # kept by postgres_connect_params
+    if isinstance(in_url, str) and in_url.replace(".", "", 1).isdigit():
+        waits = replace(waits, connect_timeout=float(in_url))
     problem = wait_problem(exc, waits)
     if problem is None:
         return f"database {safe_url}: {first_line(exc)}" + (f" ({outcome})" if outcome else "")
