@@ -356,3 +356,25 @@ def test_moved_to_must_name_another_source(tmp_path):
         else:
             with pytest.raises(ConfigError, match="moved_to.*is not another source"):
                 load_config(path)
+
+
+def test_the_database_section_sets_the_waits_and_the_environment_wins(tmp_path):
+    from tracker.config.database import DatabaseWaits, database_waits
+
+    assert load_config(write(tmp_path, "")).database == DatabaseWaits(15, 600, 1800)
+    path = tmp_path / "s.yaml"
+    path.write_text(HEAD + "database: {lock_timeout: 30, statement_timeout: 90.5}\n")
+    configured = load_config(path).database
+    assert configured == DatabaseWaits(15, 30, 90.5)
+    env = {"TRACKER_DB_LOCK_TIMEOUT": "5", "TRACKER_DB_CONNECT_TIMEOUT": " "}
+    assert database_waits(configured, env) == DatabaseWaits(15, 5, 90.5)
+    for body, needle in [
+        ("database: {lock_wait: 3}", "database: unknown key 'lock_wait'"),
+        ("database: {lock_timeout: 0}", "database: lock_timeout: expected a number of seconds"),
+        ("database: {connect_timeout: yes}", "connect_timeout: expected a number"),
+        ("database: {statement_timeout: 1e12}", "at most 2,000,000"),
+        ("database: 30", "'database' must be a mapping"),
+    ]:
+        path.write_text(HEAD + body + "\n")
+        with pytest.raises(ConfigError, match=needle):
+            load_config(path)

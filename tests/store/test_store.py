@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select, update
 
+from tracker.config.database import DatabaseWaits
 from tracker.errors import StoreError
 from tracker.events import Event
 from tracker.store import Store
@@ -262,7 +263,7 @@ def test_locked_sqlite_database_fails_cleanly_after_its_busy_timeout(tmp_path):
     blocker.execute("BEGIN EXCLUSIVE")
     try:
         store.engine.dispose()
-        quick = Store(f"sqlite:///{path}", busy_timeout=2)
+        quick = Store(f"sqlite:///{path}", DatabaseWaits(lock_timeout=2))
         started = time.monotonic()
         with pytest.raises(StoreError, match="held SQLite's write lock for over 2 s"):
             with quick.transaction() as conn:
@@ -281,7 +282,7 @@ def test_a_sqlite_writer_waits_for_another_and_says_so(tmp_path, caplog):
     import threading
 
     path = tmp_path / "busy.db"
-    store = Store(f"sqlite:///{path}", busy_timeout=60)
+    store = Store(f"sqlite:///{path}", DatabaseWaits(lock_timeout=60))
     store.init_db()
     holder = sqlite3.connect(path, timeout=0, check_same_thread=False)
     holder.execute("BEGIN IMMEDIATE")

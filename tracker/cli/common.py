@@ -16,7 +16,14 @@ def load_config(path) -> Config:
     and commands that never read it start without the stages' modules."""
     from tracker.jobs.config import load_config as load
 
-    return load(path)
+    config = load(path)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and isinstance(ctx.obj, dict):
+        # its `database:` waits apply to the stores of this command, opened before or after
+        ctx.obj["database"] = config.database
+        for store in ctx.obj.get("stores", ()):
+            store.use_waits(_waits(ctx))
+    return config
 
 
 def store_for(ctx: click.Context, *, check: bool = True):
@@ -34,9 +41,20 @@ def opened(ctx: click.Context, url: str):
     final garbage collection `tracker.cli.main.main` skips."""
     from tracker.store import open_store
 
-    store = open_store(url)
+    store = open_store(url, _waits(ctx))
     ctx.call_on_close(store.close)
+    if isinstance(ctx.obj, dict):  # for load_config, which may come after
+        ctx.obj.setdefault("stores", []).append(store)
     return store
+
+
+def _waits(ctx: click.Context):
+    """How long the stores wait for the database: the TRACKER_DB_* variables over the
+    `database:` section of sources.yaml when the command read it, over the defaults
+    (tracker.config.database); ConfigError (exit 1) naming a bad value."""
+    from tracker.config.database import database_waits
+
+    return database_waits(ctx.obj.get("database") if isinstance(ctx.obj, dict) else None)
 
 
 def when(value) -> str:

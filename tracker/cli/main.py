@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import signal
 import sys
 
@@ -112,10 +113,28 @@ def _mount() -> None:
 _mount()
 
 
+def _stop(signum: int, _frame: object) -> None:
+    """SIGTERM (a cron timeout, `kill`, a container stop) and SIGINT (Ctrl-C): stop the
+    statements running in every thread (tracker.store.stopping says why), then unwind, so that
+    the run's locks are released and its transactions rolled back on the way out; exit code
+    128 + the signal (143, 130)."""
+    if os.getpid() != _MAIN_PROCESS[0]:  # a process forked from this one (the report's charts)
+        signal.signal(signum, signal.SIG_DFL)  # ends as the signal says: it holds nothing
+        os.kill(os.getpid(), signum)
+        return
+    stopping = sys.modules.get("tracker.store.stopping")  # not loaded: no store, no statement
+    if stopping is not None:
+        stopping.stop_statements()
+    sys.exit(128 + signum)
+
+
+_MAIN_PROCESS = [0]  # the pid main() ran in
+
+
 def main() -> None:
-    # SIGTERM (a cron timeout, `kill`, a container stop) unwinds like Ctrl-C does, so the run's
-    # locks are released on the way out instead of blocking the next run until they expire.
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    _MAIN_PROCESS[0] = os.getpid()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _stop)
     try:
         cli(prog_name="tracker")
     finally:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tracker.config.database import DatabaseWaits, parse_database_waits
 from tracker.config.digest import Thresholds, parse_thresholds
 from tracker.config.preview import preview, shown, unknown_key
 from tracker.config.report import ReportSettings, parse_report_settings
@@ -26,7 +27,7 @@ if TYPE_CHECKING:  # read by config_from_data: `tracker --help` and query start 
 DEFAULT_SOURCES = "sources.yaml"
 DEFAULT_DATABASE = "sqlite:///tracker.db"
 
-TOP_LEVEL_KEYS = {"regimes", "sources", "coverage", "settings", "report", "digest"}
+TOP_LEVEL_KEYS = {"regimes", "sources", "coverage", "settings", "report", "digest", "database"}
 REGIME_KEYS = {"id", "vendor", "silicon", "reference", "description"}
 # Keys every source entry may carry, whatever its kind.
 COMMON_KEYS = {"id", "kind", "project", "regime", "enabled", "description", "lookback_days"}
@@ -93,6 +94,7 @@ class Config:
     settings: Mapping[str, Any] = field(default_factory=dict)
     report: ReportSettings = field(default_factory=ReportSettings)
     digest: Thresholds = field(default_factory=Thresholds)
+    database: DatabaseWaits = field(default_factory=DatabaseWaits)  # before TRACKER_DB_*
     model_coverage: tuple[ModelCoverageRule, ...] = ()  # its `artifact: model` rules
     kernel_layer: KernelLayerRule | None = None  # its `artifact: kernel` entry, if any
     triggers: Selectors = field(default_factory=dict)  # CI source id -> its headline triggers
@@ -260,6 +262,7 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
     kernel_layer = parse_kernel_layer(coverage, str(file))
     report = parse_report_settings(raw.get("report"), file)
     digest = parse_thresholds(raw.get("digest"), str(file))
+    database = parse_database_waits(raw.get("database"), file)
     ci_kinds = {k for k, m in kinds.items() if SELECTOR_KEY in {*m.required, *m.optional}}
     triggers = trigger_selectors(file, specs, ci_kinds)
     mirrors = mirror_pairs(file, specs, ci_kinds)
@@ -271,6 +274,7 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
         settings=raw.get("settings") or {},
         report=report,
         digest=digest,
+        database=database,
         model_coverage=model_rules,
         kernel_layer=kernel_layer,
         triggers=triggers,

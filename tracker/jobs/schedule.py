@@ -17,7 +17,6 @@ def nightly_job(db_url: str, sources: Path, out_dir: Path) -> int:
     Errors are logged, never raised into the scheduler (the next night tries again)."""
     from tracker.jobs.config import load_config
     from tracker.jobs.nightly import run_nightly
-    from tracker.store import open_store
 
     said: list[str] = []
 
@@ -26,7 +25,8 @@ def nightly_job(db_url: str, sources: Path, out_dir: Path) -> int:
         log.info("%s", line)
 
     try:
-        code = run_nightly(load_config(sources), open_store(db_url), out_dir, echo=echo)
+        config = load_config(sources)
+        code = run_nightly(config, _store(db_url, config), out_dir, echo=echo)
         if code:  # partial (3) or not run (4): said at warning level, seen under -q too
             log.warning("nightly run ended with exit code %d: %s", code, said[-1] if said else "")
         return code
@@ -46,16 +46,24 @@ def digest_job(db_url: str, sources: Path) -> int:
     from tracker.digest.settings import smtp_settings
     from tracker.digest.week import default_clock, resolve_week
     from tracker.jobs.config import load_config
-    from tracker.store import open_store
 
     try:
-        config, store = load_config(sources), open_store(db_url)
+        config = load_config(sources)
+        store = _store(db_url, config)
         week = resolve_week(None, None, default_clock(config, store))
         run_digest(config, store, week, smtp_settings(), echo=log.info)
         return 0
     except TrackerError as exc:
         log.error("digest failed: %s", exc)
         return exc.exit_code
+
+
+def _store(db_url: str, config):
+    """The store, waiting as TRACKER_DB_* over the `database:` section of sources.yaml say."""
+    from tracker.config.database import database_waits
+    from tracker.store import open_store
+
+    return open_store(db_url, database_waits(config.database))
 
 
 _CRON_DAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat", "sun")  # cron: 0 and 7 = Sunday
@@ -158,7 +166,11 @@ def run_forever(
     try:
         scheduler.start()
     except (KeyboardInterrupt, SystemExit):
+        # the exit code stays the signal's (143, 130); a job running now finds its database
+        # statements refused (tracker.store.stopping) and ends at its next one
         log.info("scheduler stopped")
+        scheduler.shutdown(wait=False)
+        raise
 
 
 def _now():

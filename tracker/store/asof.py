@@ -65,7 +65,7 @@ def default_as_of(store) -> AsOf | None:
         .subquery()
     )
     query = select(runs.c.snapshot_date, runs.c.replay).join(latest, runs.c.id == latest.c.id)
-    with store.engine.connect() as conn:
+    with store._connect() as conn:  # its errors are one line, a wait's says what it waited for
         rows = conn.execute(query).all()
     if not rows or any(r.snapshot_date is None for r in rows):
         return None

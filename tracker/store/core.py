@@ -8,9 +8,7 @@ RETURNING on the bulk path, so the store is never the slow side of a backfill.
 from __future__ import annotations
 
 import json
-import logging
 import re
-import time
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -21,7 +19,8 @@ from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 
-from tracker.errors import StoreError, first_line
+from tracker.config.database import DatabaseWaits, database_waits
+from tracker.errors import StoreError
 from tracker.events import Event, now_utc
 from tracker.store.ci_reads import CiReads
 from tracker.store.migrate import Migrations
@@ -29,18 +28,13 @@ from tracker.store.perf_reads import PerfReads
 from tracker.store.quality_reads import QualityReads
 from tracker.store.reads import StoreQueries
 from tracker.store.response_reads import ResponseReads
+from tracker.store.sqlite_lock import sqlite_pragmas, take_write_lock
 from tracker.store.sqlite_rows import sqlite_row, sqlite_time
-from tracker.store.sqlite_wal import sqlite_wal
 from tracker.store.state import SourceStates
+from tracker.store.stopping import watch
 from tracker.store.tables import events
+from tracker.store.waits import failure_line, postgres_connect_params, postgres_session
 
-log = logging.getLogger("tracker.store")
-# How long a write waits for another process's SQLite write lock. A nightly's largest
-# transaction (a first backfill's biggest source, ~100k CI jobs, at the ~4,600 events/s that
-# benchmarks/ingest.py measures on a loaded host) takes tens of seconds: 10 minutes leaves
-# room for a slow disk. PostgreSQL has row locks and needs none of this.
-SQLITE_BUSY_TIMEOUT = 600.0
-_QUICK_TRY = 1.0  # seconds to wait before saying that we wait
 EVENT_COLUMNS = [c.name for c in events.columns]
 # Re-collecting an event refreshes everything but these: first-seen survives, as does provenance
 # of manual imports.
@@ -80,21 +74,51 @@ class Store(
 ):
     """One database (SQLite file or PostgreSQL), addressed by SQLAlchemy URL."""
 
-    def __init__(self, url: str, busy_timeout: float = SQLITE_BUSY_TIMEOUT) -> None:
+    def __init__(self, url: str, waits: DatabaseWaits | None = None) -> None:
+        """`waits`: how long to wait for the database (default: TRACKER_DB_* over the
+        defaults; tracker.config.database)."""
         self.url = url
-        self.busy_timeout = busy_timeout
+        self.waits = waits or database_waits()
         try:
             self.engine: Engine = create_engine(url, json_serializer=_dumps, future=True)
         except (SQLAlchemyError, ImportError, ValueError) as exc:
             raise StoreError(f"cannot open database {self.safe_url}: {exc}") from None
         self.dialect = self.engine.dialect.name
         self._sqlite_sql: str | None = None
+        watch(self.engine)
+        # Both read self.waits when a connection opens: use_waits can still change them.
         if self.dialect == "sqlite":
             sa_event.listen(
                 self.engine,
                 "connect",
-                lambda dbapi_connection, _record: _sqlite_pragmas(dbapi_connection, busy_timeout),
+                lambda dbapi_connection, _record: sqlite_pragmas(
+                    dbapi_connection, self.busy_timeout
+                ),
             )
+        elif self.dialect == "postgresql":
+            sa_event.listen(
+                self.engine,
+                "do_connect",
+                lambda _dialect, _record, _args, cparams: postgres_connect_params(
+                    cparams, self.waits
+                ),
+            )
+            sa_event.listen(
+                self.engine,
+                "connect",
+                lambda dbapi_connection, _record: postgres_session(dbapi_connection, self.waits),
+            )
+
+    @property
+    def busy_timeout(self) -> float:
+        """How long a write waits for another process's SQLite write lock."""
+        return self.waits.lock_timeout
+
+    def use_waits(self, waits: DatabaseWaits) -> None:
+        """Wait as `waits` says from now on (sources.yaml's, read after the store opened)."""
+        if waits != self.waits:
+            self.waits = waits
+            self.engine.dispose()  # the connections open now were given the old ones
 
     def close(self) -> None:
         """Close the store's connections (it opens new ones if used again)."""
@@ -115,7 +139,7 @@ class Store(
             with self.engine.connect() as conn:
                 yield conn
         except (OperationalError, DatabaseError) as exc:  # unreachable, or not a database file
-            raise StoreError(f"database {self.safe_url}: {first_line(exc)}") from None
+            raise StoreError(self._failure(exc)) from None
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
@@ -127,50 +151,14 @@ class Store(
                     self._sqlite_write_lock(conn)
                 yield conn
         except (OperationalError, driver_error) as exc:
-            raise StoreError(
-                f"database {self.safe_url}: {first_line(exc)} (nothing was written)"
-            ) from None
+            raise StoreError(self._failure(exc, "nothing was written")) from None
+
+    def _failure(self, exc: Exception, outcome: str = "") -> str:
+        return failure_line(exc, self.waits, self.safe_url, self.engine, outcome)
 
     def _sqlite_write_lock(self, conn: Connection) -> None:
-        """Take SQLite's write lock at the start of the transaction (BEGIN IMMEDIATE), waiting
-        up to `busy_timeout` for another process's write to end, and saying that it waits and
-        for how long it waited: a writer then never fails half-way with "database is locked"."""
-        raw: Any = conn.connection.driver_connection
-        if raw.in_transaction:
-            return
-        try:
-            raw.execute(f"PRAGMA busy_timeout = {int(min(_QUICK_TRY, self.busy_timeout) * 1000)}")
-            try:
-                raw.execute("BEGIN IMMEDIATE")
-                return
-            except raw.OperationalError as exc:
-                if "locked" not in str(exc) or self.busy_timeout <= _QUICK_TRY:
-                    raise
-            log.warning(
-                "database %s: another process is writing to it; waiting up to %g s for its "
-                "write lock",
-                self.safe_url,
-                self.busy_timeout,
-            )
-            started = time.monotonic()
-            raw.execute(f"PRAGMA busy_timeout = {int((self.busy_timeout - _QUICK_TRY) * 1000)}")
-            try:
-                raw.execute("BEGIN IMMEDIATE")
-            except raw.OperationalError as exc:
-                if "locked" not in str(exc):
-                    raise
-                raise StoreError(
-                    f"database {self.safe_url} is locked: another process held SQLite's write "
-                    f"lock for over {self.busy_timeout:g} s, the longest tracker waits; nothing "
-                    "was written (is a stuck process holding it? `fuser` on the file names it)"
-                ) from None
-            log.info(
-                "database %s: got the write lock after waiting %.0f s for another writer",
-                self.safe_url,
-                time.monotonic() - started,
-            )
-        finally:
-            raw.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+        """Take SQLite's write lock at the start of the transaction (sqlite_lock)."""
+        take_write_lock(conn.connection.driver_connection, self.busy_timeout, self.safe_url)
 
     # -- events ----------------------------------------------------------------------------
     def _insert(self):
@@ -334,9 +322,10 @@ class Store(
                 yield dict(row)
 
 
-def open_store(url: str) -> Store:
-    """A Store for `url` (see tracker.config.database_url for the defaults)."""
-    return Store(url)
+def open_store(url: str, waits: DatabaseWaits | None = None) -> Store:
+    """A Store for `url` (see tracker.config.database_url for the defaults), waiting as `waits`
+    says (default: TRACKER_DB_* over the defaults of tracker.config.database)."""
+    return Store(url, waits)
 
 
 def event_row(item: Event, seen_at: datetime, imported: bool = False) -> dict[str, Any]:
@@ -364,12 +353,3 @@ def event_row(item: Event, seen_at: datetime, imported: bool = False) -> dict[st
         "vanished_at": None,
         "imported": imported,
     }
-
-
-def _sqlite_pragmas(dbapi_connection, busy_timeout: float) -> None:
-    cursor = dbapi_connection.cursor()
-    # WAL lets analysts read while the nightly writes; busy_timeout waits out another writer.
-    cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
-    sqlite_wal(cursor, busy_timeout)
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()

@@ -1,6 +1,6 @@
 """Turning a SQLite file to WAL without failing when another process does the same.
 
-The store's connections use WAL (tracker.store.core._sqlite_pragmas); its pragma needs a lock
+The store's connections use WAL (tracker.store.sqlite_lock.sqlite_pragmas); its pragma needs a lock
 that SQLite's busy handler does not wait for, so the wait is here.
 """
 
