@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Engine, Text, func, select, text, type_coerce
+from sqlalchemy import Connection, Engine, Text, exists, func, select, text, type_coerce
 
 from tracker.config import query_role
 from tracker.errors import StoreError
@@ -97,7 +97,10 @@ class StoreQueries:
             # are read by ix_events_tagged_weekly, which holds their ids (its WHERE repeated
             # word for word), not by reading every event's row (seconds at a million events);
             # releases, a few, by kind.
-            untagged = ~events.c.id.in_(select(tags.c.event_id))
+            # NOT EXISTS, not NOT IN: PostgreSQL runs NOT IN (subquery) row by row once the
+            # tags outgrow work_mem (67 s at 500k events, growing with the square), NOT EXISTS
+            # as an anti-join (41 ms); SQLite answers both from the tags primary key.
+            untagged = ~exists().where(tags.c.event_id == events.c.id)
             others = tuple(k for k in TAGGED_KINDS if k not in ISSUE_NOTE_KINDS)
             queries = [
                 columns.where(text(ISSUES_AND_NOTES), untagged),
