@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -84,23 +85,29 @@ def one_error_line(err: str, *expected: str) -> None:
 # -- a server that accepts the connection and never answers ------------------------------------
 
 
+@dataclass
+class Silent:
+    port: int
+    accepted: list[socket.socket]
+
+
 @pytest.fixture
-def silent_server() -> Iterator[int]:
-    """A local port that accepts connections and never sends a byte; yields the port."""
+def silent_server() -> Iterator[Silent]:
+    """A local port that accepts connections and never sends a byte, and what it accepted."""
     listener = socket.create_server(("127.0.0.1", 0))
-    accepted: list[socket.socket] = []
+    server = Silent(listener.getsockname()[1], [])
 
     def accept() -> None:
         while True:
             try:
-                accepted.append(listener.accept()[0])
+                server.accepted.append(listener.accept()[0])
             except OSError:  # closed: the test is over
                 return
 
     threading.Thread(target=accept, daemon=True).start()
-    yield listener.getsockname()[1]
+    yield server
     listener.close()
-    for conn in accepted:
+    for conn in server.accepted:
         conn.close()
 
 
@@ -108,13 +115,17 @@ def silent_server() -> Iterator[int]:
 def test_a_silent_server_ends_the_command_at_the_connect_timeout(
     silent_server, few_sources, tmp_path, command
 ):
-    db = f"postgresql+psycopg://postgres@127.0.0.1:{silent_server}/x"
+    db = f"postgresql+psycopg://postgres@127.0.0.1:{silent_server.port}/x"
     args = [*command, "--out", str(tmp_path / "report")]
     code, err = finished(tracker(db, *args, env=environment(few_sources, connect_timeout="2")))
     assert code == 1
     one_error_line(
-        err, f"127.0.0.1:{silent_server}/x", "waited 2 s for the server to answer the connection"
+        err,
+        f"127.0.0.1:{silent_server.port}/x",
+        "waited 2 s for the server to answer the connection",
     )
+    # one wait, not one per step: the nightly asked again after its init-db failed (2 waits)
+    assert len(silent_server.accepted) == 1
 
 
 # -- a PostgreSQL table locked by another session ----------------------------------------------

@@ -139,20 +139,9 @@ def _kept(out_dir: Path) -> str:
     return f"the report is not published (there is none in {out_dir} yet)"
 
 
-def _init_db_once(store: Store, wait: float = 30.0) -> None:
+def _init_db_once(store: Store) -> None:
     """Migrate to head. Two runs started together on a fresh database (cron and a scheduler)
-    both try; the loser's CREATE fails: it waits for the winner's schema instead of failing."""
-    import time
-
-    try:
-        store.init_db()
-    except StoreError:
-        head, deadline = store.head_revision(), time.monotonic() + wait
-        while True:
-            current = store.current_revision()
-            if current == head:
-                return
-            newer = current is not None and not (current.isdigit() and int(current) < int(head))
-            if newer or time.monotonic() > deadline:
-                raise
-            time.sleep(1)
+    need nothing more: init_db holds SQLite's write lock or a PostgreSQL advisory lock while it
+    migrates, so the second waits for the first and finds the schema current. (A retry here
+    asked an unreachable server a second time, doubling its connect timeout.)"""
+    store.init_db()
