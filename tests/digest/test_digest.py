@@ -723,7 +723,6 @@ def test_the_scheduler_sends_the_digest_with_the_same_code(setup, inbox, monkeyp
         store.url,
         config.path,
         config.path.parent / "out",
-        blocking=False,
         digest_crontab="0 7 * * 1",
     )
     job = scheduler.get_job("digest")

@@ -111,18 +111,7 @@ def outputs(db: Path, folder: Path) -> dict[str, str]:
     seen["digest subject"] = message["Subject"]
     seen["digest text"] = message.get_body(("plain",)).get_content()
     seen["ci-health"] = ok(tracker(db, "ci-health", "--as-of", DEMO_DAY))
-    ok(
-        tracker(
-            db,
-            "nightly",
-            "--replay",
-            str(REPO / "cassettes"),
-            "--as-of",
-            DEMO_DAY,
-            "--out",
-            str(nightly),
-        )
-    )
+    ok(demo_nightly(db, nightly))
     for out in (report, nightly):
         for path in sorted(out.iterdir()):
             if path.suffix in (".csv", ".json", ".html"):
@@ -130,22 +119,18 @@ def outputs(db: Path, folder: Path) -> dict[str, str]:
     return seen
 
 
+def demo_nightly(db: Path, out: Path):
+    """The offline nightly of the demo, as of its snapshot day, into `out`."""
+    return tracker(
+        db, "nightly", "--replay", str(REPO / "cassettes"), "--as-of", DEMO_DAY, "--out", str(out)
+    )
+
+
 @pytest.fixture(scope="module")
 def demo_db(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("far-demo")
     db = folder / "tracker.db"
-    ok(
-        tracker(
-            db,
-            "nightly",
-            "--replay",
-            str(REPO / "cassettes"),
-            "--as-of",
-            DEMO_DAY,
-            "--out",
-            str(folder / "report"),
-        )
-    )
+    ok(demo_nightly(db, folder / "report"))
     return db
 
 

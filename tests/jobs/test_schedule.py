@@ -18,7 +18,7 @@ def test_scheduler_runs_the_nightly_job_on_a_cron_trigger(tmp_path):
     sources = tmp_path / "sources.yaml"
     sources.write_text(EMPTY)
     db = f"sqlite:///{tmp_path / 't.db'}"
-    scheduler = build_scheduler("30 1 * * *", db, sources, tmp_path / "out", blocking=False)
+    scheduler = build_scheduler("30 1 * * *", db, sources, tmp_path / "out")
     job = scheduler.get_job("nightly")
     assert str(job.trigger) == "cron[month='*', day='*', day_of_week='*', hour='1', minute='30']"
     assert job.func is nightly_job and job.max_instances == 1 and job.coalesce

@@ -4,6 +4,8 @@ digest as `tracker digest`, each on its own cron schedule."""
 from __future__ import annotations
 
 import logging
+import signal
+import time
 from datetime import UTC
 from pathlib import Path
 
@@ -114,19 +116,18 @@ def build_scheduler(
     db_url: str,
     sources: Path,
     out_dir: Path,
-    blocking=True,
     digest_crontab: str | None = None,
 ):
     """A scheduler with the nightly job on `crontab` and, when `digest_crontab` is given, the
-    weekly digest on it (5 fields each, UTC)."""
+    weekly digest on it (5 fields each, UTC). It runs in threads of its own once started:
+    the caller's thread stays free to wait for a signal (run_forever)."""
     from apscheduler.schedulers.background import BackgroundScheduler
-    from apscheduler.schedulers.blocking import BlockingScheduler
 
     trigger = _trigger("--cron", crontab, "0 2 * * *")
     digest_trigger = (
         _trigger("--digest-cron", digest_crontab, DIGEST_CRON) if digest_crontab else None
     )
-    scheduler = (BlockingScheduler if blocking else BackgroundScheduler)(timezone="UTC")
+    scheduler = BackgroundScheduler(timezone="UTC")
     # coalesce + one instance: a missed night (host asleep) runs once, never twice at a time
     scheduler.add_job(
         nightly_job,
@@ -163,13 +164,26 @@ def run_forever(
                 crontab if job_id == "nightly" else digest_crontab,
                 job.trigger.get_next_fire_time(None, _now()),
             )
+    stop_signals = {signal.SIGTERM, signal.SIGINT}
     try:
-        scheduler.start()
+        # SIGTERM's exit must not be raised inside the scheduler's own locks: sent just after
+        # "Scheduler started", while start() takes an Event's lock, it once left a process
+        # that never ended (a full test run; a lock left taken is the likely cause). So signals
+        # wait while it starts (the threads it starts keep them blocked: only this thread takes
+        # them), and are raised after, or in time.sleep, holding nothing.
+        signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
+        try:
+            scheduler.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals)
+        while scheduler.running:
+            time.sleep(3600)
     except (KeyboardInterrupt, SystemExit):
         # the exit code stays the signal's (143, 130); a job running now finds its database
         # statements refused (tracker.store.stopping) and ends at its next one
         log.info("scheduler stopped")
-        scheduler.shutdown(wait=False)
+        if scheduler.running:
+            scheduler.shutdown(wait=False)
         raise
 
 
