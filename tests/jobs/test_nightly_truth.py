@@ -6,6 +6,7 @@ Real `python -m tracker` processes on real SQLite files (and PostgreSQL when con
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import re
@@ -200,3 +201,33 @@ def test_a_server_stop_during_tagging_keeps_the_last_report_without_a_traceback(
     assert proc.returncode == 3, stdout + stderr
     assert "Traceback" not in stderr and "tag: FAILED: database postgresql" in stdout
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_report_built_while_events_wait_for_their_tags_says_it_is_incomplete(tmp_path):
+    # After a nightly whose tagging failed, `tracker report` by hand would build the figures
+    # the nightly refused to publish, with exit 0. It publishes them marked incomplete (at the
+    # top of the page and in summary.json), says so, and exits 3; once tagged, complete.
+    db, out = tmp_path / "t.db", tmp_path / "r"
+    first = nightly(f"sqlite:///{db}", out, ISSUES, stdout=subprocess.DEVNULL)
+    assert first.wait(timeout=TIMEOUT) == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM tags WHERE event_id IN (SELECT event_id FROM tags LIMIT 5)")
+    env = {**os.environ, "TRACKER_SOURCES": str(REPO / "sources.yaml")}
+    env.pop("TRACKER_DATABASE_URL", None)
+
+    def tracker(*args: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "tracker", "--db", f"sqlite:///{db}", *args]
+        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+
+    partial = tracker("report", "--out", str(out))
+    assert partial.returncode == 3, partial.stderr
+    said = "Incomplete: 5 collected events are not tagged yet"
+    assert f"report: {said}" in partial.stderr and "Traceback" not in partial.stderr
+    assert f'<p class="banner">{said}' in (out / "index.html").read_text()
+    assert json.loads((out / "summary.json").read_text())["data"].startswith(said)
+
+    assert tracker("tag").returncode == 0
+    complete = tracker("report", "--out", str(out))
+    assert complete.returncode == 0, complete.stderr
+    assert "Incomplete" not in (out / "index.html").read_text()
+    assert "Incomplete" not in complete.stderr

@@ -1,9 +1,10 @@
 """The `tracker` command line: a thin layer that maps TrackerError to messages and exit codes.
 
 Exit codes: 0 ok, 1 fatal (configuration, database; for nightly a whole stage, named), 2 usage,
-3 partial (some sources failed, the rest were saved; or the nightly's tagging failed and the last
-complete report was kept), 4 not run (the nightly lock is held on another host). A closed or
-full stdout/stderr never changes them (tracker.cli.streams).
+3 partial (some sources failed, the rest were saved; the nightly's tagging failed and the last
+complete report was kept; or `report` published a report marked incomplete, events waiting for
+their tags), 4 not run (the nightly lock is held on another host), 130 / 143 stopped by SIGINT /
+SIGTERM. A closed or full stdout/stderr never changes them (tracker.cli.streams).
 """
 
 from __future__ import annotations

@@ -20,15 +20,20 @@ def publish_report(
     out_dir: Path,
     as_of: date | datetime | None = None,
     banner: str | None = None,
+    untagged: int = 0,
 ) -> list[str]:
     """Write the report into `out_dir` as of `as_of` (tracker.store.asof.resolve_as_of: a date
-    is the end of that day; none: the replayed snapshot, else now); return console lines."""
+    is the end of that day; none: the replayed snapshot, else now); return console lines.
+    `untagged` (Store.untagged_count) events without a tag make it say, at its top and in
+    summary.json, that it is incomplete."""
     from tracker.measure.figures import compute_figures
     from tracker.report.side_by_side import ChartDrawers
     from tracker.report.writer import write_report
     from tracker.store.asof import resolve_as_of
 
     point = resolve_as_of(store, as_of)
+    if untagged:
+        banner = " ".join(filter(None, [incomplete(untagged), banner]))
     # The chart processes start first: they import matplotlib while this one computes.
     with ChartDrawers() as drawers:
         figures = compute_figures(config, store, point)
@@ -41,3 +46,12 @@ def publish_report(
             figures.response.issue_rows(), figures.response.quarterly_rows()
         )
         return write_report(figures, out_dir, banner, drawers)
+
+
+def incomplete(untagged: int) -> str:
+    """What a report built while events wait for their tags says of itself."""
+    return (
+        f"Incomplete: {untagged} collected events are not tagged yet (a tagging run failed or "
+        "has not run since they were collected), so the friction figures leave them out; "
+        "`tracker tag`, then `tracker report`, makes it complete."
+    )

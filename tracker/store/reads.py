@@ -78,6 +78,14 @@ class StoreQueries:
         def _insert(self) -> Any: ...
 
     # -- tags ------------------------------------------------------------------------------
+    def untagged_count(self) -> int:
+        """How many stored events of TAGGED_KINDS that a figure may read (not far-dated) have
+        no tag yet (a tagging run failed or has not run since they were collected): the
+        report's friction figures leave them out."""
+        count = select(func.count()).select_from(events).where(dated(self.dialect))
+        with self._connect() as conn:
+            return sum(conn.execute(count.where(*where)).scalar_one() for where in _untagged())
+
     def events_to_tag(self, retag: bool = False, batch: int = 5000) -> Iterator[dict]:
         """Events needing a tag (all of them with `retag`): id, title, body, labels, section,
         heading, topic, intro (where a release-note item sat: the tagger reads them for the
@@ -93,19 +101,7 @@ class StoreQueries:
         if retag:
             queries = [columns.where(events.c.kind.in_(TAGGED_KINDS))]
         else:
-            # A nightly asks this of every stored event and usually finds none: issues and notes
-            # are read by ix_events_tagged_weekly, which holds their ids (its WHERE repeated
-            # word for word), not by reading every event's row (seconds at a million events);
-            # releases, a few, by kind.
-            # NOT EXISTS, not NOT IN: PostgreSQL runs NOT IN (subquery) row by row once the
-            # tags outgrow work_mem (67 s at 500k events, growing with the square), NOT EXISTS
-            # as an anti-join (41 ms); SQLite answers both from the tags primary key.
-            untagged = ~exists().where(tags.c.event_id == events.c.id)
-            others = tuple(k for k in TAGGED_KINDS if k not in ISSUE_NOTE_KINDS)
-            queries = [
-                columns.where(text(ISSUES_AND_NOTES), untagged),
-                columns.where(events.c.kind.in_(others), untagged),
-            ]
+            queries = [columns.where(*where) for where in _untagged()]
         with self._connect() as conn:
             rows = (
                 row
@@ -371,3 +367,16 @@ def _utc(text: str) -> datetime:
     except ValueError:  # a text with its own offset
         pass
     return utc(datetime.fromisoformat(text))
+
+
+def _untagged() -> list[tuple]:
+    """The WHERE clauses, one query each, of the events the tagger has not tagged yet."""
+    # A nightly asks this of every stored event and usually finds none: issues and notes are
+    # read by ix_events_tagged_weekly, which holds their ids (its WHERE repeated word for
+    # word), not by reading every event's row (seconds at a million events); releases, a few,
+    # by kind. NOT EXISTS, not NOT IN: PostgreSQL runs NOT IN (subquery) row by row once the
+    # tags outgrow work_mem (67 s at 500k events, growing with the square), NOT EXISTS as an
+    # anti-join (41 ms); SQLite answers both from the tags primary key.
+    untagged = ~exists().where(tags.c.event_id == events.c.id)
+    others = tuple(k for k in TAGGED_KINDS if k not in ISSUE_NOTE_KINDS)
+    return [(text(ISSUES_AND_NOTES), untagged), (events.c.kind.in_(others), untagged)]
