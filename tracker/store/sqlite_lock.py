@@ -1,6 +1,8 @@
-"""SQLite's write lock, taken at the start of a write transaction (BEGIN IMMEDIATE): a writer
-waits up to the lock timeout (tracker.config.database) for another process's write to end,
-says that it waits and how long it waited, and never fails half-way with "database is locked".
+"""SQLite's locks. The write lock, taken at the start of a write transaction (BEGIN IMMEDIATE):
+a writer waits up to the lock timeout (tracker.config.database) for another process's write to
+end, says that it waits and how long it waited, and never fails half-way with "database is
+locked". And the lock a new connection needs to turn a new file to WAL, which SQLite's busy
+handler does not wait for (sqlite_pragmas waits for it here).
 
 SQLite waits inside C, where Python runs no signal handler: the wait goes on in slices of
 _QUICK_TRY seconds, so that SIGTERM and SIGINT end a waiting command within one slice.
@@ -9,11 +11,11 @@ _QUICK_TRY seconds, so that SIGTERM and SIGINT end a waiting command within one 
 from __future__ import annotations
 
 import logging
+import sqlite3
 import time
 from typing import Any
 
 from tracker.errors import StoreError
-from tracker.store.sqlite_wal import sqlite_wal
 
 log = logging.getLogger("tracker.store")
 _QUICK_TRY = 1.0  # seconds to wait before saying that we wait; and each slice of the wait
@@ -75,6 +77,25 @@ def sqlite_pragmas(dbapi_connection: Any, busy_timeout: float) -> None:
     cursor = dbapi_connection.cursor()
     # WAL lets analysts read while the nightly writes; busy_timeout waits out another writer.
     cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
-    sqlite_wal(cursor, busy_timeout)
+    _turn_to_wal(cursor, busy_timeout)
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def _turn_to_wal(cursor, busy_timeout: float) -> None:
+    """PRAGMA journal_mode=WAL, waiting up to `busy_timeout` for another connection's write
+    lock. Turning a file that is not WAL yet (a new one) to WAL reads it, then writes it, and
+    SQLite fails a reader's ask to write at once, without its busy handler (waiting could
+    deadlock): a second `init-db` connecting while the first turned the new file to WAL ended
+    in "database is locked". The failed statement holds no lock, so waiting and asking again
+    is safe; once the file is WAL the pragma writes nothing."""
+    deadline, pause = time.monotonic() + busy_timeout, 0.005
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
