@@ -22,7 +22,7 @@ DEFAULT_CONNECT_TIMEOUT = 15.0
 # 10 minutes leaves room for a slow disk (SQLite's write lock has always waited this long).
 DEFAULT_LOCK_TIMEOUT = 600.0
 # The slowest statement of the demo nightly and report on PostgreSQL takes 0.25 s; at 500,000
-# events the report's take 0.6 s, tag's search for untagged events a minute (docs/operations.md).
+# events the report's take 0.6 s, tag's search for untagged events 0.13 s (docs/operations.md).
 # Half an hour ends only a statement that is stuck.
 DEFAULT_STATEMENT_TIMEOUT = 1800.0
 

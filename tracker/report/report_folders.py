@@ -20,6 +20,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tracker.processes import running_here
+
 PREVIOUS = "previous"
 # The folders this process is writing now. Its other folders are finished, though its pid
 # runs: `tracker schedule` publishes night after night from one process.
@@ -113,19 +115,7 @@ def _left_over(entry: Path) -> bool:
         return False
     if pid == os.getpid():
         return entry.name not in WRITING
-    return not _running(pid)
-
-
-def _running(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: running
-        return True
-    return True
+    return not running_here(pid)
 
 
 def _remove(entry: Path) -> None:

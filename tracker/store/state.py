@@ -19,6 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
 from tracker.events import now_utc
+from tracker.processes import running_here
 from tracker.store.tables import events, http_cache, locks, runs, source_state
 
 
@@ -251,10 +252,4 @@ def _dead_here(holder: str) -> bool:
     pid = rest.partition(":")[0]
     if host != socket.gethostname() or not pid.isdigit():
         return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # alive, owned by another user
-        return False
-    return False
+    return not running_here(int(pid))
