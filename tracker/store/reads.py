@@ -23,7 +23,6 @@ from tracker.store.query import DEFAULT_TIMEOUT, run_query
 from tracker.store.tables import (
     ISSUE_NOTE_KINDS,
     ISSUES_AND_NOTES,
-    computable,
     dated,
     events,
     lag_samples,
@@ -227,7 +226,7 @@ class StoreQueries:
             .where(
                 events.c.project.in_(sorted(set(projects))),
                 events.c.kind.in_(("release", "note")),
-                text(computable(self.dialect, "events.occurred_at")),
+                dated(self.dialect),
             )
             # A fixed order: of two pieces of evidence with the same time the first read
             # wins, and it must be the same one on SQLite and PostgreSQL.
