@@ -40,6 +40,7 @@ def publish_report(
         store.replace_lag_samples(figures.lag_sample_rows())
         store.replace_lag_trend(figures.lag_trend_rows())
         store.replace_perf_parity(figures.perf.store_rows(figures.as_of))
+        store.replace_perf_training(figures.training.store_rows(figures.as_of))
         if figures.ci_jobs is not None:
             store.replace_ci_health(figures.ci_jobs.health_rows(), figures.ci_jobs.parity_rows())
         store.replace_issue_response(

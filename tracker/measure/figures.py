@@ -27,6 +27,7 @@ from tracker.measure.headline import MedianPoint
 from tracker.measure.kernel_summary import KernelLayer, kernel_layer
 from tracker.measure.lag import LagSample
 from tracker.measure.perf import PerfFigures, perf_figures
+from tracker.measure.perf_training import TrainingFigures, training_figures
 from tracker.measure.quality import unread_tags
 from tracker.measure.response import ResponseFigures, response_figures
 from tracker.measure.silent import SilentChannel, silent_channels
@@ -64,6 +65,7 @@ class Figures:
     # store's reads, listed in the data-quality section (Store.far_dated_events)
     far_dated: dict = field(default_factory=dict)
     perf: PerfFigures = field(default_factory=PerfFigures)  # delivered performance (MLPerf)
+    training: TrainingFigures = field(default_factory=TrainingFigures)  # MLPerf Training
     kernels: KernelLayer | None = None  # the kernel layer (None: no `artifact: kernel` rule)
     ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci_jobs)
     # definitions silent while upstream kept releasing (measure.silent)
@@ -129,6 +131,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         source_count=len(config.sources),
         far_dated=store.far_dated_events(),
         perf=perf_figures(store.perf_results(as_of), regimes),
+        training=training_figures(store.perf_results(as_of, "training_result"), regimes),
         kernels=kernel_layer(facts.kernel_ledger, samples, unknown)
         if facts.kernel_ledger
         else None,
