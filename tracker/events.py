@@ -68,8 +68,9 @@ class Event:
     Inference, tracker.collect.sources.mlperf_inference), its row in `attrs`.
     `training_result` is one MLPerf Training result set (a system's runs of one benchmark,
     tracker.collect.sources.mlperf_training), its runs and system fields in `attrs`.
-    `comment` is one comment on an issue (attrs: issue, author, author_type, association). `outcome` is the
-    normalised result used by the pass-rate view: "passed", "failed" or None (not counted).
+    `comment` is one comment on an issue (attrs: issue, author, author_type, association).
+    `outcome` is the normalised result used by the pass-rate view: "passed", "failed" or None
+    (not counted).
     `state` keeps the raw state / conclusion or issue state. `updated_at` is what the runner's
     cursor follows (defaults to occurred_at).
     """

@@ -30,6 +30,8 @@ MAX_DROPPED = {"unet3d": 4}
 MEASURED = "measured"
 NO_NVIDIA = "no NVIDIA result at this count"
 NO_SUBMISSION = "no submission in this round"
+VERSION_LABELS = {"nccl": "NCCL", "rccl": "RCCL", "rocm": "ROCm", "cuda": "CUDA", "cudnn": "cuDNN",
+                  "jax": "JAX", "neuron": "Neuron"}  # fmt: skip
 
 
 def olympic_mean(minutes: Sequence[float], failed: int, benchmark: str) -> float | None:
@@ -182,7 +184,7 @@ def _versions(attrs: Mapping[str, Any]) -> str:
     versions = attrs.get("versions")
     if not isinstance(versions, dict):
         return ""
-    return ", ".join(f"{k.upper() if len(k) <= 5 else k} {v}" for k, v in versions.items())
+    return ", ".join(f"{VERSION_LABELS.get(k, k)} {v}" for k, v in versions.items())
 
 
 def training_figures(
