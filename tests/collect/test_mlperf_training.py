@@ -112,8 +112,8 @@ def test_system_fields_of_real_shapes():
     assert amd["accelerators"] == 8 and amd["versions"] == {"rocm": "7.0.0"}
     nvidia = collector.system_fields({
         "division": "closed", "status": "onprem", "accelerators_per_node": "4",
-        "number_of_nodes": "x", "other_software_stack": {
-            "cuda_version": "12.2.1.020", "nccl_version": "v2.28.3-1", "dali_version": "1.29.0"}})  # fmt: skip
+        "number_of_nodes": "x", "other_software_stack": {"cuda_version": "12.2.1.020",
+        "nccl_version": "v2.28.3-1", "dali_version": "1.29.0"}})  # fmt: skip
     assert nvidia["availability"] == "Available on-premise" and nvidia["accelerators"] is None
     assert nvidia["versions"] == {"cuda": "12.2.1.020", "nccl": "2.28.3-1"}
     aborted = collector.read_run(
