@@ -1,9 +1,9 @@
 """The report job: resolve the as-of date, compute every figure once, save the derived tables
-(lag_samples, lag_trend, perf_parity, ci_job_health, ci_parity, issue_response,
+(lag_samples, lag_trend, perf_parity, perf_training, ci_job_health, ci_parity, issue_response,
 issue_response_quarterly: what the views v_lag_series, v_lag_trend, v_perf_parity,
-v_ci_job_health, v_ci_parity, v_issue_response and v_issue_response_quarterly read) and write
-the report from the same figures. `tracker report` and the nightly job both run it, so the
-views always hold the numbers of the newest report."""
+v_perf_training, v_ci_job_health, v_ci_parity, v_issue_response and v_issue_response_quarterly
+read) and write the report from the same figures. `tracker report` and the nightly job both run
+it, so the views always hold the numbers of the newest report."""
 
 from __future__ import annotations
 
