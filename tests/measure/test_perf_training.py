@@ -4,7 +4,7 @@ same count, "no submission" rows) on the real result sets of the v5.0 and v5.1 c
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -121,3 +121,20 @@ def test_cli_suite_training_csv_and_view(sqlite_store, tmp_path):
     view = sqlite_store.view_rows("v_perf_training")
     rocm = {(r["round"], round(r["ratio_to_nvidia"], 3)) for r in view if r["regime"] == "rocm"}
     assert rocm == {("v5.0", 1.962), ("v5.1", 1.706)}
+
+
+def test_digest_says_a_new_round_once(sqlite_store, tmp_path):
+    from tracker.digest.perf_lines import new_training_round_lines
+
+    results = stored_rounds(sqlite_store, tmp_path)
+    figures = training_figures(results, ["cuda", "rocm", "xla", "neuron"])
+    seen = min(r.first_seen for r in figures.rounds)
+    lines = new_training_round_lines(figures, seen, seen + timedelta(days=7))
+    texts = {line["text"].split(" (")[0]: line["text"] for line in lines}
+    assert (
+        "ROCm 1.96x NVIDIA's time on llama2_70b_lora at 8 accelerators (MI325X 21.6 min vs "
+        "GB200 11.0 min); no submission from Neuron"
+    ) in texts["MLPerf Training v5.0"]
+    assert "ROCm 1.71x" in texts["MLPerf Training v5.1"] and "no submission from XLA, Neuron" in (
+        texts["MLPerf Training v5.1"])  # fmt: skip
+    assert new_training_round_lines(figures, seen + timedelta(days=7), seen + timedelta(14)) == []
