@@ -11,7 +11,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-EVENT_KINDS = ("release", "note", "issue", "ci_run", "ci_job", "result", "commit", "comment")
+EVENT_KINDS = (
+    "release",
+    "note",
+    "issue",
+    "ci_run",
+    "ci_job",
+    "result",
+    "commit",
+    "comment",
+    "training_result",
+)
 REGIME_NONE = "none"
 
 
@@ -55,9 +65,12 @@ class Event:
 
     `kind` is one of EVENT_KINDS. `ci_job` is one job of a CI run: its `regime` is where the job
     ran, which can differ from its run's. `result` is one published benchmark result (MLPerf
-    Inference, tracker.collect.sources.mlperf_inference), its row in `attrs`. `comment` is one
-    comment on an issue (attrs: issue, author, author_type, association). `outcome` is the
-    normalised result used by the pass-rate view: "passed", "failed" or None (not counted).
+    Inference, tracker.collect.sources.mlperf_inference), its row in `attrs`.
+    `training_result` is one MLPerf Training result set (a system's runs of one benchmark,
+    tracker.collect.sources.mlperf_training), its runs and system fields in `attrs`.
+    `comment` is one comment on an issue (attrs: issue, author, author_type, association).
+    `outcome` is the normalised result used by the pass-rate view: "passed", "failed" or None
+    (not counted).
     `state` keeps the raw state / conclusion or issue state. `updated_at` is what the runner's
     cursor follows (defaults to occurred_at).
     """

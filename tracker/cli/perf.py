@@ -1,4 +1,5 @@
-"""`tracker perf`: delivered performance per regime (MLPerf Inference), as a table or CSV."""
+"""`tracker perf`: delivered performance per regime (MLPerf Inference; MLPerf Training with
+``--suite training``), as a table or CSV."""
 
 from __future__ import annotations
 
@@ -40,11 +41,22 @@ COLUMNS = (
     "Only rounds published by the end of DATE, UTC (default: the snapshot date of a "
     "replayed store, else now)."
 )
+@click.option(
+    "--suite",
+    type=click.Choice(["inference", "training"]),
+    default="inference",
+    show_default=True,
+    help="MLPerf Inference (throughput per accelerator) or MLPerf Training (time to train).",
+)
 @click.option("--regime", default=None, help="Only this regime.")
-@click.option("--benchmark", default=None, help="Only this MLPerf benchmark, e.g. llama2-70b-99.")
+@click.option(
+    "--benchmark",
+    default=None,
+    help="Only this MLPerf benchmark, e.g. llama2-70b-99 (inference), llama2_70b_lora (training).",
+)
 @table_or_csv()
 @click.pass_context
-def perf(ctx: click.Context, as_of, regime, benchmark, fmt) -> None:
+def perf(ctx: click.Context, as_of, suite, regime, benchmark, fmt) -> None:
     """Print delivered performance per regime: per MLPerf Inference round, benchmark and
     scenario, each regime's best result per accelerator and its ratio to the best NVIDIA
     (cuda) result of the same round (docs/methodology.md, "Delivered performance").
@@ -55,10 +67,18 @@ def perf(ctx: click.Context, as_of, regime, benchmark, fmt) -> None:
     same-generation NVIDIA part instead (MI300X-H100, MI325X-H200, MI355X-B200). The view
     v_perf_parity holds the same rows as of the newest report.
 
+    With --suite training: per MLPerf Training round, benchmark and accelerator count, each
+    regime's best time to train (minutes, scored as MLCommons' result summarizer scores it:
+    olympic mean of the runs, failed runs dropped, times scaling.json's factor) beside the best
+    NVIDIA one at the same count, and ratio_to_nvidia = minutes / nvidia_minutes (> 1: slower).
+    A regime without any result set in a round has a row saying "no submission in this round".
+    The view v_perf_training holds the same rows as of the newest report.
+
     \b
     Examples:
       tracker perf --benchmark llama2-70b-99
       tracker perf --regime rocm --format csv > rocm-perf.csv
+      tracker perf --suite training --benchmark llama2_70b_lora
     """
     from tracker.measure.perf.inference import perf_figures
     from tracker.store.asof import resolve_as_of
@@ -68,6 +88,13 @@ def perf(ctx: click.Context, as_of, regime, benchmark, fmt) -> None:
     config = load_config(ctx.obj["sources"])
     regimes = [r.id for r in config.regimes]
     one_of(regime, regimes, f"is not a regime of {config.path}", "--regime")
+    if suite == "training":
+        from tracker.cli.perf_training import print_training
+
+        print_training(
+            store.perf_results(point.when, "training_result"), regimes, regime, benchmark, fmt
+        )
+        return
     figures = perf_figures(store.perf_results(point.when), regimes)
     if not figures.rounds:
         click.echo("no MLPerf results stored (sources of kind mlperf_inference)", err=True)

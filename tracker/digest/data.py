@@ -30,7 +30,7 @@ from tracker.digest.blocks import (
     open_age_crossings,
     subject,
 )
-from tracker.digest.perf_lines import new_round_lines
+from tracker.digest.perf_lines import new_round_lines, new_training_round_lines
 from tracker.digest.response_lines import waiting_lines
 from tracker.digest.week import DigestWeek, iso_week, resolve_week, week_of
 from tracker.errors import TrackerError
@@ -145,7 +145,9 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         line["kind"] in ("gained", "benchmark") for b in blocks for line in b["lag_lines"]
     ) or any(b["friction"]["friction"] + b["friction"]["optimization"] for b in blocks)
     # A new MLPerf round, the week it is first collected, is news too.
-    perf_news = new_round_lines(figures.perf, week.start, week.end)
+    perf_news = new_round_lines(figures.perf, week.start, week.end) + new_training_round_lines(
+        figures.training, week.start, week.end
+    )
     changed = changed or bool(perf_news)
     data: dict[str, Any] = {
         "week": week.name,

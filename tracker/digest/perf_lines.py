@@ -1,6 +1,6 @@
-"""The digest's "Delivered performance" lines: an MLPerf Inference round first collected in the
-digest's week, said once, with the lead benchmark's ratios per regime (the report's figures:
-tracker.measure.perf.inference)."""
+"""The digest's "Delivered performance" lines: an MLPerf Inference or Training round first
+collected in the digest's week, said once, with the lead benchmark's ratios per regime (the
+report's figures: tracker.measure.perf.inference, tracker.measure.perf.training)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ from datetime import datetime
 from typing import Any
 
 from tracker.measure.perf.inference import LEAD_BENCHMARK, REFERENCE, PerfFigures
+from tracker.measure.perf.training import LEAD_BENCHMARK as TRAINING_LEAD
+from tracker.measure.perf.training import REFERENCE as TRAINING_REFERENCE
+from tracker.measure.perf.training import TrainingFigures
 from tracker.mentions.accelerators import short_name
 from tracker.present import palette
 
@@ -48,5 +51,46 @@ def new_round_lines(perf: PerfFigures, start: datetime, end: datetime) -> list[d
             + (f"; no submission from {', '.join(silent)}" if silent else "")
         )
         url = next((r.evidence_url for r in mine if r.regime != REFERENCE), "")
+        lines.append({"text": text, "url": url})
+    return lines
+
+
+def new_training_round_lines(
+    training: TrainingFigures, start: datetime, end: datetime
+) -> list[dict[str, Any]]:
+    """One line per MLPerf Training round first collected in [start, end): per regime, its
+    best time to train as a multiple of NVIDIA's at the same count on the lead benchmark (else
+    the first benchmark it shares with NVIDIA), and which regimes submitted nothing."""
+    lines = []
+    for info in training.rounds:
+        if not start <= info.first_seen < end:
+            continue
+        compared = [r for r in training.compared() if r.round == info.round]
+        parts = []
+        for regime in palette.ordered({r.regime for r in compared}):
+            mine = sorted(
+                (r for r in compared if r.regime == regime),
+                key=lambda r: (r.benchmark != TRAINING_LEAD, r.benchmark, r.accelerators or 0),
+            )
+            row = mine[0]
+            assert row.best is not None and row.nvidia is not None and row.ratio is not None
+            parts.append(
+                f"{palette.short_name(regime)} {row.ratio:.2f}x NVIDIA's time on "
+                f"{row.benchmark} at {row.accelerators} accelerators "
+                f"({row.best.part} {row.best.minutes:.1f} min vs {row.nvidia.part} "
+                f"{row.nvidia.minutes:.1f} min)"
+            )
+        silent = [
+            palette.short_name(r)
+            for r in training.regimes
+            if r != TRAINING_REFERENCE and not info.counts.get(r)
+        ]
+        text = (
+            f"MLPerf Training {info.round} (published {info.published:%Y-%m-%d}) collected this "
+            "week"
+            + (f"; time to train: {', '.join(parts)}" if parts else "")
+            + (f"; no submission from {', '.join(silent)}" if silent else "")
+        )
+        url = compared[0].best.url if compared and compared[0].best else ""
         lines.append({"text": text, "url": url})
     return lines

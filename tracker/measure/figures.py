@@ -21,15 +21,16 @@ from tracker.config import Config
 from tracker.measure.ci.jobs import CiJobs, ci_jobs
 from tracker.measure.ci.rates import ci_rate_rows
 from tracker.measure.facts import LagFacts, load_lag_facts, observed_ends
-from tracker.measure.headline import quarters as headline
 from tracker.measure.headline.answer import Answer, answers
 from tracker.measure.headline.quarters import MedianPoint
+from tracker.measure.headline import quarters as headline
 from tracker.measure.headline.trends import Trends, compute_trends, store_rows
 from tracker.measure.kernels.summary import KernelLayer, kernel_layer
 from tracker.measure.lag.samples import LagSample
 from tracker.measure.lag.silent import SilentChannel, silent_channels
 from tracker.measure.models.benchmark import BenchmarkFigures, benchmark_figures
 from tracker.measure.perf.inference import PerfFigures, perf_figures
+from tracker.measure.perf.training import TrainingFigures, training_figures
 from tracker.measure.quality.quality import unread_tags
 from tracker.measure.quality.staleness import stale_definitions, stale_sources
 from tracker.measure.response import ResponseFigures, response_figures
@@ -65,6 +66,7 @@ class Figures:
     # store's reads, listed in the data-quality section (Store.far_dated_events)
     far_dated: dict = field(default_factory=dict)
     perf: PerfFigures = field(default_factory=PerfFigures)  # delivered performance (MLPerf)
+    training: TrainingFigures = field(default_factory=TrainingFigures)  # MLPerf Training
     kernels: KernelLayer | None = None  # the kernel layer (None: no `artifact: kernel` rule)
     ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci_jobs)
     # definitions silent while upstream kept releasing (measure.silent)
@@ -130,6 +132,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         source_count=len(config.sources),
         far_dated=store.far_dated_events(),
         perf=perf_figures(store.perf_results(as_of), regimes),
+        training=training_figures(store.perf_results(as_of, "training_result"), regimes),
         kernels=kernel_layer(facts.kernel_ledger, samples, unknown)
         if facts.kernel_ledger
         else None,

@@ -32,6 +32,7 @@ from tracker.present.benchmark_words import benchmark_json, pair_rows
 from tracker.present.formats import http_only, percent, visible_controls
 from tracker.report import definitions
 from tracker.report import response_section as waits
+from tracker.report import training_section as trained
 from tracker.report.chart_data import sparse_friction, split_sparse_ci
 from tracker.report.first_screen import answer_rows
 from tracker.report.perf_section import PERF_CSV_COLUMNS, perf_csv_rows, perf_section
@@ -61,6 +62,7 @@ IMAGES = {
     "friction": "friction_ratio.png",
     "ci": "ci_job_pass_rate.png",
     "perf": "delivered_performance.png",
+    "training": "delivered_training_performance.png",
     "parity": "ci_parity.png",
     "response": "first_response.png",
 }
@@ -159,6 +161,15 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             [f"{r.published:%Y-%m-%d}" for r in f.perf.rounds],
         )  # fmt: skip
         _write_csv(stage / "perf_parity.csv", perf_csv_rows(f.perf), PERF_CSV_COLUMNS)
+        training = trained.training_section(f.training)  # MLPerf Training: chart, table, CSV
+        drawers.draw(
+            "training", "tracker.report.training_chart", "training_chart",
+            stage / IMAGES["training"], f.training.rows, f.training.shared_benchmarks(),
+            [r.round for r in f.training.rounds],
+            [f"{r.published:%Y-%m-%d}" for r in f.training.rounds],
+        )  # fmt: skip
+        training_rows = trained.training_csv_rows(f.training)
+        _write_csv(stage / "perf_training.csv", training_rows, trained.TRAINING_CSV_COLUMNS)
         parity = f.ci_jobs.parity if f.ci_jobs is not None else []
         drawers.draw("parity", CI_CHARTS, "parity_chart", stage / IMAGES["parity"], parity)
         if f.ci_jobs is not None:  # CI job health: the rows of v_ci_job_health and v_ci_parity
@@ -267,6 +278,10 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
                     "analyst_overrides": f.overrides,
                     "independent_benchmark": benchmark_json(f.benchmark),
                     "issue_response": waits.summary(f.response),
+                    "training_performance": {
+                        "method": "docs/methodology.md#delivered-performance-training",
+                        "rows": training_rows,
+                    },
                 },
                 indent=1,
                 default=str,
@@ -328,6 +343,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             benchmark=f.benchmark,
             benchmark_rows=pair_rows(f.benchmark),
             perf=perf,
+            training=training,
             kernels=f.kernels,
             ci_jobs=ci_jobs_words.regime_blocks(f.ci_jobs),
             ci_parity=parity,

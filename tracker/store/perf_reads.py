@@ -1,5 +1,6 @@
 """Reads and writes behind "Delivered performance": the stored MLPerf results (events of kind
-`result`) and the table perf_parity that the view v_perf_parity reads.
+`result`, MLPerf Training result sets of kind `training_result`), the table perf_parity that the
+view v_perf_parity reads and perf_training that v_perf_training reads.
 
 A mixin of `tracker.store.Store`, like tracker.store.reads.
 """
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, select
 
 from tracker.events import utc
+from tracker.store.perf_tables import perf_training
 from tracker.store.tables import dated, events, perf_parity
 
 
@@ -23,9 +25,10 @@ class PerfReads:
         def _connect(self) -> AbstractContextManager[Connection]: ...
         def transaction(self) -> AbstractContextManager[Connection]: ...
 
-    def perf_results(self, as_of: datetime) -> list[dict[str, Any]]:
-        """Every stored benchmark result published at or before `as_of` (and not far-dated:
-        tables.dated) and not vanished:
+    def perf_results(self, as_of: datetime, kind: str = "result") -> list[dict[str, Any]]:
+        """Every stored benchmark result (events of `kind`: "result" for MLPerf Inference rows,
+        "training_result" for MLPerf Training result sets) published at or before `as_of` (and
+        not far-dated: tables.dated) and not vanished:
         attrs, occurred_at (the round's date), url, version (the round), first_seen_at."""
         query = (
             select(
@@ -36,7 +39,7 @@ class PerfReads:
                 events.c.first_seen_at,
             )
             .where(
-                events.c.kind == "result",
+                events.c.kind == kind,
                 events.c.occurred_at <= as_of,
                 events.c.vanished_at.is_(None),
                 dated(self.dialect),
@@ -58,3 +61,10 @@ class PerfReads:
             conn.execute(perf_parity.delete())
             if rows:
                 conn.execute(perf_parity.insert(), rows)
+
+    def replace_perf_training(self, rows: list[dict]) -> None:
+        """Swap in the training rows of one report run (one transaction)."""
+        with self.transaction() as conn:
+            conn.execute(perf_training.delete())
+            if rows:
+                conn.execute(perf_training.insert(), rows)

@@ -39,6 +39,7 @@ DOCUMENTED_VIEWS = (
     "v_event_tags",
     "v_lag_trend",
     "v_perf_parity",
+    "v_perf_training",
     "v_kernel_lag",
     "v_ci_job_health",
     "v_ci_parity",

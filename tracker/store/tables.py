@@ -28,7 +28,7 @@ from tracker.events import EVENT_TIME_END, EVENT_TIME_START
 # re-exported: the store's modules and the migrations read them from here
 from tracker.store.columns import Json, Timestamp, UTCDateTime, metadata  # noqa: F401
 
-KIND_COMMENT = "release | note | issue | ci_run | ci_job | result | comment"
+KIND_COMMENT = "release | note | issue | ci_run | ci_job | result | comment | training_result"
 
 events = Table(
     "events",
@@ -395,3 +395,5 @@ issue_response_quarterly = Table(
     Column("as_of", Timestamp, nullable=False),
     comment="time to first response per project, regime and quarter; rewritten by each report",
 )
+
+from tracker.store.perf_tables import perf_training  # noqa: E402, F401  (one metadata)

@@ -277,6 +277,18 @@ KINDS: dict[str, Kind] = {
         {"repo": "text", "round": "text", "published": "date"},
         {"commit": "text", "path": "text", "url": "text"},
     ),
+    "mlperf_training": _kind(
+        "mlperf_training",
+        {"repo": "text", "round": "text", "published": "date"},
+        {
+            "commit": "text",
+            "benchmarks": "text_list",
+            "max_files": "positive_int",
+            "max_file_bytes": "positive_int",
+            "api_url": "text",
+            "raw_url": "text",
+        },
+    ),
     "model_list": _kind("model_list", {"pages": _options.pages_problem}),
     "pypi": _kind("pypi", {"package": "text"}, {"url": "text"}),
     "version_history": _kind(

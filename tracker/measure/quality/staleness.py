@@ -13,7 +13,7 @@ from tracker.config.report import ReportSettings
 
 # Kinds whose source is one fixed document (an MLPerf round): its newest fact is as old as the
 # document by nature, never a sign that collection stopped.
-FIXED_DOCUMENT_KINDS = ("mlperf_inference",)
+FIXED_DOCUMENT_KINDS = ("mlperf_inference", "mlperf_training")
 
 
 def stale_sources(store, config, as_of: datetime) -> list[dict[str, Any]]:

@@ -1,0 +1,140 @@
+"""MLPerf Training scoring as MLCommons' result summarizer does it, checked against the
+summarizer's own published output, and the figure (best per regime beside NVIDIA's best at the
+same count, "no submission" rows) on the real result sets of the v5.0 and v5.1 cassettes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tracker.cli.main import cli
+from tracker.collect.runner import run_sources
+from tracker.jobs.config import load_config
+from tracker.measure.perf.training import (
+    NO_SUBMISSION,
+    olympic_mean,
+    time_to_train,
+    training_figures,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+# (run_start, run_stop) time_ms of real result sets, copied from the logs.
+# GigaComputing G893-SD1_pytorch llama2_70b_lora, mlcommons/training_results_v5.0 at 0fdc28f
+# (scaling.json 1.0511463844797178); the summarizer's score in GigaComputing/summary.json there:
+# 11.2653766902.
+GIGA_V50 = [(1745309556049, 1745310210172), (1745310595998, 1745311249957),
+            (1745311641611, 1745312295572), (1745302342015, 1745302995678),
+            (1745303390697, 1745303957733), (1745304372893, 1745305026949),
+            (1745305432527, 1745306086106), (1745306476495, 1745307130564),
+            (1745307530749, 1745308097813), (1745308492545, 1745309146464)]  # fmt: skip
+# Quanta_Cloud_Technology D75T-7U (MI325X) llama2_70b_lora, training_results_v5.1 at 441d65f
+# (scaling.json 1.034722222222222); Quanta_Cloud_Technology/summary.json there: 21.6307171586.
+QCT_V51 = [(1759212039892, 1759213292074), (1759213459147, 1759214545419),
+           (1759214711664, 1759215961052), (1759216127645, 1759217382421),
+           (1759217549605, 1759218805465), (1759218972110, 1759220227431),
+           (1759220393122, 1759221649674), (1759221815134, 1759223069694),
+           (1759223235333, 1759224657691), (1759224823102, 1759226078793)]  # fmt: skip
+
+
+def result_set(pairs, factor, benchmark="llama2_70b_lora", failed=0):
+    runs = [{"start_ms": a, "stop_ms": b, "status": "success"} for a, b in pairs]
+    runs += [{"start_ms": 1, "stop_ms": None, "status": None, "problem": "x"}] * failed
+    return {"benchmark": benchmark, "runs": runs, "scaling_factor": factor, "unread": 0}
+
+
+@pytest.mark.parametrize(
+    ("pairs", "factor", "published"),
+    [(GIGA_V50, 1.0511463844797178, 11.2653766902), (QCT_V51, 1.034722222222222, 21.6307171586)],
+)
+def test_time_to_train_is_the_summarizers_published_score(pairs, factor, published):
+    minutes, why = time_to_train(result_set(pairs, factor))
+    assert why is None and minutes == pytest.approx(published, abs=1e-9)
+    # not the plain mean, and not without the scaling factor
+    assert time_to_train(result_set(pairs, 1.0))[0] != pytest.approx(published, abs=1e-6)
+
+
+def test_a_failed_run_counts_among_the_slowest_dropped():
+    minutes = [float(m) for m in range(1, 10)]  # nine runs converged, one failed
+    assert olympic_mean(minutes, 1, "llama2_70b_lora") == pytest.approx(sum(range(2, 10)) / 8)
+    assert olympic_mean(minutes, 0, "llama2_70b_lora") == pytest.approx(sum(range(2, 9)) / 7)
+    assert olympic_mean(minutes, 2, "llama2_70b_lora") is None  # too many failed runs
+    # unet3d drops four at each end
+    assert olympic_mean([float(m) for m in range(1, 41)], 0, "unet3d") == pytest.approx(20.5)
+    assert time_to_train(result_set(GIGA_V50[:9], 1.0, failed=2)) == (None, "too many failed runs")
+    unread = result_set(GIGA_V50, 1.0) | {"unread": 1}
+    assert time_to_train(unread) == (None, "result files not read")
+
+
+def stored_rounds(store, tmp_path: Path) -> list:
+    config = load_config(REPO / "sources.yaml")
+    ids = ["mlperf-training-v5-0", "mlperf-training-v5-1"]
+    run_sources(config, store, only=ids, replay=REPO / "cassettes")
+    return store.perf_results(datetime(2026, 8, 22, tzinfo=UTC), "training_result")
+
+
+def test_the_figure_on_the_real_v50_v51_result_sets(store, tmp_path):
+    results = stored_rounds(store, tmp_path)
+    figures = training_figures(results, ["cuda", "rocm", "xla", "neuron"])
+    rows = {(r.round, r.benchmark, r.accelerators, r.regime): r for r in figures.rows}
+    v50 = rows[("v5.0", "llama2_70b_lora", 8, "rocm")]
+    assert (v50.best.part, v50.best.submitter, v50.nvidia.part, v50.nvidia.submitter) == (
+        "MI325X", "Supermicro", "GB200", "Oracle")  # fmt: skip
+    assert v50.best.minutes == pytest.approx(21.575114583, abs=1e-6)
+    assert v50.nvidia.minutes == pytest.approx(10.996333718, abs=1e-6)
+    assert v50.ratio == pytest.approx(1.962, abs=5e-4)
+    v51 = rows[("v5.1", "llama2_70b_lora", 8, "rocm")]
+    assert (v51.best.part, v51.nvidia.part, v51.nvidia.system) == (
+        "MI355X", "GB300", "theia_ngpu8_ngc25.09_nemo")  # fmt: skip
+    assert v51.ratio == pytest.approx(1.706, abs=5e-4)
+    assert "NCCL 2.28.3-1" in v51.nvidia.versions and "ROCm 7.0.0" in v51.best.versions
+    silent = {(r.round, r.regime) for r in figures.rows if r.status == NO_SUBMISSION}
+    assert silent == {("v5.1", "xla"), ("v5.1", "neuron"), ("v5.0", "neuron")}
+    assert [r.round for r in figures.rows][0] == "v5.1"  # newest round first
+    # the Dell B200 set with its aborted run is scored (9 runs), not the best of its regime
+    dell = [i for i in results if i["attrs"]["submitter"] == "Dell"][0]["attrs"]
+    assert [bool(r.get("problem")) for r in dell["runs"]].count(True) == 1
+    assert time_to_train(dell)[0] == pytest.approx(10.0899625, abs=1e-6)
+
+
+def test_cli_suite_training_csv_and_view(sqlite_store, tmp_path):
+    stored_rounds(sqlite_store, tmp_path)
+    db = f"sqlite:///{tmp_path / 'tracker.db'}"
+    result = CliRunner().invoke(
+        cli, ["--db", db, "perf", "--suite", "training", "--format", "csv", "--as-of", "2026-08-22"]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("round,round_date,benchmark,accelerators,regime,status,minutes")
+    assert any(x.startswith("v5.0,2025-06-04,llama2_70b_lora,8,rocm,measured,21.58,11.00,1.962")
+               for x in lines)  # fmt: skip
+    assert any(x.startswith("v5.1,2025-11-12,llama2_70b_lora,8,rocm,measured,10.18,5.97,1.706")
+               for x in lines)  # fmt: skip
+    assert "v5.1,2025-11-12,(any),,xla,no submission in this round" in result.stdout
+    figures = training_figures(
+        sqlite_store.perf_results(datetime(2026, 8, 22, tzinfo=UTC), "training_result"),
+        ["cuda", "rocm", "xla", "neuron"],
+    )
+    sqlite_store.replace_perf_training(figures.store_rows(datetime(2026, 8, 22, tzinfo=UTC)))
+    view = sqlite_store.view_rows("v_perf_training")
+    rocm = {(r["round"], round(r["ratio_to_nvidia"], 3)) for r in view if r["regime"] == "rocm"}
+    assert rocm == {("v5.0", 1.962), ("v5.1", 1.706)}
+
+
+def test_digest_says_a_new_round_once(sqlite_store, tmp_path):
+    from tracker.digest.perf_lines import new_training_round_lines
+
+    results = stored_rounds(sqlite_store, tmp_path)
+    figures = training_figures(results, ["cuda", "rocm", "xla", "neuron"])
+    seen = min(r.first_seen for r in figures.rounds)
+    lines = new_training_round_lines(figures, seen, seen + timedelta(days=7))
+    texts = {line["text"].split(" (")[0]: line["text"] for line in lines}
+    assert (
+        "ROCm 1.96x NVIDIA's time on llama2_70b_lora at 8 accelerators (MI325X 21.6 min vs "
+        "GB200 11.0 min); no submission from Neuron"
+    ) in texts["MLPerf Training v5.0"]
+    assert "ROCm 1.71x" in texts["MLPerf Training v5.1"] and "no submission from XLA, Neuron" in (
+        texts["MLPerf Training v5.1"])  # fmt: skip
+    assert new_training_round_lines(figures, seen + timedelta(days=7), seen + timedelta(14)) == []

@@ -1,0 +1,91 @@
+"""The "Delivered performance: training" chart: per benchmark a regime and NVIDIA share, the
+regime's best MLPerf Training time to train as a multiple of the best NVIDIA one at the same
+accelerator count, round by round (tracker.measure.perf.training; docs/methodology.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from tracker.measure.perf.training import REFERENCE, TrainingRow  # noqa: E402
+from tracker.present import palette  # noqa: E402
+from tracker.report.charts import save_png  # noqa: E402
+
+
+def training_chart(
+    path: Path,
+    rows: Sequence[TrainingRow],
+    benchmarks: Sequence[str],
+    rounds: Sequence[str],
+    dates: Sequence[str] = (),
+) -> bool:
+    """One panel per benchmark: x = rounds, oldest first; y = ratio (regime / best NVIDIA time
+    at the same count; 1 = as fast, above = slower), a line per regime and count, each point
+    naming the parts. False when there is nothing to draw."""
+    drawn = [r for r in rows if r.benchmark in benchmarks and r.regime != REFERENCE and r.ratio]
+    if not drawn or not rounds:
+        return False
+    x = {name: i for i, name in enumerate(rounds)}
+    columns = min(2, len(benchmarks))
+    rows_n = -(-len(benchmarks) // columns)
+    fig, grid = plt.subplots(
+        rows_n, columns, figsize=(5.0 * columns, 4.2 * rows_n), sharey=True, squeeze=False
+    )
+    axes = list(grid.flat)
+    for spare in axes[len(benchmarks) :]:
+        spare.set_visible(False)
+    top = max(2.5, max(r.ratio or 0 for r in drawn) + 0.8)
+    for ax, benchmark in zip(axes, benchmarks, strict=False):
+        ax.axhline(1.0, color=palette.colour(REFERENCE), linewidth=1.2)
+        ax.text(-0.3, 1.02, "best NVIDIA = 1", fontsize=8, color="#444", va="bottom")
+        mine = [r for r in drawn if r.benchmark == benchmark]
+        for regime in palette.ordered({r.regime for r in mine}):
+            for count in sorted({r.accelerators or 0 for r in mine if r.regime == regime}):
+                points = sorted(
+                    (x[r.round], r)
+                    for r in mine
+                    if r.regime == regime and r.accelerators == count and r.round in x
+                )
+                ax.plot(
+                    [p[0] for p in points],
+                    [p[1].ratio for p in points],
+                    marker=palette.marker(regime),
+                    color=palette.colour(regime),
+                    label=f"{palette.short_name(regime)}, {count} accelerators",
+                )
+                for i, (pos, row) in enumerate(points):
+                    assert row.best is not None and row.nvidia is not None
+                    # neighbouring labels alternate above and below their points
+                    ax.annotate(
+                        f"{row.ratio:.2f}x\n{row.best.part} vs {row.nvidia.part}",
+                        (pos, row.ratio or 0),
+                        textcoords="offset points",
+                        xytext=(0, 8) if i % 2 == 0 else (0, -10),
+                        va="bottom" if i % 2 == 0 else "top",
+                        ha="center",
+                        fontsize=8,
+                        color=palette.colour(regime),
+                        bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none"},
+                    )
+        for name, pos in x.items():  # a round without a comparison: said, not left blank
+            if not any(r.round == name for r in mine):
+                ax.text(pos, 0.15, "no non-NVIDIA\nresult at an\nNVIDIA count", ha="center",
+                        fontsize=7, color="#666")  # fmt: skip
+        ax.set_title(benchmark, fontsize=10)
+        labels = [f"{r}\n{d}" for r, d in zip(rounds, dates, strict=True)] if dates else rounds
+        ax.set_xticks(range(len(rounds)), list(labels), fontsize=8)
+        ax.set_xlim(-0.7, len(rounds) - 0.3)
+        ax.set_ylim(0, top)
+        ax.grid(axis="y", alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
+    for row in grid:
+        row[0].set_ylabel("time to train /\nbest NVIDIA time (>1 slower)", fontsize=9)
+    fig.subplots_adjust(hspace=0.6)
+    save_png(fig, path)
+    return True

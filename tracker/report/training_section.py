@@ -1,0 +1,97 @@
+"""What the report's "Delivered performance" section shows of MLPerf Training, shaped for the
+template (no drawing): per round, newest first, a row per benchmark and accelerator count with
+the best NVIDIA time to train and each regime's cell (its time, the ratio, the deciding system,
+its software versions) or "no submission"; per regime, the rounds it submitted to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tracker.measure.perf.training import NO_SUBMISSION, REFERENCE, TrainingFigures
+from tracker.present import palette
+
+TRAINING_CSV_COLUMNS = (
+    "round",
+    "round_date",
+    "benchmark",
+    "accelerators",
+    "regime",
+    "status",
+    "minutes",
+    "nvidia_minutes",
+    "ratio_to_nvidia",
+    "accelerator",
+    "system",
+    "submitter",
+    "availability",
+    "software_versions",
+    "evidence_url",
+    "nvidia_accelerator",
+    "nvidia_system",
+    "nvidia_software_versions",
+    "nvidia_evidence_url",
+)
+
+
+def training_section(training: TrainingFigures) -> dict[str, Any]:
+    """The template's `training`: regimes (id, name), rounds newest first (lines, silent
+    regimes), presence per regime."""
+    regimes = [r for r in training.regimes if r != REFERENCE] or sorted(
+        {r.regime for r in training.rows} - {REFERENCE}
+    )
+    rounds = []
+    for info in reversed(training.rounds):
+        here = [r for r in training.rows if r.round == info.round and r.status != NO_SUBMISSION]
+        keys = sorted({(r.benchmark, r.accelerators or 0) for r in here}, key=_lead_first)
+        lines = []
+        for benchmark, count in keys:
+            cells = {
+                r.regime: r for r in here if (r.benchmark, r.accelerators) == (benchmark, count)
+            }
+            if set(cells) == {REFERENCE}:
+                continue  # NVIDIA alone: the CSV has it; the table compares
+            lines.append(
+                {
+                    "benchmark": benchmark,
+                    "accelerators": count,
+                    "cuda": cells.get(REFERENCE),
+                    "cells": [cells.get(regime) for regime in regimes],
+                }
+            )
+        rounds.append(
+            {
+                "round": info.round,
+                "published": info.published.date().isoformat(),
+                "result_sets": info.result_sets,
+                "lines": lines,
+                "silent": [palette.name(r) for r in regimes if not info.counts.get(r)],
+            }
+        )
+    return {
+        "regimes": [{"id": r, "name": palette.name(r)} for r in regimes],
+        "rounds": rounds,
+        "presence": [
+            {
+                "name": palette.name(r),
+                "rounds": [i.round for i in training.rounds if i.counts.get(r)],
+            }
+            for r in regimes
+        ],
+    }
+
+
+def _lead_first(key: tuple[str, int]) -> tuple:
+    return (key[0] != "llama2_70b_lora", key[0], key[1])
+
+
+def training_csv_rows(training: TrainingFigures) -> list[dict[str, Any]]:
+    """perf_training.csv: the rows of the view v_perf_training (and the regimes' "no submission
+    in this round" rows)."""
+    out = []
+    for row in training.rows:
+        values = row.store_row(row.round_date)
+        values["round_date"] = row.round_date.date()
+        if row.status == NO_SUBMISSION:
+            values["accelerators"] = ""
+        out.append({c: values.get(c) for c in TRAINING_CSV_COLUMNS})
+    return out

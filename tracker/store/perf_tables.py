@@ -1,0 +1,39 @@
+"""The table perf_training behind "Delivered performance: training" (the view v_perf_training
+reads it): each regime's best MLPerf Training time to train per round, benchmark and accelerator
+count beside the best NVIDIA one, rewritten by each report (tracker.measure.perf.training)."""
+
+from __future__ import annotations
+
+from sqlalchemy import Column, Float, Integer, String, Table, Text
+
+from tracker.store.columns import Timestamp, metadata
+
+perf_training = Table(
+    "perf_training",
+    metadata,
+    Column("round", String(32), primary_key=True, comment="MLPerf Training round, e.g. v5.0"),
+    Column("round_date", Timestamp, nullable=False, comment="the round's publication date"),
+    Column("benchmark", String(100), primary_key=True, comment="e.g. llama2_70b_lora"),
+    Column("accelerators", Integer, primary_key=True, comment="accelerators per node x nodes"),
+    Column("regime", String(32), primary_key=True),
+    Column(
+        "status", String(64), nullable=False, comment="measured | no NVIDIA result at this count"
+    ),
+    Column("minutes", Float, comment="the regime's best time to train (summarizer's score)"),
+    Column("accelerator", Text),
+    Column("system", Text),
+    Column("submitter", Text),
+    Column("availability", Text),
+    Column(
+        "software_versions", Text, comment="NCCL / RCCL / ROCm / CUDA ... named by the system file"
+    ),
+    Column("evidence_url", Text, comment="the result folder in the round's repo"),
+    Column("nvidia_minutes", Float, comment="the best cuda time to train at the same count"),
+    Column("nvidia_accelerator", Text),
+    Column("nvidia_system", Text),
+    Column("nvidia_software_versions", Text),
+    Column("nvidia_evidence_url", Text),
+    Column("ratio_to_nvidia", Float, comment="minutes / nvidia_minutes; > 1 slower"),
+    Column("as_of", Timestamp, nullable=False),
+    comment="each regime's best MLPerf Training time to train; rewritten by each report",
+)
