@@ -11,7 +11,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-EVENT_KINDS = ("release", "note", "issue", "ci_run", "ci_job", "result", "commit", "comment")
+EVENT_KINDS = (
+    "release",
+    "note",
+    "issue",
+    "ci_run",
+    "ci_job",
+    "result",
+    "commit",
+    "comment",
+    "ci_tests",
+)
 REGIME_NONE = "none"
 
 
