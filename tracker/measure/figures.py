@@ -20,6 +20,7 @@ from tracker.config import Config
 from tracker.measure import headline
 from tracker.measure.answer import Answer, answers
 from tracker.measure.benchmark import BenchmarkFigures, benchmark_figures
+from tracker.measure.ci.tests import CiTests, ci_tests
 from tracker.measure.ci_jobs import CiJobs, ci_jobs
 from tracker.measure.ci_rates import ci_rate_rows
 from tracker.measure.facts import LagFacts, load_lag_facts, observed_ends
@@ -66,6 +67,8 @@ class Figures:
     perf: PerfFigures = field(default_factory=PerfFigures)  # delivered performance (MLPerf)
     kernels: KernelLayer | None = None  # the kernel layer (None: no `artifact: kernel` rule)
     ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci_jobs)
+    # CI pass rate in two units (jobs, tests) and failing tests (measure.ci.tests)
+    ci_tests: CiTests = field(default_factory=CiTests)
     # definitions silent while upstream kept releasing (measure.silent)
     silent: list[SilentChannel] = field(default_factory=list)
     # an independent benchmark's first configurations per family (measure.benchmark)
@@ -133,6 +136,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         if facts.kernel_ledger
         else None,
         ci_jobs=jobs.result(),
+        ci_tests=ci_tests(config, store, as_of, pass_rates),
         silent=silent_channels(samples, spans, as_of, config.report.silent_after_series),
         benchmark=_benchmark(config, facts, as_of),
         response=issue_response_figures(config, store, as_of, regimes),

@@ -1,0 +1,1 @@
+"""CI figures: pass rates, job health, parity and test-level results."""
