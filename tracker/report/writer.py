@@ -27,9 +27,9 @@ from tracker.measure.model_summary import model_matrix
 from tracker.measure.silent import HINT as SILENT_HINT
 from tracker.measure.survival import LagSummary
 from tracker.present import ci_jobs_words, ci_units_words, palette, trend_words
-from tracker.present.ci_units_words import UNIT_COLUMNS
 from tracker.present.answer_words import LABEL, answer_text
 from tracker.present.benchmark_words import benchmark_json, pair_rows
+from tracker.present.ci_units_words import UNIT_COLUMNS
 from tracker.present.formats import http_only, percent, visible_controls
 from tracker.report import definitions
 from tracker.report import response_section as waits

@@ -25,8 +25,9 @@ Contract:
   file being written during its nightly is read again once it changed; its events replace the
   earlier ones (the same ids).
 - A file: one JSON object per line with ``name``, ``job_name`` (or ``classname``), ``status``,
-  ``build_number`` (an aggregate row needs no ``status``). Aggregate rows count many tests: ``name`` ``__passed__ (N)``,
-  ``__skipped__ (N)``, ``__xfailed__ (N)``, ``__unidentified_failures__ (N)``,
+  ``build_number`` (an aggregate row needs no ``status``). Aggregate rows count many tests:
+  ``name`` ``__passed__ (N)``, ``__skipped__ (N)``, ``__xfailed__ (N)``,
+  ``__unidentified_failures__ (N)``,
   ``__unidentified_errors__ (N)``; ``__job_level__``: no test output was found, the row's status
   is the job's state. Any other name is one test, counted by its status, a failing one by name.
   A line that is not such an object is a skip (line number); the rest of the file goes on; at
