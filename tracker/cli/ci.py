@@ -1,4 +1,4 @@
-"""`tracker ci-health`: CI job health per source and job name (tracker.measure.ci_jobs, the
+"""`tracker ci-health`: CI job health per source and job name (tracker.measure.ci.jobs, the
 same figures the report, the digest and the view v_ci_job_health show). Mounted on the
 `tracker` group by tracker/cli/main.py."""
 
@@ -75,8 +75,8 @@ def ci_health(ctx: click.Context, as_of, regime, hardware, failing, show, fmt) -
       tracker ci-health --units --regime rocm
       tracker ci-health --tests --failing --regime rocm
     """
-    from tracker.measure.ci_health import HEALTH_COLUMNS
-    from tracker.measure.ci_jobs import ci_jobs
+    from tracker.measure.ci.health import HEALTH_COLUMNS
+    from tracker.measure.ci.jobs import ci_jobs
     from tracker.store.asof import resolve_as_of
 
     config = load_config(ctx.obj["sources"])
@@ -124,8 +124,8 @@ def _emit(columns: list[str], cells: list[list], fmt: str) -> None:
 
 def _test_level(config, store, point, show: str, regime, failing: bool, fmt: str) -> None:
     """``--units`` and ``--tests``: the test-level figures of tracker.measure.ci.tests."""
+    from tracker.measure.ci.rates import ci_rate_rows
     from tracker.measure.ci.tests import ci_tests
-    from tracker.measure.ci_rates import ci_rate_rows
     from tracker.present.ci_units_words import JOBS, TESTS, job_label, test_label
 
     headline, _other = ci_rate_rows(config, store)

@@ -3,7 +3,7 @@
 failing tests by name.
 
 - job pass rate (``job_rate``): passed jobs / jobs passed or failed, the headline triggers'
-  rows of ``v_ci_pass_rate_weekly`` (tracker.measure.ci_rates); a soft-failed job is failed.
+  rows of ``v_ci_pass_rate_weekly`` (tracker.measure.ci.rates); a soft-failed job is failed.
 - test pass rate (``test_rate``): passed tests / (tests - skipped) = passed / (passed + failed +
   errors), summed over the week's job test reports (``v_ci_test_pass_rate_weekly``); a
   soft-failed job's failing tests are failures too. Reports with no test counts (the job's
