@@ -64,6 +64,8 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     from tracker.present.answer_words import answer_text, median_phrase, subject_part
     from tracker.present.benchmark_words import first_config_lines
     from tracker.present.ci_jobs_words import regime_blocks
+    from tracker.present.ci_units_words import digest_lines as unit_lines
+    from tracker.present.ci_units_words import week_label
     from tracker.present.formats import http_only
     from tracker.present.silent_words import silent_line
     from tracker.present.trend_words import digest_line_by_regime, stale_ci_text
@@ -115,6 +117,8 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
             "ci_newest": stale_ci_text(figures.trends, regime, week.as_of),
             "ci_other": ci_other_block(ci_other_rows, regime, week, previous),
             "ci_jobs": ci_jobs.get(regime),
+            # both units, each named (jobs = test groups, tests), the newest week up to this one
+            "ci_units": unit_lines(figures.ci_tests, [regime], week_label(week.as_of)),
             "friction": friction_block(friction_rows, events, regime, week, previous, limits),
         }
         if not block["reference"]:

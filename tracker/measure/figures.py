@@ -20,10 +20,11 @@ from typing import Any
 from tracker.config import Config
 from tracker.measure.ci.jobs import CiJobs, ci_jobs
 from tracker.measure.ci.rates import ci_rate_rows
+from tracker.measure.ci.tests import CiTests, ci_tests
 from tracker.measure.facts import LagFacts, load_lag_facts, observed_ends
+from tracker.measure.headline import quarters as headline
 from tracker.measure.headline.answer import Answer, answers
 from tracker.measure.headline.quarters import MedianPoint
-from tracker.measure.headline import quarters as headline
 from tracker.measure.headline.trends import Trends, compute_trends, store_rows
 from tracker.measure.kernels.summary import KernelLayer, kernel_layer
 from tracker.measure.lag.samples import LagSample
@@ -69,6 +70,8 @@ class Figures:
     training: TrainingFigures = field(default_factory=TrainingFigures)  # MLPerf Training
     kernels: KernelLayer | None = None  # the kernel layer (None: no `artifact: kernel` rule)
     ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci_jobs)
+    # CI pass rate in two units (jobs, tests) and failing tests (measure.ci.tests)
+    ci_tests: CiTests = field(default_factory=CiTests)
     # definitions silent while upstream kept releasing (measure.silent)
     silent: list[SilentChannel] = field(default_factory=list)
     # an independent benchmark's first configurations per family (measure.benchmark)
@@ -137,6 +140,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         if facts.kernel_ledger
         else None,
         ci_jobs=jobs.result(),
+        ci_tests=ci_tests(config, store, as_of, pass_rates),
         silent=silent_channels(samples, spans, as_of, config.report.silent_after_series),
         benchmark=_benchmark(config, facts, as_of),
         response=issue_response_figures(config, store, as_of, regimes),

@@ -26,9 +26,10 @@ from tracker.measure.lag.silent import HINT as SILENT_HINT
 from tracker.measure.models.summary import REGIMES as MODEL_REGIMES
 from tracker.measure.models.summary import model_matrix
 from tracker.measure.stats.survival import LagSummary
-from tracker.present import ci_jobs_words, palette, trend_words
+from tracker.present import ci_jobs_words, ci_units_words, palette, trend_words
 from tracker.present.answer_words import LABEL, answer_text
 from tracker.present.benchmark_words import benchmark_json, pair_rows
+from tracker.present.ci_units_words import UNIT_COLUMNS
 from tracker.present.formats import http_only, percent, visible_controls
 from tracker.report import definitions
 from tracker.report import response_section as waits
@@ -175,6 +176,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
         if f.ci_jobs is not None:  # CI job health: the rows of v_ci_job_health and v_ci_parity
             _write_csv(stage / "ci_job_health.csv", f.ci_jobs.health_rows(), HEALTH_COLUMNS)
             _write_csv(stage / "ci_parity_weekly.csv", parity, PARITY_COLUMNS)
+        _write_csv(stage / "ci_test_pass_rate_weekly.csv", f.ci_tests.weeks, UNIT_COLUMNS)
         response = waits.response_section(f.response)  # how long users wait: chart, table, CSVs
         points, png = waits.chart_points(f.response), stage / IMAGES["response"]
         drawers.draw("response", RESPONSE, "response_chart", png, points, reference)
@@ -347,6 +349,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             kernels=f.kernels,
             ci_jobs=ci_jobs_words.regime_blocks(f.ci_jobs),
             ci_parity=parity,
+            **ci_units_words.report_fields(f.ci_tests, reference),
             response=response,
         )
         (stage / "index.html").write_text(html, encoding="utf-8")

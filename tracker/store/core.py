@@ -23,6 +23,7 @@ from tracker.config.database import DatabaseWaits, database_waits
 from tracker.errors import StoreError
 from tracker.events import Event, now_utc
 from tracker.store.ci_reads import CiReads
+from tracker.store.ci_test_reads import CiTestReads
 from tracker.store.migrate import Migrations
 from tracker.store.perf_reads import PerfReads
 from tracker.store.quality_reads import QualityReads
@@ -70,7 +71,14 @@ def _dumps(value: Any) -> str:
 
 
 class Store(
-    StoreQueries, QualityReads, PerfReads, CiReads, ResponseReads, SourceStates, Migrations
+    StoreQueries,
+    QualityReads,
+    PerfReads,
+    CiReads,
+    CiTestReads,
+    ResponseReads,
+    SourceStates,
+    Migrations,
 ):
     """One database (SQLite file or PostgreSQL), addressed by SQLAlchemy URL."""
 

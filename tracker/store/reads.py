@@ -43,6 +43,7 @@ DOCUMENTED_VIEWS = (
     "v_kernel_lag",
     "v_ci_job_health",
     "v_ci_parity",
+    "v_ci_test_pass_rate_weekly",
     "v_issue_response",
     "v_issue_response_quarterly",
 )

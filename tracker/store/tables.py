@@ -28,7 +28,9 @@ from tracker.events import EVENT_TIME_END, EVENT_TIME_START
 # re-exported: the store's modules and the migrations read them from here
 from tracker.store.columns import Json, Timestamp, UTCDateTime, metadata  # noqa: F401
 
-KIND_COMMENT = "release | note | issue | ci_run | ci_job | result | comment | training_result"
+KIND_COMMENT = (
+    "release | note | issue | ci_run | ci_job | result | comment | training_result | ci_tests"
+)
 
 events = Table(
     "events",

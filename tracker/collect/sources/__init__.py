@@ -291,6 +291,18 @@ KINDS: dict[str, Kind] = {
     ),
     "model_list": _kind("model_list", {"pages": _options.pages_problem}),
     "pypi": _kind("pypi", {"package": "text"}, {"url": "text"}),
+    "test_report_history": _kind(
+        "test_report_history",
+        {"repo": "text", "path": "text", "files": "text", "pipeline": "text"},
+        {
+            "builds": "text",
+            "refs": "text_list",
+            "every_days": "positive_int",
+            "job_regimes": _options.job_regimes_problem,
+            "api_url": "text",
+            "raw_url": "text",
+        },
+    ),
     "version_history": _kind(
         "version_history",
         {"repo": "text", "paths": _options.version_paths_problem},
