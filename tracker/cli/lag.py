@@ -30,10 +30,12 @@ from tracker.cli.common import (
 @click.option("--primary-only", is_flag=True, help="Only each regime's primary definition.")
 @click.option(
     "--artifact",
-    type=click.Choice(["framework", "model", "kernel"]),
+    type=click.Choice(["framework", "model", "kernel", "collective"]),
     default=None,
-    help="Only framework release series, model families or kernel features (default: all). "
-    "kernel lists a cell per feature and regime, unknown cells with status unknown.",
+    help="Only framework release series, model families, kernel features or NCCL minor series "
+    "(collective; default: all). kernel lists a cell per feature and regime, unknown cells "
+    "with status unknown; collective names on stderr the regimes measured with no number, "
+    "and why.",
 )
 @click.option(
     "--trend",
@@ -82,6 +84,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
       tracker lag --trend --format csv > lag-trend.csv
       tracker lag --artifact model --regime neuron
       tracker lag --artifact model --regime rocm | grep independent_benchmark
+      tracker lag --artifact collective --regime rocm
     """
     from tracker.measure.facts import compute_lag
     from tracker.measure.stats.trend import definition_label
@@ -98,6 +101,8 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     known_regimes = [r.id for r in config.regimes]
     one_of(regime, known_regimes, f"is not a regime of {config.path}", "--regime")
     projects = {r.project for r in config.coverage} | {r.project for r in config.model_coverage}
+    if config.collective_layer is not None:
+        projects.add(config.collective_layer.project)
     known_projects = sorted(projects)
     if config.kernel_layer is not None:
         from tracker.measure.kernels.ledger import load_ledger
@@ -110,6 +115,10 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     if artifact == "kernel" and not trend:
         _print_kernels(everything, unknown, regime, project, store_for(ctx), config)
         return
+    if artifact == "collective" and config.collective_layer is not None:
+        for regime_id, reason in config.collective_layer.reasons().items():
+            if regime is None or regime == regime_id:
+                click.echo(f"no number: collectives on {regime_id}: {reason}", err=True)
     samples = [
         s
         for s in everything
