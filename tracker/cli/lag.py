@@ -75,7 +75,9 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     both ends, or too few artifacts below min_artifacts), and the Kaplan-Meier median lag of the
     last 12 months (recent_at_least: the least it can be while half or more are open) against
     the 12 months before, with counts of artifacts and open ones. The pooled rows
-    (all projects, primary) are the headline answer: the report, summary.json, the digest and
+    per layer ("all kernel features", "all model families", "all collectives", each pooled
+    on its own) are the answer per layer; the framework's (all projects, primary) are the
+    headline answer: the report, summary.json, the digest and
     the view v_lag_trend say the same verdict and number.
 
     \b
@@ -166,7 +168,7 @@ def _print_trend(
     """The trend table; per-group rows of the (project, regime) pairs `kept` by the filters
     (only primary definitions when `primary` is given), pooled rows of their regimes unless
     a filter narrowed the projects."""
-    from tracker.measure.stats.trend import POOLED, lag_trends
+    from tracker.measure.stats.trend import LAYERS, lag_trends
     from tracker.present.trend_words import THRESHOLDS, TREND_COLUMNS, table_rows
 
     every_pair = {(s.project, s.regime) for s in samples if s.regime != reference}
@@ -175,7 +177,7 @@ def _print_trend(
     trends = [
         t
         for t in lag_trends(samples, when, reference)
-        if (t.group == POOLED and not narrowed and t.regime in regimes)
+        if (t.group in LAYERS.values() and not narrowed and t.regime in regimes)
         or (
             (t.group, t.regime) in kept
             and (primary is None or (t.group, t.regime, t.definition) in primary)
