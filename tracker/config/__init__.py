@@ -20,6 +20,7 @@ from tracker.config.yamlload import safe_load_yaml
 from tracker.errors import ConfigError
 
 if TYPE_CHECKING:  # read by config_from_data: `tracker --help` and query start without them
+    from tracker.config.collective_layer import CollectiveLayerRule
     from tracker.config.coverage import CoverageRule, ModelCoverageRule
     from tracker.config.kernel_layer import KernelLayerRule
     from tracker.config.triggers import MirrorPair, Selectors
@@ -97,6 +98,7 @@ class Config:
     database: DatabaseWaits = field(default_factory=DatabaseWaits)  # before TRACKER_DB_*
     model_coverage: tuple[ModelCoverageRule, ...] = ()  # its `artifact: model` rules
     kernel_layer: KernelLayerRule | None = None  # its `artifact: kernel` entry, if any
+    collective_layer: CollectiveLayerRule | None = None  # its `artifact: collective` entry
     triggers: Selectors = field(default_factory=dict)  # CI source id -> its headline triggers
     mirrors: tuple[MirrorPair, ...] = ()  # CI sources that mirror another's test groups
 
@@ -219,6 +221,7 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
     keys), the coverage rules, the report and digest settings and the CI trigger selectors
     (the sources of kinds that take a `trigger` key). Raises ConfigError naming file, source
     or rule, and key."""
+    from tracker.config.collective_layer import parse_collective_layer
     from tracker.config.coverage import parse_coverage, parse_model_coverage
     from tracker.config.coverage_values import check_coverage_values
     from tracker.config.kernel_layer import parse_kernel_layer
@@ -260,6 +263,7 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
     rules = tuple(parse_coverage(coverage, str(file), _reference(regimes)))
     model_rules = tuple(parse_model_coverage(coverage, str(file)))
     kernel_layer = parse_kernel_layer(coverage, str(file))
+    collective_layer = parse_collective_layer(coverage, str(file))
     report = parse_report_settings(raw.get("report"), file)
     digest = parse_thresholds(raw.get("digest"), str(file))
     database = parse_database_waits(raw.get("database"), file)
@@ -277,6 +281,7 @@ def config_from_data(file: Path, raw: Any, kinds: Mapping[str, KindKeys]) -> Con
         database=database,
         model_coverage=model_rules,
         kernel_layer=kernel_layer,
+        collective_layer=collective_layer,
         triggers=triggers,
         mirrors=mirrors,
     )

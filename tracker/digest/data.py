@@ -61,7 +61,13 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     figures are the report's (tracker.measure.figures) as of the week's end: the headline
     answer per regime leads, word for word as in the report of that day."""
     from tracker.measure.figures import compute_figures
-    from tracker.present.answer_words import answer_text, median_phrase, subject_part
+    from tracker.present.answer_words import (
+        LAYER_NAMES,
+        answer_text,
+        layer_text,
+        median_phrase,
+        subject_part,
+    )
     from tracker.present.benchmark_words import first_config_lines
     from tracker.present.ci_jobs_words import regime_blocks
     from tracker.present.ci_units_words import digest_lines as unit_lines
@@ -108,6 +114,12 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
             "answer_text": answer_text(answer) if answer else "no lag data",
             "answer_median": median_phrase(answer) if answer else "-",
             "answer_subject": subject_part(answer) if answer else "",
+            # the other layers' answers on this regime, after the framework answer (the lead)
+            "layer_lines": [
+                f"{LAYER_NAMES[la.layer]}: {layer_text(la)}"
+                for la in figures.layers
+                if la.answer.regime == regime and la.layer != "framework"
+            ],
             "median": pooled_median(now, regime),
             "median_before": pooled_median(before, regime),
             "lag_lines": lag_lines(now, regime, reference, week, limits, http_only)
@@ -169,6 +181,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         "perf_news": perf_news,  # MLPerf rounds first collected this week
         "waiting": waiting_lines(figures.response, week.start, week.end),
         "answers": [a.row() for a in figures.answers],
+        "layers": [la.row() for la in figures.layers],
         "data_quality_note": quality_note,
         "thresholds": limits,
         "quiet": not changed and not crossed and not quality,

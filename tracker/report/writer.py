@@ -27,7 +27,7 @@ from tracker.measure.models.summary import REGIMES as MODEL_REGIMES
 from tracker.measure.models.summary import model_matrix
 from tracker.measure.stats.survival import LagSummary
 from tracker.present import ci_jobs_words, ci_units_words, palette, trend_words
-from tracker.present.answer_words import LABEL, answer_text
+from tracker.present.answer_words import LABEL, answer_text, layer_text
 from tracker.present.benchmark_words import benchmark_json, pair_rows
 from tracker.present.ci_units_words import UNIT_COLUMNS
 from tracker.present.formats import http_only, percent, visible_controls
@@ -35,7 +35,7 @@ from tracker.report import definitions
 from tracker.report import response_section as waits
 from tracker.report import training_section as trained
 from tracker.report.chart_data import sparse_friction, split_sparse_ci
-from tracker.report.first_screen import answer_rows
+from tracker.report.first_screen import answer_rows, layer_table
 from tracker.report.perf_section import PERF_CSV_COLUMNS, perf_csv_rows, perf_section
 from tracker.report.publish import staged
 from tracker.report.quality import QUALITY_COLUMNS, quality_sections
@@ -244,6 +244,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
                         a.row() | {"text": answer_text(a), "definition": LABEL} for a in f.answers
                     ],
                     "answer_method": "docs/methodology.md#the-headline-answer",
+                    "layers": [la.row() | {"text": layer_text(la)} for la in f.layers],
                     "stale_sources": stale,
                     "silent_channels": [c.row() for c in f.silent],
                     "unread_tags": f.unread,
@@ -329,6 +330,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             images=images,
             sizes=sizes,
             answer=answer,
+            layers=layer_table(f),
             ci_sparse=ci_sparse,
             ci_freshness=trend_words.freshness_lines(f.trends.ci_last_week, as_of),
             friction_sparse=sparse_friction(friction),

@@ -38,6 +38,7 @@ DOCUMENTED_VIEWS = (
     "v_lag_series",
     "v_event_tags",
     "v_lag_trend",
+    "v_layer_answer",
     "v_perf_parity",
     "v_perf_training",
     "v_kernel_lag",

@@ -219,6 +219,7 @@ KINDS: dict[str, Kind] = {
         {"url": "text"},
         {"format": ("rst", "csv"), "history_url": "text", "frameworks": "text_list"},
     ),
+    "rccl_changelog": _kind("rccl_changelog", {"url": "text"}),
     "doc_history": _kind(
         "doc_history",
         {"repo": "text", "paths": _options.paths_problem},
