@@ -67,8 +67,14 @@ def when(value) -> str:
 
 
 def print_table(columns, rows) -> None:
-    """Print rows as an aligned text table with a header rule."""
-    cells = [[str(c) for c in columns]] + [["" if v is None else str(v) for v in r] for r in rows]
+    """Print rows as an aligned text table with a header rule. Collected text shows its bidi
+    controls as <U+202E> (present.formats.visible_controls, as in the report and the digest):
+    raw, they would reorder the rest of the terminal line."""
+    from tracker.present.formats import visible_controls
+
+    cells = [[str(c) for c in columns]] + [
+        ["" if v is None else visible_controls(str(v)) for v in r] for r in rows
+    ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
     for index, row in enumerate(cells):
         click.echo("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
