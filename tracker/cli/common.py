@@ -119,6 +119,20 @@ def _computable_day(_ctx: click.Context, param: click.Parameter, value):
     return value.date()
 
 
+def carry_foreign_option(function):
+    """--out-carry-foreign of the commands that publish the report (report, nightly, schedule)."""
+    return click.option(
+        "--out-carry-foreign",
+        "carry_foreign",
+        is_flag=True,
+        help=(
+            "Let --out DIR hold files the report does not write (a robots.txt, the user's "
+            "notes): they are carried into each new report. Without it such a DIR is refused, "
+            "naming one such file: publishing replaces the folder."
+        ),
+    )(function)
+
+
 def table_or_csv(help: str = "An aligned table or CSV."):
     """The --format option of the commands that print a table."""
     return click.option(

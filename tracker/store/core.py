@@ -33,6 +33,7 @@ from tracker.store.sqlite_rows import sqlite_row, sqlite_time
 from tracker.store.state import SourceStates
 from tracker.store.stopping import watch
 from tracker.store.tables import events
+from tracker.store.time_order import TimeOrderReads
 from tracker.store.waits import failure_line, postgres_connect_params, postgres_session
 
 EVENT_COLUMNS = [c.name for c in events.columns]
@@ -70,7 +71,14 @@ def _dumps(value: Any) -> str:
 
 
 class Store(
-    StoreQueries, QualityReads, PerfReads, CiReads, ResponseReads, SourceStates, Migrations
+    StoreQueries,
+    QualityReads,
+    PerfReads,
+    CiReads,
+    ResponseReads,
+    TimeOrderReads,
+    SourceStates,
+    Migrations,
 ):
     """One database (SQLite file or PostgreSQL), addressed by SQLAlchemy URL."""
 
