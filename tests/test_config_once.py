@@ -111,7 +111,7 @@ def test_stages_receive_the_loaded_records_and_parse_nothing(config, sqlite_stor
         monkeypatch.setattr(module, name, wrapper)
 
     import tracker.digest.data as digest_module
-    import tracker.measure.ci_rates as ci_rates
+    import tracker.measure.ci.rates as ci_rates
     import tracker.measure.facts as facts
     import tracker.measure.figures as figures
 
@@ -128,7 +128,7 @@ def test_stages_receive_the_loaded_records_and_parse_nothing(config, sqlite_stor
         "tracker.measure.facts.lag_samples": config.coverage,  # report and digest
         "tracker.measure.facts.model_lag_samples": config.model_coverage,
         "tracker.digest.data.open_age_crossings": config.digest,
-        "tracker.measure.ci_rates.split_by_trigger": config.triggers,
+        "tracker.measure.ci.rates.split_by_trigger": config.triggers,
         "tracker.measure.figures.stale_definitions": config.report,
     }
     assert set(handed) == set(expected)

@@ -10,7 +10,7 @@ v_ci_pass_rate_weekly: one row per (project, regime, source_id, trigger, ISO wee
 something counted. Its earlier columns keep their meaning (counts and rates of that row's runs
 and jobs); rows are finer, so a reader that wants a (project, regime, week) figure sums the
 counts over the rows it chooses. Which triggers make the headline is sources.yaml's per-source
-``trigger`` selector, applied by tracker.measure.ci_rates (the view cannot read sources.yaml).
+``trigger`` selector, applied by tracker.measure.ci.rates (the view cannot read sources.yaml).
 
 Data: CI events stored before this revision carry the trigger only on runs (Buildkite
 ``attrs.source``, Actions ``attrs.event``); jobs get their run's, so the history keeps counting.

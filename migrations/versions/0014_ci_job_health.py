@@ -2,8 +2,8 @@
 broken on each regime, since when, and does a mirroring pipeline run and pass what its reference
 runs (docs/methodology.md, CI job health and CI parity).
 
-Both tables are rewritten by each report from the stored job events (tracker.measure.ci_health,
-tracker.measure.ci_parity: the outcome rules of tracker.collect.ci, the headline triggers of
+Both tables are rewritten by each report from the stored job events (tracker.measure.ci.health,
+tracker.measure.ci.parity: the outcome rules of tracker.collect.ci, the headline triggers of
 sources.yaml, which a view cannot read); the views read them.
 
 Revision ID: 0014

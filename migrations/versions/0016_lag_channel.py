@@ -1,6 +1,6 @@
 """lag_samples gains ``channel``, and v_lag_series shows it: an earliest-build row (the
 earliest official build a user can install, over a regime's install channels:
-tracker.measure.channels; docs/methodology.md, lag definitions) names the channel whose
+tracker.measure.lag.channels; docs/methodology.md, lag definitions) names the channel whose
 evidence came first. Empty on every other row, and on open earliest-build rows.
 
 The table is rewritten by every report; the column is added with an empty default, so rows a

@@ -31,7 +31,7 @@ from tracker.errors import ConfigError
 from tracker.events import Event
 from tracker.jobs.config import load_config
 from tracker.jobs.report import publish_report
-from tracker.measure.staleness import stale_sources
+from tracker.measure.quality.staleness import stale_sources
 from tracker.store.asof import default_as_of
 
 REPO = Path(__file__).resolve().parents[2]

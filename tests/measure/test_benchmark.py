@@ -10,9 +10,9 @@ import pytest
 
 from tracker.config.coverage import parse_model_coverage
 from tracker.errors import ConfigError
-from tracker.measure.benchmark import benchmark_day0, benchmark_figures, first_configs
-from tracker.measure.lag import BenchConfig, NoteFact
-from tracker.measure.model_lag import model_lag_samples
+from tracker.measure.lag.samples import BenchConfig, NoteFact
+from tracker.measure.models.benchmark import benchmark_day0, benchmark_figures, first_configs
+from tracker.measure.models.lag import model_lag_samples
 from tracker.mentions.families import parse_families
 
 AS_OF = datetime(2026, 8, 22, tzinfo=UTC)

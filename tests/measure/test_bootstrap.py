@@ -1,4 +1,4 @@
-"""The trend bootstrap found by selection (tracker.measure.bootstrap.bootstrap_interval) gives
+"""The trend bootstrap found by selection (tracker.measure.stats.bootstrap.bootstrap_interval) gives
 exactly what its definition gives (every resample's bracket, then the quantiles), on random
 groups with ties in x and in lag, open artifacts, near-perfect lines (many equal slopes) and
 groups too small to bracket."""
@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from tracker.measure import bootstrap, pair_tables
-from tracker.measure.bootstrap import (
+from tracker.measure.stats import bootstrap, pair_tables
+from tracker.measure.stats.bootstrap import (
     FEW,
     _pair_weights,
     _resample_counts,
@@ -19,7 +19,7 @@ from tracker.measure.bootstrap import (
     bootstrap_interval_direct,
     bracket_and_interval,
 )
-from tracker.measure.trend import slope_bracket
+from tracker.measure.stats.trend import slope_bracket
 
 
 def same(a: tuple[float, ...], b: tuple[float, ...]) -> bool:

@@ -1,4 +1,4 @@
-"""The earliest official build a user can install (tracker.measure.channels): a combined
+"""The earliest official build a user can install (tracker.measure.lag.channels): a combined
 definition over a regime's install channels, checked once in tracker.config.coverage, on
 hand-made facts (dates illustrative)."""
 
@@ -11,8 +11,8 @@ import pytest
 from tracker.config.coverage import parse_coverage
 from tracker.errors import ConfigError
 from tracker.measure.facts import LagFacts
-from tracker.measure.lag import NoteFact, ReleaseFact
-from tracker.measure.trend import POOLED, lag_trends
+from tracker.measure.lag.samples import NoteFact, ReleaseFact
+from tracker.measure.stats.trend import POOLED, lag_trends
 
 AS_OF = datetime(2026, 8, 22, 23, 59, 59, tzinfo=UTC)
 WHEELS = {"project": "torch-rocm-wheels", "kind": "release"}

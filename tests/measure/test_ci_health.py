@@ -20,8 +20,8 @@ from sqlalchemy import select
 from tracker.collect.sources import CollectContext, buildkite
 from tracker.errors import ConfigError
 from tracker.jobs.config import load_config
-from tracker.measure.ci_jobs import ci_jobs
-from tracker.measure.ci_parity import group_key, load_renames
+from tracker.measure.ci.jobs import ci_jobs
+from tracker.measure.ci.parity import group_key, load_renames
 from tracker.store.tables import events
 
 REPO = Path(__file__).resolve().parents[2]

@@ -12,9 +12,9 @@ from tracker.collect.sources import CollectContext, compat_matrix
 from tracker.config import SourceSpec
 from tracker.config.coverage import parse_coverage
 from tracker.errors import ConfigError
-from tracker.measure.coverage import artifact_series
-from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, lag_samples
-from tracker.measure.survival import kaplan_meier_median, summarize
+from tracker.measure.lag.coverage import artifact_series
+from tracker.measure.lag.samples import LagSample, NoteFact, ReleaseFact, lag_samples
+from tracker.measure.stats.survival import kaplan_meier_median, summarize
 
 
 def day(y: int, m: int, d: int) -> datetime:

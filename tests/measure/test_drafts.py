@@ -16,7 +16,7 @@ from tracker.config import SourceSpec
 from tracker.config.coverage import parse_coverage
 from tracker.events import Event
 from tracker.measure.facts import load_facts
-from tracker.measure.lag import ReleaseFact, day0_by_series, is_final
+from tracker.measure.lag.samples import ReleaseFact, day0_by_series, is_final
 
 V0160 = "https://github.com/vllm-project/vllm/releases/tag/v0.16.0"
 

@@ -1,4 +1,4 @@
-"""Serving engines combined per regime (tracker.measure.engines) on hand-made facts."""
+"""Serving engines combined per regime (tracker.measure.models.engines) on hand-made facts."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 from tracker.config.coverage import parse_model_coverage
 from tracker.errors import ConfigError
-from tracker.measure.lag import NoteFact, ReleaseFact
-from tracker.measure.model_lag import model_lag_samples
+from tracker.measure.lag.samples import NoteFact, ReleaseFact
+from tracker.measure.models.lag import model_lag_samples
 from tracker.mentions.families import load_families
 
 AS_OF = datetime(2026, 1, 1, tzinfo=UTC)

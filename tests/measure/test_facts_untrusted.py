@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from tracker.measure.facts import load_facts
-from tracker.measure.lag import NoteFact, ReleaseFact
+from tracker.measure.lag.samples import NoteFact, ReleaseFact
 from tracker.store import Store
 from tracker.store.tables import events, tags
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
-from tracker.measure.headline import (
+from tracker.measure.headline.quarters import (
     CANNOT_TELL,
     LONGER,
     SHORTER,
@@ -21,7 +21,7 @@ from tracker.measure.headline import (
     median_point,
     quarterly_series,
 )
-from tracker.measure.lag import LagSample
+from tracker.measure.lag.samples import LagSample
 from tracker.present.cohort_words import cohort_sentence, point_text
 
 AS_OF = datetime(2026, 8, 22, tzinfo=UTC)

@@ -8,12 +8,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tracker.errors import ConfigError
-from tracker.measure.answer import answers
-from tracker.measure.kernel_lag import KernelFact, kernel_lag_samples
-from tracker.measure.kernel_ledger import load_ledger, parse_ledger
-from tracker.measure.kernel_summary import closed_cells, kernel_csv_rows, kernel_layer
-from tracker.measure.lag import LagSample
-from tracker.measure.trend import POOLED, lag_trends
+from tracker.measure.headline.answer import answers
+from tracker.measure.kernels.lag import KernelFact, kernel_lag_samples
+from tracker.measure.kernels.ledger import load_ledger, parse_ledger
+from tracker.measure.kernels.summary import closed_cells, kernel_csv_rows, kernel_layer
+from tracker.measure.lag.samples import LagSample
+from tracker.measure.stats.trend import POOLED, lag_trends
 
 AS_OF = datetime(2026, 8, 22, 23, 59, tzinfo=UTC)
 

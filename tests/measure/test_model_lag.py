@@ -19,9 +19,9 @@ from tracker.collect.sources import CollectContext, release_notes
 from tracker.config import SourceSpec
 from tracker.config.coverage import EvidenceRule, ModelCoverageRule, parse_model_coverage
 from tracker.errors import ConfigError
-from tracker.measure.lag import NoteFact, ReleaseFact
-from tracker.measure.model_lag import model_evidence, model_lag_samples, note_context
-from tracker.measure.survival import kaplan_meier_median
+from tracker.measure.lag.samples import NoteFact, ReleaseFact
+from tracker.measure.models.lag import model_evidence, model_lag_samples, note_context
+from tracker.measure.stats.survival import kaplan_meier_median
 from tracker.mentions.families import parse_families
 
 REPO = Path(__file__).resolve().parents[2]

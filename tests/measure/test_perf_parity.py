@@ -14,7 +14,7 @@ import pytest
 from tracker.collect.sources import CollectContext
 from tracker.collect.sources import mlperf_inference as collector
 from tracker.config import SourceSpec
-from tracker.measure.perf import keep_reason, perf_figures
+from tracker.measure.perf.inference import keep_reason, perf_figures
 
 ROUNDS = {  # file in the corpus -> (round, publication date, repository, commit)
     "inference_v4.1@4a0c874.summary_results.json": ("v4.1", "2024-08-28", "mlcommons/r41", "c41"),
@@ -176,7 +176,7 @@ def test_keep_reason(change, reason):
 
 
 def test_accelerators_are_the_rounds_total_else_per_node_times_nodes():
-    from tracker.measure.perf import total_accelerators
+    from tracker.measure.perf.inference import total_accelerators
 
     assert (
         total_accelerators({"total_accelerators": 87, "accelerators_per_node": 8, "nodes": 11})

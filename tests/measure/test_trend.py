@@ -10,16 +10,16 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from tracker.measure import bootstrap
-from tracker.measure.lag import LagSample
-from tracker.measure.rate_trend import (
+from tracker.measure.lag.samples import LagSample
+from tracker.measure.stats import bootstrap
+from tracker.measure.stats.rate_trend import (
     ci_trends,
     friction_trends,
     newcombe_interval,
     week_windows,
     wilson,
 )
-from tracker.measure.trend import (
+from tracker.measure.stats.trend import (
     CANNOT_TELL,
     CLOSING,
     IMPROVING,
@@ -324,7 +324,7 @@ def test_the_lag_chart_draws_each_regimes_trend_line(tmp_path, monkeypatch):
 def test_the_headline_says_when_a_window_holds_no_ci_jobs():
     """A regime whose CI stream ended long before as-of reads as "no CI jobs in the last 12
     weeks" in the table, not as a bare dash that could mean "not measured"."""
-    from tracker.measure.trend_figures import compute_trends
+    from tracker.measure.headline.trends import compute_trends
     from tracker.present.trend_words import headline
 
     as_of = datetime(2026, 8, 22, tzinfo=UTC)
@@ -372,7 +372,7 @@ def test_model_families_get_their_own_rows_per_day0_definition_and_stay_out_of_t
     each family twice, and pooling them with framework series would mix two kinds of lag."""
     from dataclasses import replace
 
-    from tracker.measure.trend import POOLED, lag_trends
+    from tracker.measure.stats.trend import POOLED, lag_trends
 
     frameworks = monthly([120, 110, 100, 90, 80, 70])
     models = [
@@ -396,7 +396,7 @@ def test_lag_trend_filters_pick_rows_and_never_relabel_a_filtered_pool(capsys):
     from dataclasses import replace
 
     from tracker.cli.lag import _print_trend
-    from tracker.measure.trend import POOLED
+    from tracker.measure.stats.trend import POOLED
 
     torch = monthly([120, 110, 100, 90, 80, 70])
     jax = [replace(s, project="jax") for s in monthly([10, 20, 30, 40, 50, 60])]
@@ -440,7 +440,7 @@ def test_median_of_pair_bounds_is_the_sorted_definition_with_infinities():
 def test_the_lag_chart_takes_the_brackets_lag_trends_computed(monkeypatch):
     """trend_line with the trends' brackets gives what it computes itself, and does not form
     pairs again; a group whose samples are not exactly its trend's is computed as before."""
-    from tracker.measure import trend
+    from tracker.measure.stats import trend
 
     rng = np.random.default_rng(5)
     samples = []
@@ -476,8 +476,8 @@ def test_a_stale_ci_stream_shows_its_newest_comparable_weeks():
     """Issue 31: 15 weeks after the newest build, the windows before the as-of date hold
     nothing, and "too few jobs" alone hid seven weeks in which the pass rate fell. The newest
     weeks with enough jobs on both sides are compared instead, their weeks and age named."""
-    from tracker.measure.rate_trend import newest_data_trends
-    from tracker.measure.trend_figures import compute_trends
+    from tracker.measure.headline.trends import compute_trends
+    from tracker.measure.stats.rate_trend import newest_data_trends
     from tracker.present.trend_words import headline
 
     as_of = datetime(2026, 8, 22, 23, 59, tzinfo=UTC)

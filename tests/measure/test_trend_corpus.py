@@ -29,11 +29,11 @@ from tracker.config import Regime, SourceSpec
 from tracker.config.coverage import parse_coverage
 from tracker.events import Event
 from tracker.jobs.report import publish_report
-from tracker.measure.ci_rates import ci_rate_rows
+from tracker.measure.ci.rates import ci_rate_rows
 from tracker.measure.facts import compute_lag
-from tracker.measure.lag import NoteFact, ReleaseFact, lag_samples
-from tracker.measure.trend import CLOSING, POOLED, lag_trends
-from tracker.measure.trend_figures import compute_trends
+from tracker.measure.headline.trends import compute_trends
+from tracker.measure.lag.samples import NoteFact, ReleaseFact, lag_samples
+from tracker.measure.stats.trend import CLOSING, POOLED, lag_trends
 from tracker.present.trend_words import TREND_COLUMNS, digest_lines
 
 AS_OF = datetime(2026, 5, 4, 23, 59, tzinfo=UTC)  # ROCm 7.2.3, the newest matrix in the corpus

@@ -18,9 +18,9 @@ from datetime import UTC, date, datetime, time
 import pytest
 
 from tracker.config.coverage import EvidenceRule, parse_coverage
-from tracker.measure.lag import NoteFact, ReleaseFact, lag_samples
-from tracker.measure.silent import silent_channels
-from tracker.measure.windows import Windows, definition_sources, delivered_channels
+from tracker.measure.lag.samples import NoteFact, ReleaseFact, lag_samples
+from tracker.measure.lag.silent import silent_channels
+from tracker.measure.lag.windows import Windows, definition_sources, delivered_channels
 
 
 def day(y: int, m: int, d: int, hh: int = 0, mm: int = 0) -> datetime:

@@ -14,7 +14,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import to_rgb  # noqa: E402
 
-from tracker.measure.lag import LagSample  # noqa: E402
+from tracker.measure.lag.samples import LagSample  # noqa: E402
 from tracker.present import palette  # noqa: E402
 from tracker.present.share_chart import (  # noqa: E402
     MIN_PERIODS,
@@ -201,7 +201,7 @@ def test_matrix_colours_cannot_be_read_as_regime_colours(tmp_path, monkeypatch):
 def test_equal_values_past_the_axis_of_one_quarter_get_labels_apart():
     """Two regimes open at the same "at least" lag in one quarter (ROCm and Neuron at 613 d on
     the demo): their labels at the axis's edge sit on different lines, not on each other."""
-    from tracker.measure.headline import MedianPoint
+    from tracker.measure.headline.quarters import MedianPoint
     from tracker.present import headline_chart
 
     periods = ["2024-Q3", "2024-Q4"]

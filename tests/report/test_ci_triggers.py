@@ -22,7 +22,7 @@ from tracker.config import Config, Regime, SourceSpec
 from tracker.errors import ConfigError
 from tracker.jobs.config import load_config
 from tracker.jobs.report import publish_report
-from tracker.measure.ci_rates import ci_rate_rows
+from tracker.measure.ci.rates import ci_rate_rows
 
 REPO = Path(__file__).resolve().parents[2]
 REGIMES = (Regime("cuda", reference=True), Regime("rocm"), Regime("none"))

@@ -14,7 +14,7 @@ from sqlalchemy import text
 from tracker.collect.sources import CollectContext, buildkite
 from tracker.events import Event
 from tracker.jobs.config import load_config
-from tracker.measure.ci_rates import split_by_trigger
+from tracker.measure.ci.rates import split_by_trigger
 
 REPO = Path(__file__).resolve().parents[2]
 UTC = UTC

@@ -1,4 +1,4 @@
-"""`tracker ci-health`: CI job health per source and job name (tracker.measure.ci_jobs, the
+"""`tracker ci-health`: CI job health per source and job name (tracker.measure.ci.jobs, the
 same figures the report, the digest and the view v_ci_job_health show). Mounted on the
 `tracker` group by tracker/cli/main.py."""
 
@@ -59,8 +59,8 @@ def ci_health(ctx: click.Context, as_of, regime, hardware, failing, fmt) -> None
       tracker ci-health --regime rocm --failing
       tracker ci-health --hardware mi355_1 --format csv > mi355.csv
     """
-    from tracker.measure.ci_health import HEALTH_COLUMNS
-    from tracker.measure.ci_jobs import ci_jobs
+    from tracker.measure.ci.health import HEALTH_COLUMNS
+    from tracker.measure.ci.jobs import ci_jobs
     from tracker.store.asof import resolve_as_of
 
     config = load_config(ctx.obj["sources"])

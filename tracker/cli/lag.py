@@ -84,7 +84,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
       tracker lag --artifact model --regime rocm | grep independent_benchmark
     """
     from tracker.measure.facts import compute_lag
-    from tracker.measure.trend import definition_label
+    from tracker.measure.stats.trend import definition_label
     from tracker.report.writer import write_lag_csv
     from tracker.store.asof import resolve_as_of
 
@@ -100,7 +100,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     projects = {r.project for r in config.coverage} | {r.project for r in config.model_coverage}
     known_projects = sorted(projects)
     if config.kernel_layer is not None:
-        from tracker.measure.kernel_ledger import load_ledger
+        from tracker.measure.kernels.ledger import load_ledger
 
         libraries = {f.library for f in load_ledger(config.kernel_layer.ledger)}
         known_projects = sorted(set(known_projects) | libraries)
@@ -133,8 +133,8 @@ def _print_kernels(everything, unknown, regime, project, store, config) -> None:
     """The kernel rows: a cell per feature and regime (the ledger's order: newest day 0 first),
     the reasons of the unknown ones on stderr."""
     from tracker.measure.facts import load_lag_facts
-    from tracker.measure.kernel_summary import kernel_csv_rows, kernel_layer
-    from tracker.measure.lag import LAG_CSV_COLUMNS
+    from tracker.measure.kernels.summary import kernel_csv_rows, kernel_layer
+    from tracker.measure.lag.samples import LAG_CSV_COLUMNS
 
     ledger = load_lag_facts(config, store).kernel_ledger
     layer = kernel_layer(ledger, everything, unknown)
@@ -157,7 +157,7 @@ def _print_trend(
     """The trend table; per-group rows of the (project, regime) pairs `kept` by the filters
     (only primary definitions when `primary` is given), pooled rows of their regimes unless
     a filter narrowed the projects."""
-    from tracker.measure.trend import POOLED, lag_trends
+    from tracker.measure.stats.trend import POOLED, lag_trends
     from tracker.present.trend_words import THRESHOLDS, TREND_COLUMNS, table_rows
 
     every_pair = {(s.project, s.regime) for s in samples if s.regime != reference}

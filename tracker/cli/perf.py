@@ -60,7 +60,7 @@ def perf(ctx: click.Context, as_of, regime, benchmark, fmt) -> None:
       tracker perf --benchmark llama2-70b-99
       tracker perf --regime rocm --format csv > rocm-perf.csv
     """
-    from tracker.measure.perf import perf_figures
+    from tracker.measure.perf.inference import perf_figures
     from tracker.store.asof import resolve_as_of
 
     store = store_for(ctx)

@@ -4,7 +4,7 @@ the records the lag is measured under (docs/methodology.md, coverage lag and mod
 Framework rules (``CoverageRule``): one upstream project's release series and, per regime, the
 named definitions of "usable on this regime". Model rules (``artifact: model``,
 ``ModelCoverageRule``): model families, their day-0 definitions and, per regime, the evidence
-and serving engines (tracker/measure/model_lag.py and engines.py say what each key means).
+and serving engines (tracker/measure/models/lag.py and engines.py say what each key means).
 Every problem is a ConfigError naming the file, the rule and the key.
 """
 
@@ -43,7 +43,7 @@ class EvidenceRule:
 class Combined:
     """A combined definition: the earliest of other named definitions of the same regime (for
     models "any engine" over serving engines; for frameworks "earliest build" over the install
-    channels, tracker.measure.channels)."""
+    channels, tracker.measure.lag.channels)."""
 
     regime: str
     definition: str

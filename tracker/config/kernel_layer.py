@@ -14,7 +14,7 @@ from tracker.errors import ConfigError
 @dataclass(frozen=True)
 class KernelLayerRule:
     """The kernel layer's coverage entry, ``{project: kernels, artifact: kernel}``: kernel
-    features measured from the ledger (tracker.measure.kernel_ledger) or from ``ledger``, a YAML
+    features measured from the ledger (tracker.measure.kernels.ledger) or from ``ledger``, a YAML
     file in its place."""
 
     project: str = "kernels"

@@ -21,7 +21,7 @@ class ReportSettings:
     # a source whose newest stored event is more than this many days before as-of is stale
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
     # a definition with no new evidence while upstream released this many series is a
-    # silent channel (tracker.measure.silent)
+    # silent channel (tracker.measure.lag.silent)
     silent_after_series: int = DEFAULT_SILENT_AFTER_SERIES
     # logins whose comments are never a first response (bots GitHub types as users), lower case
     # (docs/methodology.md, "Time to first response")

@@ -1,7 +1,7 @@
 """CI trigger selectors and mirrors, checked once (by read_config): per CI source, the triggers
 its headline pass rate counts (docs/methodology.md, CI pass rate: nightly vs per-merge;
-tracker/measure/ci_rates.py splits the rates by them), and which CI source a pipeline mirrors
-(``mirrors``: vLLM's amd-ci runs the groups of its ci; tracker/measure/ci_parity.py)."""
+tracker/measure/ci/rates.py splits the rates by them), and which CI source a pipeline mirrors
+(``mirrors``: vLLM's amd-ci runs the groups of its ci; tracker/measure/ci/parity.py)."""
 
 from __future__ import annotations
 

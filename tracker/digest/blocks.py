@@ -12,8 +12,8 @@ from typing import Any
 
 from tracker.config.digest import Thresholds
 from tracker.digest.week import DigestWeek
-from tracker.measure.lag import LagSample
-from tracker.measure.survival import median_lag
+from tracker.measure.lag.samples import LagSample
+from tracker.measure.stats.survival import median_lag
 from tracker.present.formats import http_only, percent
 from tracker.present.palette import short_name
 
@@ -116,7 +116,7 @@ def ci_block(
 ) -> list[dict[str, Any]]:
     """Per project: CI job pass rate in the week and over the previous weeks pooled, with
     counts (soft-failed jobs count as failed; from v_ci_pass_rate_weekly) and, for headline
-    rows (tracker.measure.ci_rates), the ``triggers`` they count."""
+    rows (tracker.measure.ci.rates), the ``triggers`` they count."""
     names = {p.name for p in previous}
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     triggers: dict[str, set[str]] = defaultdict(set)
@@ -162,7 +162,7 @@ def ci_other_block(
     rows: Sequence[dict], regime: str, week: DigestWeek, previous: Sequence[DigestWeek]
 ) -> list[dict[str, Any]]:
     """Like ``ci_block``, per project and trigger, for the runs the headline leaves out
-    (per-merge and other triggers, tracker.measure.ci_rates): shown apart and labelled, never
+    (per-merge and other triggers, tracker.measure.ci.rates): shown apart and labelled, never
     added in, and never a threshold crossing (their rate follows the merge mix)."""
     out = []
     for trigger in sorted({str(r.get("trigger")) for r in rows}):
@@ -265,7 +265,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9_.+-]")
 
 
 def subject(data: dict[str, Any]) -> str:
-    """The headline answer per regime (tracker.measure.answer, as the report's first screen
+    """The headline answer per regime (tracker.measure.headline.answer, as the report's first screen
     says it), built from regime ids and numbers, never collected text: "ROCm at least 96 d
     (no clear change), XLA 28 d (no clear change)"."""
     lags: list[str] = []

@@ -35,9 +35,9 @@ from tracker.digest.response_lines import waiting_lines
 from tracker.digest.week import DigestWeek, iso_week, resolve_week, week_of
 from tracker.errors import TrackerError
 from tracker.events import now_utc
-from tracker.measure.lag import LagSample
-from tracker.measure.source_health import source_health
-from tracker.measure.survival import median_lag
+from tracker.measure.lag.samples import LagSample
+from tracker.measure.quality.source_health import source_health
+from tracker.measure.stats.survival import median_lag
 from tracker.present.share_chart import Tally, pool, sparse_sentence, split_sparse
 from tracker.store import Store
 from tracker.store.asof import default_as_of
@@ -187,7 +187,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
 def kernel_crossings(figures, regime: str, week: DigestWeek, limits, http_only) -> list[dict]:
     """Kernel cells of `regime` that closed in the week (evidence dated or collected since a
     week before) and open ones whose age passed the open-age threshold in it."""
-    from tracker.measure.kernel_summary import closed_cells
+    from tracker.measure.kernels.summary import closed_cells
 
     now = [s for s in figures.samples if s.artifact == "kernel" and s.regime == regime]
     before = figures.facts.kernel_samples(week.as_of - timedelta(days=7))
@@ -236,7 +236,7 @@ def history(
 ) -> dict[str, Any]:
     """Per regime and week (oldest first, the digest's week last): the pooled median lag at the
     week's end, the CI job pass rate and the friction share of the week (None = nothing)."""
-    from tracker.measure.headline import YEAR_AGO, week_points
+    from tracker.measure.headline.quarters import YEAR_AGO, week_points
 
     names = [w.name for w in weeks]
     lag: dict[str, list[float | None]] = {}

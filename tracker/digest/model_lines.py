@@ -1,6 +1,6 @@
 """The digest's model-family lines: per regime with model rows, the Kaplan-Meier median model
 lag (open families count, censored), covered / open counts, the newest family covered and the
-oldest still open (tracker.measure.model_summary computes the matrix; this words it for the
+oldest still open (tracker.measure.models.summary computes the matrix; this words it for the
 digest alone)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from tracker.measure.lag import LagSample
-from tracker.measure.model_summary import REGIMES
-from tracker.measure.survival import median_lag
+from tracker.measure.lag.samples import LagSample
+from tracker.measure.models.summary import REGIMES
+from tracker.measure.stats.survival import median_lag
 
 
 def digest_model_lines(samples: Sequence[LagSample], as_of: datetime) -> list[str]:

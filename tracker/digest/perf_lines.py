@@ -1,13 +1,13 @@
 """The digest's "Delivered performance" lines: an MLPerf Inference round first collected in the
 digest's week, said once, with the lead benchmark's ratios per regime (the report's figures:
-tracker.measure.perf)."""
+tracker.measure.perf.inference)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from tracker.measure.perf import LEAD_BENCHMARK, REFERENCE, PerfFigures
+from tracker.measure.perf.inference import LEAD_BENCHMARK, REFERENCE, PerfFigures
 from tracker.mentions.accelerators import short_name
 from tracker.present import palette
 

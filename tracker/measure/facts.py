@@ -10,10 +10,10 @@ from datetime import datetime
 
 from tracker.config import Config
 from tracker.config.coverage import CoverageRule, ModelCoverageRule
-from tracker.measure.channels import with_earliest_builds
-from tracker.measure.kernel_lag import KernelFact, kernel_lag_samples, kernel_projects
-from tracker.measure.kernel_ledger import KernelFeature, load_ledger
-from tracker.measure.lag import (
+from tracker.measure.kernels.lag import KernelFact, kernel_lag_samples, kernel_projects
+from tracker.measure.kernels.ledger import KernelFeature, load_ledger
+from tracker.measure.lag.channels import with_earliest_builds
+from tracker.measure.lag.samples import (
     BenchConfig,
     LagSample,
     NoteFact,
@@ -21,8 +21,8 @@ from tracker.measure.lag import (
     is_prerelease,
     lag_samples,
 )
-from tracker.measure.model_lag import model_lag_samples, note_context
-from tracker.measure.windows import Windows, delivered_channels
+from tracker.measure.lag.windows import Windows, delivered_channels
+from tracker.measure.models.lag import model_lag_samples, note_context
 from tracker.mentions.families import load_families
 from tracker.store import Store
 
@@ -164,7 +164,7 @@ class LagFacts:
         self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
     ) -> list[LagSample]:
         """Lag samples of the framework coverage rules only (earliest-build rows beside their
-        channels' rows, tracker.measure.channels)."""
+        channels' rows, tracker.measure.lag.channels)."""
         samples = lag_samples(
             self.rules, self.releases, self.notes, as_of, unknown, spans, self.windows
         )

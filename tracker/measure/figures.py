@@ -2,7 +2,8 @@
 
 :func:`compute_figures` is the one measure entry point of the publishers and the nightly job:
 it loads the lag facts once, computes the lag samples, their trends, the headline answer per
-regime (tracker.measure.answer), the quarterly series, the weekly CI and friction rates and the
+regime (tracker.measure.headline.answer), the quarterly series, the weekly CI and friction rates
+and the
 data-quality findings, and returns them as one :class:`Figures`. The report renders it, the
 digest renders it (and reuses its facts for its weekly history), the nightly job saves its
 derived tables; nobody computes a figure a second way.
@@ -17,23 +18,23 @@ from datetime import datetime
 from typing import Any
 
 from tracker.config import Config
-from tracker.measure import headline
-from tracker.measure.answer import Answer, answers
-from tracker.measure.benchmark import BenchmarkFigures, benchmark_figures
-from tracker.measure.ci_jobs import CiJobs, ci_jobs
-from tracker.measure.ci_rates import ci_rate_rows
+from tracker.measure.ci.jobs import CiJobs, ci_jobs
+from tracker.measure.ci.rates import ci_rate_rows
 from tracker.measure.facts import LagFacts, load_lag_facts, observed_ends
-from tracker.measure.headline import MedianPoint
-from tracker.measure.kernel_summary import KernelLayer, kernel_layer
-from tracker.measure.lag import LagSample
-from tracker.measure.perf import PerfFigures, perf_figures
-from tracker.measure.quality import unread_tags
+from tracker.measure.headline import quarters as headline
+from tracker.measure.headline.answer import Answer, answers
+from tracker.measure.headline.quarters import MedianPoint
+from tracker.measure.headline.trends import Trends, compute_trends, store_rows
+from tracker.measure.kernels.summary import KernelLayer, kernel_layer
+from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.silent import SilentChannel, silent_channels
+from tracker.measure.models.benchmark import BenchmarkFigures, benchmark_figures
+from tracker.measure.perf.inference import PerfFigures, perf_figures
+from tracker.measure.quality.quality import unread_tags
+from tracker.measure.quality.staleness import stale_definitions, stale_sources
 from tracker.measure.response import ResponseFigures, response_figures
-from tracker.measure.silent import SilentChannel, silent_channels
-from tracker.measure.staleness import stale_definitions, stale_sources
-from tracker.measure.survival import LagSummary, summarize
-from tracker.measure.trend import LagTrend, lag_trends
-from tracker.measure.trend_figures import Trends, compute_trends, store_rows
+from tracker.measure.stats.survival import LagSummary, summarize
+from tracker.measure.stats.trend import LagTrend, lag_trends
 from tracker.store import Store
 from tracker.store.asof import AsOf
 
@@ -55,7 +56,7 @@ class Figures:
     pass_rates: list[dict]  # weekly CI rows of the headline triggers
     other_rates: list[dict]  # weekly CI rows of the other triggers
     friction: list[dict]  # weekly friction / optimization rows
-    stale: list[dict]  # stale sources (tracker.measure.staleness)
+    stale: list[dict]  # stale sources (tracker.measure.quality.staleness)
     stale_keys: set = field(default_factory=set)  # (project, regime, definition) on them
     unread: list[dict] = field(default_factory=list)  # image tags no name pattern reads
     overrides: list[dict] = field(default_factory=list)  # analysts' class overrides

@@ -14,7 +14,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from tracker.measure.survival import kaplan_meier_quantile, quarter
+from tracker.measure.stats.survival import kaplan_meier_quantile, quarter
 
 HALF, NINE_TENTHS = Fraction(1, 2), Fraction(9, 10)
 HOUR, DAY = 3600.0, 86400.0

@@ -6,7 +6,7 @@ the verdict and the number a reader repeats are the same wherever they read them
 
 from __future__ import annotations
 
-from tracker.measure.answer import DEFINITION, NO_DATA, REFERENCE, Answer
+from tracker.measure.headline.answer import DEFINITION, NO_DATA, REFERENCE, Answer
 from tracker.present.palette import short_name
 
 

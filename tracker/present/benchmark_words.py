@@ -1,12 +1,12 @@
 """An independent benchmark's first configurations in words, the same in the report and the
-digest (tracker.measure.benchmark computes them)."""
+digest (tracker.measure.models.benchmark computes them)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from tracker.measure.benchmark import BenchmarkFigures, BenchmarkPair, FirstConfig
+from tracker.measure.models.benchmark import BenchmarkFigures, BenchmarkPair, FirstConfig
 from tracker.present import palette
 
 VENDOR = {"cuda": "NVIDIA", "rocm": "AMD"}

@@ -1,4 +1,4 @@
-"""CI job health as the report and the digest word it (tracker.measure.ci_jobs): per regime, the
+"""CI job health as the report and the digest word it (tracker.measure.ci.jobs): per regime, the
 longest-failing jobs, the jobs that broke and were fixed in the week, and how old the data is,
 stated with its date (CI collection may have stopped long before the as-of date)."""
 
@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from tracker.measure.ci_health import Change, JobHealth, longest_failing
-from tracker.measure.ci_jobs import CiJobs, Window
+from tracker.measure.ci.health import Change, JobHealth, longest_failing
+from tracker.measure.ci.jobs import CiJobs, Window
 from tracker.present import palette
 from tracker.present.formats import http_only
 

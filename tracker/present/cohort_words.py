@@ -1,10 +1,10 @@
 """The quarterly cohorts in words: a point of the headline chart ("65 d (7 artifacts, 3 open)")
 and the comparison beside it ("median lag from 65 d (2025-Q3, 7 artifacts) to at least 66 d
-(2026-Q2: 10 of 12 still open)"), computed by tracker.measure.headline."""
+(2026-Q2: 10 of 12 still open)"), computed by tracker.measure.headline.quarters."""
 
 from __future__ import annotations
 
-from tracker.measure.headline import (
+from tracker.measure.headline.quarters import (
     MIN_POINT_ARTIFACTS,
     TOO_FEW,
     VERDICT_QUARTERS,

@@ -1,6 +1,7 @@
 """The headline chart, drawn the same way in the report (per quarter of day 0) and the digest
 (at each week's end, with the same weeks a year before): one line per regime of the pooled
-Kaplan-Meier median lag (tracker.measure.headline), and under it how many artifacts each point
+Kaplan-Meier median lag (tracker.measure.headline.quarters), and under it how many artifacts each
+point
 stands on. It draws onto a matplotlib figure and returns it; the caller saves it (the report
 as a file, the digest as inline bytes), so neither publisher imports the other.
 
@@ -27,7 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import patheffects  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from tracker.measure.headline import MIN_POINT_ARTIFACTS, MedianPoint  # noqa: E402
+from tracker.measure.headline.quarters import MIN_POINT_ARTIFACTS, MedianPoint  # noqa: E402
 from tracker.present import palette  # noqa: E402
 
 Aligned = Sequence[MedianPoint | None]  # one entry per period, None where the regime has none

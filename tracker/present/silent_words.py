@@ -1,9 +1,9 @@
-"""Silent channels in words (tracker.measure.silent): one line per definition, the same in the
+"""Silent channels in words (tracker.measure.lag.silent): one line per definition, the same in the
 report's data-quality section, data_quality.csv and the digest's footer."""
 
 from __future__ import annotations
 
-from tracker.measure.silent import HINT, SilentChannel
+from tracker.measure.lag.silent import HINT, SilentChannel
 
 
 def silent_detail(channel: SilentChannel) -> str:

@@ -12,8 +12,9 @@ import math
 from collections.abc import Sequence
 from datetime import date, datetime
 
-from tracker.measure.rate_trend import RateTrend
-from tracker.measure.trend import (
+from tracker.measure.headline.trends import Trends
+from tracker.measure.stats.rate_trend import RateTrend
+from tracker.measure.stats.trend import (
     LEVEL,
     MIN_CI_JOBS,
     MIN_FRICTION_EVENTS,
@@ -23,7 +24,6 @@ from tracker.measure.trend import (
     RECENT_WEEKS,
     LagTrend,
 )
-from tracker.measure.trend_figures import Trends
 
 TREND_COLUMNS = [
     "artifact_group",

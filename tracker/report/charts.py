@@ -20,8 +20,8 @@ matplotlib.use("Agg")
 import matplotlib.dates as mdates  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
-from tracker.measure.lag import LagSample  # noqa: E402
-from tracker.measure.trend import Bracket, LagTrend, known_brackets, trend_line  # noqa: E402
+from tracker.measure.lag.samples import LagSample  # noqa: E402
+from tracker.measure.stats.trend import Bracket, LagTrend, known_brackets, trend_line  # noqa: E402
 from tracker.present import palette  # noqa: E402
 from tracker.present.share_chart import (  # noqa: E402
     MIN_SHARE_EVENTS,
@@ -278,7 +278,8 @@ def friction_chart(path: Path, rows: Sequence[dict]) -> bool:
 
 def headline_chart(path: Path, series: dict, reference: str | None, narrow: bool = False) -> bool:
     """The report's first picture: per regime, the pooled KM median lag of each quarter of day
-    0 over the whole history (tracker.measure.headline, drawn by headline_chart). `narrow`: the
+    0 over the whole history (tracker.measure.headline.quarters, drawn by headline_chart).
+    `narrow`: the
     variant small screens get (about 550 CSS px wide, shown without shrinking at 600 px)."""
     from tracker.present.headline_chart import align, draw
 

@@ -1,4 +1,4 @@
-"""The CI parity chart (tracker.measure.ci_parity): per mirroring pipeline, the weekly share of
+"""The CI parity chart (tracker.measure.ci.parity): per mirroring pipeline, the weekly share of
 its reference's nightly test groups it ran and the share it passed, in the mirror's regime
 colour, the week's reference groups (summed over its nightlies) written beside each point."""
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracker.measure import headline
 from tracker.measure.figures import Figures
+from tracker.measure.headline import quarters as headline
 from tracker.present import palette
 from tracker.present.answer_words import answer_text, median_phrase, window_phrase
 from tracker.present.cohort_words import cohort_sentence, point_text
@@ -14,7 +14,8 @@ from tracker.present.cohort_words import cohort_sentence, point_text
 
 def answer_rows(figures: Figures) -> list[dict[str, Any]]:
     """Per regime (sources.yaml's order), what the first screen says: the headline answer
-    (tracker.measure.answer, word for word as in summary.json, the digest and `lag --trend`),
+    (tracker.measure.headline.answer, word for word as in summary.json, the digest and `lag
+    --trend`),
     then, labelled, the quarterly cohorts' comparison the chart beside it draws."""
     rows = []
     for a in figures.answers:

@@ -1,6 +1,6 @@
 """The "Delivered performance" chart: per benchmark every round carries, each regime's best
 MLPerf Inference result per accelerator as a share of the best NVIDIA one, round by round, the
-deciding parts named on the points (tracker.measure.perf; docs/methodology.md)."""
+deciding parts named on the points (tracker.measure.perf.inference; docs/methodology.md)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from tracker.measure.perf import REFERENCE, ParityRow  # noqa: E402
+from tracker.measure.perf.inference import REFERENCE, ParityRow  # noqa: E402
 from tracker.mentions.accelerators import short_name  # noqa: E402
 from tracker.present import palette  # noqa: E402
 from tracker.report.charts import save_png  # noqa: E402

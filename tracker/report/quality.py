@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tracker.events import EVENT_TIME_END, EVENT_TIME_START
-from tracker.measure.lag import LagSample
-from tracker.measure.silent import SilentChannel
+from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.silent import SilentChannel
 from tracker.present import palette
 from tracker.present.silent_words import silent_detail
 

@@ -18,14 +18,14 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from tracker.measure.ci_health import HEALTH_COLUMNS
-from tracker.measure.ci_rates import COUNTS as CI_COUNTS
+from tracker.measure.ci.health import HEALTH_COLUMNS
+from tracker.measure.ci.rates import COUNTS as CI_COUNTS
 from tracker.measure.figures import Figures
-from tracker.measure.lag import LAG_CSV_COLUMNS, LagSample
-from tracker.measure.model_summary import REGIMES as MODEL_REGIMES
-from tracker.measure.model_summary import model_matrix
-from tracker.measure.silent import HINT as SILENT_HINT
-from tracker.measure.survival import LagSummary
+from tracker.measure.lag.samples import LAG_CSV_COLUMNS, LagSample
+from tracker.measure.lag.silent import HINT as SILENT_HINT
+from tracker.measure.models.summary import REGIMES as MODEL_REGIMES
+from tracker.measure.models.summary import model_matrix
+from tracker.measure.stats.survival import LagSummary
 from tracker.present import ci_jobs_words, palette, trend_words
 from tracker.present.answer_words import LABEL, answer_text
 from tracker.present.benchmark_words import benchmark_json, pair_rows

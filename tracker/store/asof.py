@@ -14,7 +14,7 @@ Contracts:
   ``tracker lag`` on the same store therefore still reports as of the snapshot.
 - ``resolve_as_of`` is what the CLI paths call: an explicit ``--as-of`` wins, then the
   snapshot, then now.
-- Staleness (a stream that ended long before as-of) is tracker.measure.staleness.
+- Staleness (a stream that ended long before as-of) is tracker.measure.quality.staleness.
 """
 
 from __future__ import annotations

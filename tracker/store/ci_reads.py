@@ -1,4 +1,4 @@
-"""Reads and writes behind CI job health and parity (tracker.measure.ci_health, ci_parity):
+"""Reads and writes behind CI job health and parity (tracker.measure.ci.health, ci_parity):
 every concluded CI job with its build, and the two derived tables each report rewrites
 (``ci_job_health``, ``ci_parity``: what the views ``v_ci_job_health`` and ``v_ci_parity`` read).
 

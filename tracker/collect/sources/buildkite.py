@@ -28,7 +28,7 @@ Contract:
 - Trigger: ``attrs.trigger`` of the build and of each of its jobs is the build's ``source``
   (schedule, webhook, api, ui, trigger_job), Buildkite's own word; the source key ``trigger``
   (e.g. ``[schedule]``) selects which of them make the headline pass rate
-  (tracker.measure.ci_rates), it changes nothing collected.
+  (tracker.measure.ci.rates), it changes nothing collected.
 - Builds still running are remembered in ``ctx.state["pending"]`` and re-read by number
   (``GET .../builds/{number}``) on later collections until they finish: those created
   before the listing's lower bound first, those the listing did not show after it

@@ -41,7 +41,7 @@ Contract:
   of regime ``none`` (tracker.collect.ci.run_regime).
 - Trigger: ``attrs.trigger`` of the run and of its jobs is the run's ``event`` (schedule, push,
   pull_request, workflow_dispatch, ...); the source key ``trigger`` (e.g. ``[schedule]``) selects
-  which make the headline pass rate (tracker.measure.ci_rates), it changes nothing collected.
+  which make the headline pass rate (tracker.measure.ci.rates), it changes nothing collected.
   It is the source's, for all its workflows (a ``workflows`` entry takes file, regime and
   job_regimes only: tracker.collect.options.workflows_problem).
 - A workflow file that no longer exists (404) is logged and counted as a skipped item naming

@@ -13,7 +13,8 @@ Contract:
   numbered rows with ``Result`` and ``Organization``). Any other shape fails the source with an
   error naming the file.
 - Every row is stored, whatever its division, suite or units: which rows count is
-  tracker.measure.perf's rule (docs/methodology.md, "Delivered performance"), and what it left
+  tracker.measure.perf.inference's rule (docs/methodology.md, "Delivered performance"), and what
+  it left
   out is counted there. A row of an unforeseen shape is skipped and counted (``ctx.skip``).
 - The event: occurred_at = the round's publication date, url = the result's folder in the
   round's repository at the commit read, version = the round, regime = the accelerator's

@@ -1,7 +1,8 @@
 """Day-0 coverage lag of model families: days from a model being served by vLLM on CUDA (or
 from its first public weights) to the first dated evidence that a regime serves it.
 
-Pure functions like :mod:`tracker.measure.lag`, whose lag machinery this reuses: open artifacts are
+Pure functions like :mod:`tracker.measure.lag.samples`, whose lag machinery this reuses: open
+artifacts are
 right-censored at ``as_of``, negative lags are kept and flagged, every row keeps its evidence URL,
 and a family whose day 0 precedes everything collected from a regime's evidence stream is
 ``unknown`` for that regime (left truncation), not open and not late.
@@ -34,7 +35,7 @@ nor one under a heading or lead-in that says beta / preview; a note that also ca
 planned or dropped is not counted);
 ``kind: model_registry`` (cuda) = the family's ``vllm_cuda`` day 0 itself;
 ``kind: benchmark_config`` = the family's first configuration on the regime's hardware in an
-independent benchmark's history (tracker.measure.benchmark), which is also day 0
+independent benchmark's history (tracker.measure.models.benchmark), which is also day 0
 ``benchmark_cuda`` on the reference regime.
 """
 
@@ -45,10 +46,10 @@ from datetime import datetime
 from typing import Any
 
 from tracker.config.coverage import EvidenceRule, ModelCoverageRule
-from tracker.measure.benchmark import benchmark_day0, benchmark_evidence, configured_families
-from tracker.measure.engines import combine_engines, engine_day0, gate_by_image
-from tracker.measure.lag import LagSample, NoteFact, ReleaseFact, is_final
-from tracker.measure.windows import Channel, ReadsFacts, Windows, not_observed
+from tracker.measure.lag.samples import LagSample, NoteFact, ReleaseFact, is_final
+from tracker.measure.lag.windows import Channel, ReadsFacts, Windows, not_observed
+from tracker.measure.models.benchmark import benchmark_day0, benchmark_evidence, configured_families
+from tracker.measure.models.engines import combine_engines, engine_day0, gate_by_image
 from tracker.mentions.families import NOT_SUPPORT as _NOT_SUPPORT
 from tracker.mentions.families import FamilyTable
 

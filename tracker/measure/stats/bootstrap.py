@@ -1,4 +1,4 @@
-"""The percentile bootstrap of the Theil-Sen bracket (tracker.measure.trend), computed without
+"""The percentile bootstrap of the Theil-Sen bracket (tracker.measure.stats.trend), computed without
 finding every resample's medians.
 
 A resample that picks artifact p c_p times holds c_p * c_q copies of the pair (p, q) and
@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tracker.measure.pair_tables import EndTable, end_table, middle, pair_count
+from tracker.measure.stats.pair_tables import EndTable, end_table, middle, pair_count
 
 LEVEL = 0.90
 BOOTSTRAP_SAMPLES = 2000

@@ -15,7 +15,7 @@ regime's primary one::
 A vendor-validated stack (the compatibility matrix) is not an install channel: it stays a
 definition beside the combined one and is never merged into it.
 
-The combined row of a series (the model layer's "any engine", tracker.measure.engines, on
+The combined row of a series (the model layer's "any engine", tracker.measure.models.engines, on
 install channels):
 
 - **covered** on the earliest covered channel date, with that channel's evidence URL, naming
@@ -43,10 +43,10 @@ from dataclasses import replace
 from datetime import datetime
 
 from tracker.config.coverage import Combined, CoverageRule
-from tracker.measure.coverage import REFERENCE_DEFINITION
-from tracker.measure.lag import LagSample, ReleaseFact, evidence_by_series
-from tracker.measure.supersession import Cover
-from tracker.measure.windows import Windows, not_observed
+from tracker.measure.lag.coverage import REFERENCE_DEFINITION
+from tracker.measure.lag.samples import LagSample, ReleaseFact, evidence_by_series
+from tracker.measure.lag.supersession import Cover
+from tracker.measure.lag.windows import Windows, not_observed
 
 
 def with_earliest_builds(

@@ -37,14 +37,15 @@ from datetime import date, datetime, timedelta
 import numpy as np
 from numpy.typing import ArrayLike
 
+from tracker.measure.lag.samples import LagSample
+
 # LEVEL: every interval here is a 90% interval (re-exported: the rate trends and the figures
 # take it from here); the bootstrap's seed is fixed: the same facts and as_of give the same report
-from tracker.measure.bootstrap import BOOTSTRAP_SAMPLES, bracket_and_interval, median
-from tracker.measure.bootstrap import LEVEL as LEVEL
-from tracker.measure.bootstrap import bootstrap_interval as bootstrap_interval
-from tracker.measure.lag import LagSample
-from tracker.measure.pair_tables import pair_bounds
-from tracker.measure.survival import lower_median, median_lag
+from tracker.measure.stats.bootstrap import BOOTSTRAP_SAMPLES, bracket_and_interval, median
+from tracker.measure.stats.bootstrap import LEVEL as LEVEL
+from tracker.measure.stats.bootstrap import bootstrap_interval as bootstrap_interval
+from tracker.measure.stats.pair_tables import pair_bounds
+from tracker.measure.stats.survival import lower_median, median_lag
 
 MIN_TREND_ARTIFACTS = 6  # fewer artifacts in a group: "too few artifacts", never a verdict
 PERIOD_DAYS = 365  # "last 12 months" and "the 12 months before", by day 0
@@ -213,7 +214,7 @@ def lag_trends(
     pooled over framework projects under each project's primary definition (group POOLED,
     definition POOLED_DEFINITION); model families get rows of their own per day-0 definition
     and stay out of the pool; kernel features have no trend rows (the kernel layer has its own
-    matrix and medians, tracker.measure.kernel_summary). `group_of` names a sample's artifact
+    matrix and medians, tracker.measure.kernels.summary). `group_of` names a sample's artifact
     group (default: its project). The reference regime (lag 0 by definition) is left out."""
     group_of = group_of or (lambda s: s.project)
     groups: dict[tuple[str, str, str], list[LagSample]] = defaultdict(list)

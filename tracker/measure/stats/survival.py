@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
 
-from tracker.measure.coverage import REFERENCE_DEFINITION
-from tracker.measure.lag import LagSample
+from tracker.measure.lag.coverage import REFERENCE_DEFINITION
+from tracker.measure.lag.samples import LagSample
 
 
 def kaplan_meier_median(durations: Iterable[tuple[float, bool]]) -> float | None:

@@ -14,9 +14,9 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from tracker.config.coverage import SERIES_COMPONENTS, CoverageRule, EvidenceRule
-from tracker.measure.coverage import FRAMEWORK_PROJECTS, REFERENCE_DEFINITION, artifact_series
-from tracker.measure.supersession import Cover, supersede
-from tracker.measure.windows import Windows, not_observed
+from tracker.measure.lag.coverage import FRAMEWORK_PROJECTS, REFERENCE_DEFINITION, artifact_series
+from tracker.measure.lag.supersession import Cover, supersede
+from tracker.measure.lag.windows import Windows, not_observed
 from tracker.versions import parse_version
 
 
@@ -84,7 +84,7 @@ class LagSample:
     # observed_through - day0; None on the reference rows (day 0 itself)
     observed_through: datetime | None = None
     covered_by: str = ""  # the newer series whose evidence covers this one (measure.supersession)
-    # an earliest-build row (tracker.measure.channels): the channel definition whose evidence
+    # an earliest-build row (tracker.measure.lag.channels): the channel definition whose evidence
     # came first; "" for other rows and for open ones
     channel: str = ""
 

@@ -1,5 +1,5 @@
 """The CI job figures of one as-of date: job health, the jobs that broke and were fixed in the
-week, and the parity of mirroring pipelines (tracker.measure.ci_health, ci_parity), read from
+week, and the parity of mirroring pipelines (tracker.measure.ci.health, ci_parity), read from
 the store once. ``tracker ci-health``, the report, the digest and the derived tables
 (``v_ci_job_health``, ``v_ci_parity``) all take them from here.
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from tracker.measure.ci_health import Change, JobHealth, JobRun, job_health, job_runs, week_changes
-from tracker.measure.ci_parity import load_renames, parity_weeks
+from tracker.measure.ci.health import Change, JobHealth, JobRun, job_health, job_runs, week_changes
+from tracker.measure.ci.parity import load_renames, parity_weeks
 
 DEFAULT_BROKEN_NIGHTS = 3
 WEEK = timedelta(days=7)

@@ -1,5 +1,6 @@
-"""The pairs of a group's artifacts behind the Theil-Sen bracket (tracker.measure.trend) and
-its bootstrap (tracker.measure.bootstrap): each pair's slope bounds, formed a block of rows at a
+"""The pairs of a group's artifacts behind the Theil-Sen bracket (tracker.measure.stats.trend) and
+its bootstrap (tracker.measure.stats.bootstrap): each pair's slope bounds, formed a block of rows
+at a
 time (a group of thousands of artifacts has tens of millions of pairs: their index pairs are
 never all formed at once), and one end's bounds sorted with the pair's two artifacts, whose
 weighted medians are a resample's bracket ends.

@@ -1,6 +1,6 @@
 """The trends the report, the digest and `tracker lag --trend` show, gathered in one object.
 
-The numbers come from tracker.measure.trend and rate_trend (pure); this module gathers their
+The numbers come from tracker.measure.stats.trend and rate_trend (pure); this module gathers their
 inputs (lag samples, weekly rate rows) and returns them as :class:`Trends`. Words, tables and
 JSON for people and files are in tracker.present.trend_words.
 """
@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from tracker.measure.lag import LagSample
-from tracker.measure.rate_trend import (
+from tracker.measure.lag.samples import LagSample
+from tracker.measure.stats.rate_trend import (
     RateTrend,
     ci_trends,
     friction_trends,
     newest_data_trends,
 )
-from tracker.measure.trend import MIN_CI_JOBS, LagTrend, lag_trends
+from tracker.measure.stats.trend import MIN_CI_JOBS, LagTrend, lag_trends
 
 
 @dataclass

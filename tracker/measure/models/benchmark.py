@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from tracker.measure.lag import NoteFact
+from tracker.measure.lag.samples import NoteFact
 
 Hits = dict[str, tuple[datetime, str]]
 UNKNOWN_REGIME = "unknown"

@@ -1,5 +1,5 @@
 """The kernel layer for people: the feature x regime matrix, the regime medians and the digest's
-closings (tracker.measure.kernel_lag computes the rows; docs/methodology.md, "The kernel layer").
+closings (tracker.measure.kernels.lag computes the rows; docs/methodology.md, "The kernel layer").
 
 Every cell of the matrix is covered (days, date, URL), open (days so far, censored) or unknown
 (with the reason: not tracked, or the evidence stream starts after day 0): unknown cells are
@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from tracker.measure.kernel_ledger import KernelFeature, KernelRule
-from tracker.measure.lag import LagSample
-from tracker.measure.survival import median_lag
+from tracker.measure.kernels.ledger import KernelFeature, KernelRule
+from tracker.measure.lag.samples import LagSample
+from tracker.measure.stats.survival import median_lag
 
 REGIMES = ("cuda", "rocm", "xla", "neuron")
 

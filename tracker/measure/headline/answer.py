@@ -6,9 +6,9 @@ subject and first line per regime, `tracker lag --trend` and the view ``v_lag_tr
 pooled "all projects" rows, which this is read from).
 
 - **Pool**: every framework artifact under its project's primary definition, all projects
-  pooled, day 0 at or before as-of (tracker.measure.trend's POOLED rows; model families are
+  pooled, day 0 at or before as-of (tracker.measure.stats.trend's POOLED rows; model families are
   another kind of artifact with their own figures).
-- **Verdict**: the lag trend's (tracker.measure.trend.slope_verdict): "closing" or "widening"
+- **Verdict**: the lag trend's (tracker.measure.stats.trend.slope_verdict): "closing" or "widening"
   only when the 90% interval of the Theil-Sen slope lies wholly on one side of zero.
 - **Median**: the Kaplan-Meier median lag of the pooled artifacts whose day 0 is in the 12
   months before as-of (open ones censored at their age); when half or more of them are open it
@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from tracker.measure.trend import PERIOD_DAYS, POOLED, LagTrend
+from tracker.measure.stats.trend import PERIOD_DAYS, POOLED, LagTrend
 
 REFERENCE = "reference"  # the reference regime's verdict: lag 0 by definition
 NO_DATA = "no lag data"

@@ -1,9 +1,9 @@
 """The headline series: each regime's day-0 lag per quarter of day 0 (the report's first chart),
 and the comparison of its quarterly cohorts (:func:`compare_cohorts`; worded by
-tracker.present.cohort_words; the headline answer itself is tracker.measure.answer's).
+tracker.present.cohort_words; the headline answer itself is tracker.measure.headline.answer's).
 
 Pool: every framework artifact under its project's primary definition (the pool of the trend
-table, tracker.measure.trend; model families are another kind of artifact and stay out).
+table, tracker.measure.stats.trend; model families are another kind of artifact and stay out).
 Period: the calendar quarter of the artifact's day 0 (a cohort by release date, not by the date
 support appeared). Per regime and quarter: the Kaplan-Meier median lag (open artifacts
 censored at their age, so they can never pull it down), the number of artifacts and of open
@@ -22,8 +22,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from tracker.measure.lag import LagSample
-from tracker.measure.survival import lower_median, median_lag, quarter
+from tracker.measure.lag.samples import LagSample
+from tracker.measure.stats.survival import lower_median, median_lag, quarter
 
 MIN_POINT_ARTIFACTS = (
     3  # a quarter with fewer artifacts is drawn but never starts or ends a verdict

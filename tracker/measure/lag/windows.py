@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple, Protocol
 
-from tracker.measure.coverage import FRAMEWORK_PROJECTS
+from tracker.measure.lag.coverage import FRAMEWORK_PROJECTS
 
 ANY_KIND = "*"  # a rule that reads every kind of fact of its project (kernel rules `open`)
 MODELS = "models"  # the `mentions` of a model rule: notes naming a model family

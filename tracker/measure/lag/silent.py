@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from tracker.measure.coverage import REFERENCE_DEFINITION
-from tracker.measure.lag import LagSample
+from tracker.measure.lag.coverage import REFERENCE_DEFINITION
+from tracker.measure.lag.samples import LagSample
 
 HINT = "the channel may have moved: check where the vendor ships it now"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from statistics import NormalDist
 
-from tracker.measure.trend import (
+from tracker.measure.stats.trend import (
     IMPROVING,
     LEVEL,
     MIN_CI_JOBS,

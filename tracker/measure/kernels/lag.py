@@ -1,7 +1,7 @@
 """Day-0 lag of kernel features: days from a kernel existing on CUDA to the first dated evidence
 that it exists on a regime (docs/methodology.md, "The kernel layer").
 
-Pure functions over the ledger (tracker.measure.kernel_ledger) and the evidence the store holds
+Pure functions over the ledger (tracker.measure.kernels.ledger) and the evidence the store holds
 (:class:`KernelFact`: tags and releases, commits, notes). Like framework and model artifacts: an
 open cell is right-censored at ``as_of``, a negative lag is kept and flagged, every row keeps
 its evidence URL, and a cell whose evidence stream starts after day 0 (or is not collected, or
@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tracker.measure.kernel_ledger import KernelFeature, KernelRule
-from tracker.measure.lag import LagSample
-from tracker.measure.windows import ANY_KIND, Channel, Windows, not_observed
+from tracker.measure.kernels.ledger import KernelFeature, KernelRule
+from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.windows import ANY_KIND, Channel, Windows, not_observed
 from tracker.versions import normalize_version
 
 DAY0_DEFINITION = "cuda_kernel"

@@ -24,7 +24,7 @@ from typing import Any
 
 from tracker.collect.ci import PASSED
 from tracker.config.triggers import MirrorPair
-from tracker.measure.ci_health import AMD_PREFIX, GPU_TAG, PREFIX_TAG, SUFFIX_TAG, JobRun
+from tracker.measure.ci.health import AMD_PREFIX, GPU_TAG, PREFIX_TAG, SUFFIX_TAG, JobRun
 
 # A reference nightly pairs with a mirror's nightly of the same UTC day, else the newest one at
 # most this long before it.

@@ -22,7 +22,7 @@ and names an "any engine" definition over them (read and checked by tracker.conf
   when: a family it already lists dates nothing, and when that is earlier than every other
   engine's date the family's day 0 is unknown (reason given), never guessed.
 
-Pure functions over the facts :mod:`tracker.measure.model_lag` reads; no I/O.
+Pure functions over the facts :mod:`tracker.measure.models.lag` reads; no I/O.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from datetime import datetime
 from typing import Any
 
 from tracker.config.coverage import EvidenceRule
-from tracker.measure.lag import LagSample, ReleaseFact, is_final
+from tracker.measure.lag.samples import LagSample, ReleaseFact, is_final
 
 Hits = dict[str, tuple[datetime, str]]
 

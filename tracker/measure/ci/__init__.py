@@ -1,0 +1,2 @@
+"""CI figures: pass rates by trigger, job health, parity of a mirroring pipeline, and the job
+figures of one as-of date."""

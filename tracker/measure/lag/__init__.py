@@ -1,0 +1,3 @@
+"""The lag engine every artifact kind shares: coverage rules' meaning, lag samples with their
+covered / open / unknown decision, observation windows, supersession, install channels and
+silent channels (docs/methodology.md, "Day-0 coverage lag")."""

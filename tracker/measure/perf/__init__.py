@@ -1,0 +1,2 @@
+"""Delivered performance: public benchmark results against the best NVIDIA result of the same
+round."""

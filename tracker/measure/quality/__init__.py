@@ -1,0 +1,1 @@
+"""Data quality shown beside the numbers: unreadable notes, source health, staleness."""
