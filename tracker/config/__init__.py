@@ -27,6 +27,10 @@ if TYPE_CHECKING:  # read by config_from_data: `tracker --help` and query start 
 
 DEFAULT_SOURCES = "sources.yaml"
 DEFAULT_DATABASE = "sqlite:///tracker.db"
+# The largest sources.yaml read: parsed YAML takes about 70 bytes of memory per byte of file
+# (over 2 GB for 590,000 sources in 41 MB) and up to 190 for the densest (one-character
+# values), so 2 MB stays under 400 MB. The shipped file is 36 kB for about a hundred sources.
+MAX_SOURCES_MB = 2
 
 TOP_LEVEL_KEYS = {"regimes", "sources", "coverage", "settings", "report", "digest", "database"}
 REGIME_KEYS = {"id", "vendor", "silicon", "reference", "description"}
@@ -195,12 +199,20 @@ class KindKeys(Protocol):
 
 def read_config(path: str | os.PathLike | None, kinds: Mapping[str, KindKeys]) -> Config:
     """Read sources.yaml and check it whole (config_from_data). Raises ConfigError naming file,
-    source and key."""
+    source and key; a file over MAX_SOURCES_MB is refused before it is parsed."""
     import yaml  # here: commands that read no sources.yaml (query, --help) start without it
 
     file = sources_path(path)
     try:
-        raw = safe_load_yaml(file.read_text(encoding="utf-8"), str(file))
+        with file.open("rb") as handle:
+            content = handle.read(MAX_SOURCES_MB * 1024 * 1024 + 1)
+        if len(content) > MAX_SOURCES_MB * 1024 * 1024:
+            raise ConfigError(
+                f"{file}: larger than {MAX_SOURCES_MB} MB (MAX_SOURCES_MB), the most a sources "
+                "file may hold: not read (a sources file lists tens to thousands of sources; "
+                "reading a larger one whole would take gigabytes of memory)"
+            )
+        raw = safe_load_yaml(content.decode("utf-8"), str(file))
     except FileNotFoundError:
         raise ConfigError(f"{file}: not found (pass --sources or set TRACKER_SOURCES)") from None
     except UnicodeDecodeError as exc:

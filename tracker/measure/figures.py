@@ -72,6 +72,8 @@ class Figures:
     # stored events dated outside what tracker computes with: left out of every figure by the
     # store's reads, listed in the data-quality section (Store.far_dated_events)
     far_dated: dict = field(default_factory=dict)
+    # events whose times contradict each other: left out alike (Store.contradicting_events)
+    contradicting: dict = field(default_factory=dict)
     perf: PerfFigures = field(default_factory=PerfFigures)  # delivered performance (MLPerf)
     training: TrainingFigures = field(default_factory=TrainingFigures)  # MLPerf Training
     kernels: KernelLayer | None = None  # the kernel layer (None: no `artifact: kernel` rule)
@@ -142,6 +144,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         overrides=store.overrides(),
         source_count=len(config.sources),
         far_dated=store.far_dated_events(),
+        contradicting=store.contradicting_events(),
         perf=perf_figures(store.perf_results(as_of), regimes),
         training=training_figures(store.perf_results(as_of, "training_result"), regimes),
         kernels=kernel_layer(facts.kernel_ledger, samples, unknown)

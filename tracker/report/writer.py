@@ -119,6 +119,8 @@ def write_report(
     out_dir: Path,
     banner: str | None = None,
     drawers: ChartDrawers | None = None,
+    *,
+    carry_foreign: bool = False,
 ) -> list[str]:
     """Write lag / pass-rate / friction CSVs, summary.json, PNG charts and index.html into
     `out_dir` from `figures` (tracker.measure.figures: computed once, as of their date).
@@ -128,16 +130,18 @@ def write_report(
     with ExitStack() as stack:
         if drawers is None:
             drawers = stack.enter_context(ChartDrawers())
-        return _write(figures, out_dir, banner, drawers)
+        return _write(figures, out_dir, banner, drawers, carry_foreign)
 
 
-def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDrawers) -> list[str]:
+def _write(
+    figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDrawers, carry: bool
+) -> list[str]:
     f = figures
     as_of, point, samples, reference = f.as_of, f.point, f.samples, f.reference
     pass_rates, other_rates, friction, stale = f.pass_rates, f.other_rates, f.friction, f.stale
     unknown, spans, stale_keys, series = f.unknown, f.spans, f.stale_keys, f.series
     # The old report stays whole until all is written (publish.staged).
-    with staged(out_dir) as stage:
+    with staged(out_dir, carry_foreign=carry) as stage:
         drawers.draw("lag", CHARTS, "lag_chart", stage / IMAGES["lag"], samples, as_of, f.lag)
         drawers.draw("model", MODELS, "model_matrix_chart", stage / IMAGES["model"], samples, as_of)
         dense_ci, ci_sparse = split_sparse_ci(pass_rates)
@@ -192,6 +196,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             f.far_dated,
             f.silent,
             f.benchmark.unknown_runners if f.benchmark else (),
+            f.contradicting,
         )
 
         with (stage / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
@@ -248,6 +253,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
                     "stale_sources": stale,
                     "silent_channels": [c.row() for c in f.silent],
                     "unread_tags": f.unread,
+                    "contradicting_times": f.contradicting,  # left out of every figure
                     "data": banner or "collected upstream data",
                     "gap_trend": trend_words.json_ready(f.trends),
                     "headline_series": {
@@ -325,6 +331,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             other_rates=latest_weeks(other_rates, TABLE_WEEKS),
             unread_tags=f.unread,
             far_dated=f.far_dated,
+            contradicting=f.contradicting,
             table_weeks=TABLE_WEEKS,
             friction=latest_weeks(friction, TABLE_WEEKS),
             images=images,

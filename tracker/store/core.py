@@ -34,6 +34,7 @@ from tracker.store.sqlite_rows import sqlite_row, sqlite_time
 from tracker.store.state import SourceStates
 from tracker.store.stopping import watch
 from tracker.store.tables import events
+from tracker.store.time_order import TimeOrderReads
 from tracker.store.waits import failure_line, postgres_connect_params, postgres_session
 
 EVENT_COLUMNS = [c.name for c in events.columns]
@@ -77,6 +78,7 @@ class Store(
     CiReads,
     CiTestReads,
     ResponseReads,
+    TimeOrderReads,
     SourceStates,
     Migrations,
 ):

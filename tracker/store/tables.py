@@ -100,7 +100,7 @@ def computable(dialect: str, column: str = "occurred_at") -> str:
 def dated(dialect: str, table: str = "events") -> TextClause:
     """`computable` on `table`.occurred_at as a WHERE clause: the condition every read of events
     that feeds a figure has (the far-dated rows it leaves out are listed by
-    Store.far_dated_events)."""
+    Store.far_dated_events; beside it, store.time_order.in_order for contradicting times)."""
     return text(computable(dialect, f"{table}.occurred_at"))
 
 
