@@ -4,7 +4,7 @@ mentions (``load_facts``), and the lag samples of every coverage rule of sources
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -12,6 +12,14 @@ from tracker.config import Config
 from tracker.config.coverage import CoverageRule, ModelCoverageRule
 from tracker.measure.kernels.lag import KernelFact, kernel_lag_samples, kernel_projects
 from tracker.measure.kernels.ledger import KernelFeature, load_ledger
+from tracker.measure.lag.builds import (
+    anchors,
+    build_facts,
+    label_rows,
+    named_builds,
+    record_label,
+    text_record,
+)
 from tracker.measure.lag.channels import with_earliest_builds
 from tracker.measure.lag.samples import (
     BenchConfig,
@@ -129,6 +137,8 @@ class LagFacts:
     kernel_facts: list[KernelFact] = field(default_factory=list)
     # how far each source was looked at, and what it delivers (measure.windows)
     windows: Windows = field(default_factory=Windows)
+    # evidence URL -> the kind of record a named build came from (measure.lag.builds)
+    record_labels: Mapping[str, str] = field(default_factory=dict)
 
     def samples(
         self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
@@ -168,9 +178,10 @@ class LagFacts:
         samples = lag_samples(
             self.rules, self.releases, self.notes, as_of, unknown, spans, self.windows
         )
-        return with_earliest_builds(
+        rows = with_earliest_builds(
             self.rules, samples, self.releases, as_of, unknown, spans, self.windows
         )
+        return label_rows(rows, self.rules, dict(self.record_labels))
 
 
 def observed_ends(config: Config, store: Store) -> dict[str, datetime]:
@@ -189,6 +200,9 @@ def load_lag_facts(config: Config, store: Store) -> LagFacts:
         {"vllm"} if model_rules else set()
     )
     releases, notes = load_facts(store, projects)
+    named, labels = load_named_builds(rules, store)
+    releases += named[0]
+    notes += named[1]
     observed = observed_ends(config, store)
     benchmarks = {
         e.project for r in model_rules for e in r.evidence if e.kind == "benchmark_config"
@@ -196,11 +210,24 @@ def load_lag_facts(config: Config, store: Store) -> LagFacts:
     notes += benchmark_notes(store, benchmarks)
     if config.kernel_layer is None:
         windows = Windows(delivered_channels([*releases, *notes]), observed)
-        return LagFacts(rules, model_rules, releases, notes, windows=windows)
+        return LagFacts(rules, model_rules, releases, notes, windows=windows, record_labels=labels)
     ledger = load_ledger(config.kernel_layer.ledger)
     kernel_facts = load_kernel_facts(store, kernel_projects(ledger))
     windows = Windows(delivered_channels([*releases, *notes, *kernel_facts]), observed)
-    return LagFacts(rules, model_rules, releases, notes, ledger, kernel_facts, windows)
+    return LagFacts(rules, model_rules, releases, notes, ledger, kernel_facts, windows, labels)
+
+
+def load_named_builds(
+    rules: Sequence[CoverageRule], store: Store
+) -> tuple[tuple[list[ReleaseFact], list[NoteFact]], dict[str, str]]:
+    """The builds every stored text names for the channels with ``builds:`` patterns, as
+    facts of those channels, and each record's URL -> its kind (measure.lag.builds)."""
+    wanted = anchors(rules)
+    if not wanted:
+        return ([], []), {}
+    records = [r for row in store.build_texts(wanted) if (r := text_record(row)) is not None]
+    found = named_builds(rules, records)
+    return build_facts(found), {b.record.url: record_label(b.record) for b in found}
 
 
 def benchmark_notes(store: Store, projects: Iterable[str]) -> list[NoteFact]:

@@ -22,6 +22,7 @@ from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 from tracker.config.database import DatabaseWaits, database_waits
 from tracker.errors import StoreError
 from tracker.events import Event, now_utc
+from tracker.store.build_reads import BuildReads
 from tracker.store.ci_reads import CiReads
 from tracker.store.migrate import Migrations
 from tracker.store.perf_reads import PerfReads
@@ -70,7 +71,14 @@ def _dumps(value: Any) -> str:
 
 
 class Store(
-    StoreQueries, QualityReads, PerfReads, CiReads, ResponseReads, SourceStates, Migrations
+    StoreQueries,
+    QualityReads,
+    PerfReads,
+    CiReads,
+    ResponseReads,
+    BuildReads,
+    SourceStates,
+    Migrations,
 ):
     """One database (SQLite file or PostgreSQL), addressed by SQLAlchemy URL."""
 
