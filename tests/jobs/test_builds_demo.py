@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
+
+from tracker.present.response_words import sample_note
 
 SNAPSHOT = "2026-08-22"
 IX = "https://github.com/SemiAnalysisAI/InferenceX/commit/"
@@ -77,3 +80,19 @@ def test_neuron_plugin_versions_date_vllm_on_neuron_and_a_withdrawn_listing_does
     # the stale "currently supports vLLM version 0.16.0" line of every release since 2.29 is
     # not the latest: it dates 0.16 by its first release only
     assert vllm_rows[("0.16", "neuron", "neuron_sdk")]["available"] == "2026-04-09"
+
+
+def test_the_report_says_its_issue_threads_are_a_sample_beside_the_figure(demo):
+    html = (demo["report"] / "index.html").read_text(encoding="utf-8")
+    counts = re.search(r"(\d+) issues, (\d+) answered\. <strong>([^<]*)</strong>", html)
+    assert counts is not None and counts.group(1) == counts.group(2)
+    assert counts.group(3).startswith("A sample, not the whole stream")
+
+
+def test_the_sample_note_follows_the_counts():
+    assert sample_note(81, 81, replay=True).startswith("A sample, not the whole stream: this ")
+    assert (
+        sample_note(81, 81, replay=False)
+        == "Every one of the 81 issues counted has a first response."
+    )
+    assert sample_note(81, 70, replay=True) == "" and sample_note(0, 0, replay=True) == ""
