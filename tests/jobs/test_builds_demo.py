@@ -96,3 +96,10 @@ def test_the_sample_note_follows_the_counts():
         == "Every one of the 81 issues counted has a first response."
     )
     assert sample_note(81, 70, replay=True) == "" and sample_note(0, 0, replay=True) == ""
+
+
+def test_the_reports_artifact_table_names_the_kind_of_record_that_dated_a_row(demo):
+    html = (demo["report"] / "index.html").read_text(encoding="utf-8")
+    # vLLM 0.17 on ROCm as of the demo's day: dated by InferenceX's commit naming v0.17.0
+    link = f'<a href="{IX}87250a0e220c20993c0101f4fb892eaea0ed231b">configuration commit</a>'
+    assert link in html
