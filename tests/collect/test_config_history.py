@@ -25,6 +25,15 @@ CASSETTE = str(REPO / "cassettes" / "inferencex-configs.yaml")
 SHA = [f"{n:040x}" for n in range(1, 10)]
 
 
+def _configs(events) -> list:
+    """The configuration events (each image's first commit is an event of its own)."""
+    return [e for e in events if "config" in e.attrs]
+
+
+def _images(events) -> dict[str, object]:
+    return {e.attrs["image"]: e for e in events if "image" in e.attrs and "config" not in e.attrs}
+
+
 def _replayed(state: dict | None = None) -> tuple[CollectContext, list]:
     from tracker.jobs.config import load_config
 
@@ -35,8 +44,30 @@ def _replayed(state: dict | None = None) -> tuple[CollectContext, list]:
     return ctx, events
 
 
+def test_recorded_history_dates_each_image_by_the_first_commit_naming_it():
+    """The first commit whose files name each vLLM ROCm image (git log -p of the paths, main):
+    an image bumped on an entry seen before is a record of its own."""
+    _, events = _replayed()
+    images = _images(events)
+    first = {
+        "v0.14.0": ("25bda3d71ed0", datetime(2026, 1, 21, 23, 35, 40, tzinfo=UTC)),
+        "v0.17.0": ("87250a0e220c", datetime(2026, 3, 9, 17, 24, 2, tzinfo=UTC)),
+        "v0.18.0": ("0d571de27697", datetime(2026, 3, 23, 14, 38, 33, tzinfo=UTC)),
+        "v0.19.0": ("0ee5ff342d54", datetime(2026, 4, 5, 16, 59, 34, tzinfo=UTC)),
+        "v0.21.0": ("370a162f3f9b", datetime(2026, 5, 15, 21, 57, 5, tzinfo=UTC)),
+        "v0.24.0": ("44a797e14a70", datetime(2026, 7, 5, 15, 23, 26, tzinfo=UTC)),
+        "v0.27.1": ("73bd8e2004b8", datetime(2026, 8, 12, 14, 17, 29, tzinfo=UTC)),
+    }
+    for tag, (sha, when) in first.items():
+        event = images[f"vllm/vllm-openai-rocm:{tag}"]
+        assert event.kind == "commit" and event.body == f"vllm/vllm-openai-rocm:{tag}"
+        assert event.url.split("/commit/")[1].startswith(sha) and event.occurred_at == when
+    assert len({e.external_id for e in events}) == len(events)
+
+
 def test_recorded_history_dates_each_configuration_by_its_first_commit():
     ctx, events = _replayed()
+    events = _configs(events)
     assert len(events) == 451 and len({e.external_id for e in events}) == 451
     # the one real commit whose amd-master.yaml is not YAML (a full-width comma): one skip
     assert ctx.skipped == 1 and "dee9cf73a0" in ctx.warnings[0]
@@ -122,7 +153,7 @@ def test_moved_file_and_incremental_run_fetch_only_new_commits(httpserver):
     _file(httpserver, SHA[1], old, a + b)
     spec = _spec(httpserver.url_for("").rstrip("/"), [old, new])
     ctx = CollectContext(spec, http=HttpClient())
-    first = list(config_history.collect(ctx))
+    first = _configs(config_history.collect(ctx))
     assert [(e.occurred_at.day, e.regime) for e in first] == [(1, "rocm"), (2, "cuda")]
     assert first[0].attrs["config"]["baseline"] and not first[1].attrs["config"]["baseline"]
     # the file moves (same entries at the new path) and one entry is added there
@@ -132,7 +163,7 @@ def test_moved_file_and_incremental_run_fetch_only_new_commits(httpserver):
     _listing(httpserver, new, [(SHA[2], "2026-07-02T00:00:00Z")])
     _file(httpserver, SHA[2], new, a + b + c)
     again = CollectContext(spec, http=HttpClient(), state=json.loads(json.dumps(ctx.state)))
-    second = list(config_history.collect(again))
+    second = _configs(config_history.collect(again))
     assert [e.attrs["config"]["key"] for e in second] == ["m3-mi355x"]
     assert second[0].attrs["config"]["baseline"] is False
     fetched = [r.path for r, _ in httpserver.log if r.path.startswith("/raw/")]
@@ -144,7 +175,7 @@ def test_unknown_runner_is_kept_on_no_regime_never_guessed(httpserver):
     _listing(httpserver, path, [(SHA[0], "2026-04-01T00:00:00Z")])
     _file(httpserver, SHA[0], path, _entry("x", "Qwen/Qwen3.5-397B-A17B", "rtx6000pro-lat"))
     ctx = CollectContext(_spec(httpserver.url_for("").rstrip("/"), [path]), http=HttpClient())
-    (event,) = list(config_history.collect(ctx))
+    (event,) = _configs(config_history.collect(ctx))
     assert event.regime == "none"
     assert event.attrs["config"]["regime"] == "unknown"
     assert event.attrs["config"]["hardware"] == "rtx6000pro"
@@ -185,7 +216,7 @@ def test_a_hostile_file_version_is_skipped_with_one_line_and_the_rest_go_on(http
     _file(httpserver, SHA[0], path, HOSTILE[name])
     _file(httpserver, SHA[1], path, good)
     ctx = CollectContext(_spec(httpserver.url_for("").rstrip("/"), [path]), http=HttpClient())
-    events = list(config_history.collect(ctx))
+    events = _configs(config_history.collect(ctx))
     assert [e.attrs["config"]["key"] for e in events] == ["glm5-mi355x"]
     assert ctx.skipped == 1 and len(ctx.warnings) == 1
     assert ctx.warnings[0].startswith(f"bench: skipped {path} at {SHA[0][:10]}: ")
@@ -235,10 +266,10 @@ def test_a_run_stopped_part_way_leaves_a_state_the_next_run_resumes_from(httpser
     _file(httpserver, SHA[1], path, a + c)  # b removed again: only the first file has it
     spec = _spec(httpserver.url_for("").rstrip("/"), [path])
     ctx = CollectContext(spec, http=HttpClient())
-    events = config_history.collect(ctx)
+    events = (e for e in config_history.collect(ctx) if "config" in e.attrs)
     first = next(events)  # the runner stops here (time budget, rate limit)
     events.close()
     again = CollectContext(spec, http=HttpClient(), state=json.loads(json.dumps(ctx.state)))
-    rest = list(config_history.collect(again))
+    rest = _configs(config_history.collect(again))
     keys = [first.attrs["config"]["key"]] + [e.attrs["config"]["key"] for e in rest]
     assert keys == ["glm5-mi355x", "glm5-mi325x", "k3-mi355x"]  # each once, none lost

@@ -117,3 +117,37 @@ def test_sglang_jax_readme_history_is_xla_evidence():
     assert spec.regime == "xla" and all(e.regime == "xla" for e in events)
     assert got["qwen3-moe"] == "2025-08-22" and got["deepseek-v3"] == "2026-05-03"
     assert "llama4" not in got  # named in a later README section, not the model list
+
+
+def test_revisions_mode_reads_a_page_revision_by_revision_with_what_each_changed():
+    """aws-neuron-sdk's component index and release-content page (cassettes/neuron-sdk-pages.yaml,
+    the real history trimmed): one commit event per revision, its added lines (with context) as
+    the body and its removed lines in attrs.revision; the first revision read holds the whole
+    page; a second run reads nothing new."""
+    from tracker.jobs.config import load_config
+
+    root = Path(__file__).resolve().parents[2]
+    spec = load_config(root / "sources.yaml").source("neuron-sdk-pages")
+    cassette = str(root / "cassettes" / "neuron-sdk-pages.yaml")
+    ctx = CollectContext(spec, http=HttpClient())
+    with vcr.use_cassette(cassette, record_mode="none"):
+        events = list(doc_history.collect(ctx))
+    by = {e.external_id.split(":")[1][:8] + ":" + e.attrs["revision"]["path"]: e for e in events}
+    index = "release-notes/components/index.rst"
+    first = by[f"060aef30:{index}"]
+    assert (
+        first.kind == "commit"
+        and "0.6.0" in first.body
+        and first.attrs["revision"]["removed"] == ""
+    )
+    listed = by[f"ee7d6e00:{index}"]
+    assert "0.21.0.1.0.0 (supports vLLM version 0.21.0" in listed.body
+    assert "vLLM plugin for Neuron" in listed.body  # the row's name: context of its version cell
+    withdrawn = by[f"993f75b6:{index}"]
+    assert "0.21.0.1.0.0" in withdrawn.attrs["revision"]["removed"]
+    assert "0.16.0.*" in withdrawn.body and "0.21.0.1.0.0" not in withdrawn.body
+    assert withdrawn.url.endswith(f"/blob/993f75b6647a71dcece27626d8c8708864ea64de/{index}")
+    assert withdrawn.occurred_at.isoformat() == "2026-07-10T19:32:43+00:00"
+    again = CollectContext(spec, http=HttpClient(), state=json.loads(json.dumps(ctx.state)))
+    with vcr.use_cassette(cassette, record_mode="none", allow_playback_repeats=True):
+        assert list(doc_history.collect(again)) == []

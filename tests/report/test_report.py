@@ -136,12 +136,14 @@ def test_report_files_and_escaping(sqlite_store, tmp_path):
     lag_csv = (out / "lag.csv").read_text().splitlines()
     assert lag_csv[0] == (
         "project,series,regime,definition,primary,day0,available,lag_days,status,"
-        "evidence_url,artifact,day0_definition,observed_through,covered_by,channel"
+        "evidence_url,artifact,day0_definition,observed_through,covered_by,channel,"
+        "evidence_kind"
     )
     assert (
         "pytorch,2.8,rocm,vendor_matrix,true,2025-08-06,2025-09-16,41,covered,"
         # no collection run recorded: observed through as-of; covered by its own evidence
-        "https://rocm.docs.amd.com/m,framework,upstream_release,2025-12-31,," in lag_csv
+        # evidence_kind: a vendor matrix row is a note
+        "https://rocm.docs.amd.com/m,framework,upstream_release,2025-12-31,,,note" in lag_csv
     )
     summary = (out / "lag_summary.csv").read_text().splitlines()
     assert summary[0].endswith(

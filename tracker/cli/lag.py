@@ -51,7 +51,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     \b
     Columns: project,series,regime,definition,primary,day0,available,lag_days,
              status,evidence_url,artifact,day0_definition,observed_through,covered_by,
-             channel
+             channel,evidence_kind
 
     `artifact` is framework (a release series, e.g. pytorch 2.9)
     or model (a model family, e.g. qwen3-moe, under project `models`); model families have one
@@ -66,7 +66,9 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     --artifact kernel every regime gets a row, status `unknown` where nothing dates it (the
     reasons on stderr). `channel`: on a row of an earliest-build definition (the earliest
     official build a user can install, over the regime's install channels), the channel whose
-    build came first, e.g. therock; empty elsewhere.
+    build came first, e.g. therock; empty elsewhere. `evidence_kind`: on a covered framework
+    row, the kind of record that dated it (release, note, configuration commit, issue,
+    comment, page revision: a build a channel's `builds:` patterns found in any record).
 
     With --trend, one row per (artifact group, regime, definition) instead: the change in lag
     per year of day 0 (slope_low..slope_high: the range open artifacts leave; inf = no upper

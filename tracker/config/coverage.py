@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tracker.config.builds import BuildPattern, parse_builds
 from tracker.config.preview import preview, unknown_key
 from tracker.errors import ConfigError
 
@@ -37,6 +38,8 @@ class EvidenceRule:
     kind: str  # release | note
     mentions: str | None = None  # for notes: the framework the note must name as supported
     version_map: Mapping[str, str] = field(default_factory=dict)
+    # how this channel's builds are named in any collected text (tracker.config.builds)
+    builds: tuple[BuildPattern, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -196,7 +199,7 @@ def _transition(where: str, name: str, raw: Any, regimes: Mapping) -> dict[str, 
 
 
 def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRule:
-    allowed = {"definition", "primary", "evidence", "version_map"}
+    allowed = {"definition", "primary", "evidence", "version_map", "builds"}
     if not isinstance(entry, Mapping) or "definition" not in entry or "evidence" not in entry:
         raise ConfigError(
             f"{where}: {name}: regime {preview(regime)}: "
@@ -243,6 +246,10 @@ def _evidence_rule(where: str, name: str, regime: str, entry: Any) -> EvidenceRu
         evidence["kind"],
         evidence.get("mentions"),
         dict(version_map),
+        parse_builds(
+            entry.get("builds"),
+            f"{where}: {name}: definition {preview(entry['definition'])}",
+        ),
     )
 
 

@@ -32,7 +32,7 @@ def publish_report(
     from tracker.measure.figures import compute_figures
     from tracker.report.side_by_side import ChartDrawers
     from tracker.report.writer import write_report
-    from tracker.store.asof import resolve_as_of
+    from tracker.store.asof import default_as_of, resolve_as_of
 
     point = resolve_as_of(store, as_of)
     if untagged:
@@ -49,7 +49,11 @@ def publish_report(
         store.replace_issue_response(
             figures.response.issue_rows(), figures.response.quarterly_rows()
         )
-        return write_report(figures, out_dir, banner, drawers, carry_foreign=carry_foreign)
+        # a store of replayed snapshots (whatever the as-of): its issue threads may be a sample
+        replayed = default_as_of(store) is not None
+        return write_report(
+            figures, out_dir, banner, drawers, replayed, carry_foreign=carry_foreign
+        )
 
 
 def incomplete(untagged: int) -> str:

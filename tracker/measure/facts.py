@@ -4,7 +4,7 @@ mentions (``load_facts``), and the lag samples of every coverage rule of sources
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -14,6 +14,14 @@ from tracker.config.coverage import CoverageRule, ModelCoverageRule
 from tracker.measure.collectives.lag import Section, collective_samples
 from tracker.measure.kernels.lag import KernelFact, kernel_lag_samples, kernel_projects
 from tracker.measure.kernels.ledger import KernelFeature, load_ledger
+from tracker.measure.lag.builds import (
+    anchors,
+    build_facts,
+    label_rows,
+    named_builds,
+    record_label,
+    text_record,
+)
 from tracker.measure.lag.channels import with_earliest_builds
 from tracker.measure.lag.samples import (
     BenchConfig,
@@ -136,6 +144,8 @@ class LagFacts:
     collective_rule: CollectiveLayerRule | None = None
     collective_releases: list[ReleaseFact] = field(default_factory=list)
     collective_sections: list[Section] = field(default_factory=list)
+    # evidence URL -> the kind of record a named build came from (measure.lag.builds)
+    record_labels: Mapping[str, str] = field(default_factory=dict)
 
     def samples(
         self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
@@ -195,9 +205,10 @@ class LagFacts:
         samples = lag_samples(
             self.rules, self.releases, self.notes, as_of, unknown, spans, self.windows
         )
-        return with_earliest_builds(
+        rows = with_earliest_builds(
             self.rules, samples, self.releases, as_of, unknown, spans, self.windows
         )
+        return label_rows(rows, self.rules, dict(self.record_labels))
 
 
 def observed_ends(config: Config, store: Store) -> dict[str, datetime]:
@@ -216,6 +227,9 @@ def load_lag_facts(config: Config, store: Store) -> LagFacts:
         {"vllm"} if model_rules else set()
     )
     releases, notes = load_facts(store, projects)
+    named, labels = load_named_builds(rules, store)
+    releases += named[0]
+    notes += named[1]
     observed = observed_ends(config, store)
     benchmarks = {
         e.project for r in model_rules for e in r.evidence if e.kind == "benchmark_config"
@@ -237,6 +251,7 @@ def load_lag_facts(config: Config, store: Store) -> LagFacts:
         collective,
         c_releases,
         c_sections,
+        record_labels=labels,
     )
 
 
@@ -282,6 +297,19 @@ def load_collective_facts(
                 )
             )
     return releases, sections
+
+
+def load_named_builds(
+    rules: Sequence[CoverageRule], store: Store
+) -> tuple[tuple[list[ReleaseFact], list[NoteFact]], dict[str, str]]:
+    """The builds every stored text names for the channels with ``builds:`` patterns, as
+    facts of those channels, and each record's URL -> its kind (measure.lag.builds)."""
+    wanted = anchors(rules)
+    if not wanted:
+        return ([], []), {}
+    records = [r for row in store.build_texts(wanted) if (r := text_record(row)) is not None]
+    found = named_builds(rules, records)
+    return build_facts(found), {b.record.url: record_label(b.record) for b in found}
 
 
 def benchmark_notes(store: Store, projects: Iterable[str]) -> list[NoteFact]:

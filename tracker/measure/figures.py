@@ -249,6 +249,7 @@ def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[di
             "observed_through": s.observed_through,
             "covered_by": s.covered_by,
             "channel": s.channel,
+            "evidence_kind": s.evidence_kind,
         }
         for s in samples
     ]

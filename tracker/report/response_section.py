@@ -11,7 +11,7 @@ from typing import Any
 
 from tracker.measure.response import ResponseFigures, ResponseGroup
 from tracker.present import palette
-from tracker.present.response_words import hours_text, ratio_text
+from tracker.present.response_words import hours_text, ratio_text, sample_note
 
 ISSUE_CSV_COLUMNS = (
     "source_id", "project", "regime", "number", "url", "created_at", "first_response_at",
@@ -53,8 +53,10 @@ def day_only(figures: ResponseFigures) -> int:
     return sum(midnight(r.created_at) and midnight(r.first_response_at) for r in figures.issues)
 
 
-def response_section(figures: ResponseFigures) -> dict[str, Any]:
-    """The template's `response`: regimes (id, name, colour, total, quarters) and counts."""
+def response_section(figures: ResponseFigures, replay: bool = False) -> dict[str, Any]:
+    """The template's `response`: regimes (id, name, colour, total, quarters) and counts, and
+    the note on a sample beside them (present.response_words.sample_note; `replay`: the
+    report is of a replayed snapshot)."""
     regimes = []
     for regime in palette.ordered({g.regime for g in figures.regimes}):
         groups = [g for g in figures.regimes if g.regime == regime]
@@ -74,6 +76,7 @@ def response_section(figures: ResponseFigures) -> dict[str, Any]:
         "regimes": regimes,
         "issues": len(figures.issues),
         "answered": sum(r.answered for r in figures.issues),
+        "sample": sample_note(len(figures.issues), sum(r.answered for r in figures.issues), replay),
         "day_only": day_only(figures),
         "reference": palette.name(figures.reference),
     }

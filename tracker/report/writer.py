@@ -119,6 +119,7 @@ def write_report(
     out_dir: Path,
     banner: str | None = None,
     drawers: ChartDrawers | None = None,
+    replayed: bool = False,
     *,
     carry_foreign: bool = False,
 ) -> list[str]:
@@ -126,15 +127,22 @@ def write_report(
     `out_dir` from `figures` (tracker.measure.figures: computed once, as of their date).
     `banner` (e.g. "built from a replay") is shown at the top of the page and kept in
     summary.json. `drawers`: chart processes started earlier (they import matplotlib while the
-    caller computes); without, the writer starts its own. Returns console lines."""
+    caller computes); without, the writer starts its own. `replayed`: the store holds replayed
+    snapshots (the issue-response figure says when its threads are a sample). Returns console
+    lines."""
     with ExitStack() as stack:
         if drawers is None:
             drawers = stack.enter_context(ChartDrawers())
-        return _write(figures, out_dir, banner, drawers, carry_foreign)
+        return _write(figures, out_dir, banner, drawers, replayed, carry_foreign)
 
 
 def _write(
-    figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDrawers, carry: bool
+    figures: Figures,
+    out_dir: Path,
+    banner: str | None,
+    drawers: ChartDrawers,
+    replayed: bool,
+    carry: bool,
 ) -> list[str]:
     f = figures
     as_of, point, samples, reference = f.as_of, f.point, f.samples, f.reference
@@ -181,7 +189,9 @@ def _write(
             _write_csv(stage / "ci_job_health.csv", f.ci_jobs.health_rows(), HEALTH_COLUMNS)
             _write_csv(stage / "ci_parity_weekly.csv", parity, PARITY_COLUMNS)
         _write_csv(stage / "ci_test_pass_rate_weekly.csv", f.ci_tests.weeks, UNIT_COLUMNS)
-        response = waits.response_section(f.response)  # how long users wait: chart, table, CSVs
+        response = waits.response_section(
+            f.response, replayed or f.point.snapshot is not None
+        )  # how long users wait: chart, table, CSVs
         points, png = waits.chart_points(f.response), stage / IMAGES["response"]
         drawers.draw("response", RESPONSE, "response_chart", png, points, reference)
         waits.write_csvs(stage, f.response)

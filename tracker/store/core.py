@@ -22,6 +22,7 @@ from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 from tracker.config.database import DatabaseWaits, database_waits
 from tracker.errors import StoreError
 from tracker.events import Event, now_utc
+from tracker.store.build_reads import BuildReads
 from tracker.store.ci_reads import CiReads
 from tracker.store.ci_test_reads import CiTestReads
 from tracker.store.migrate import Migrations
@@ -79,6 +80,7 @@ class Store(
     CiTestReads,
     ResponseReads,
     TimeOrderReads,
+    BuildReads,
     SourceStates,
     Migrations,
 ):

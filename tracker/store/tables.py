@@ -252,6 +252,13 @@ lag_samples = Table(
         server_default="",
         comment="earliest-build rows: the channel whose evidence came first",
     ),
+    Column(
+        "evidence_kind",
+        String(32),
+        nullable=False,
+        server_default="",
+        comment="covered rows: the kind of record that dated it",
+    ),  # fmt: skip
     comment="day-0 coverage lag per artifact, regime and definition; rewritten by each report",
 )
 

@@ -235,7 +235,7 @@ KINDS: dict[str, Kind] = {
     "doc_history": _kind(
         "doc_history",
         {"repo": "text", "paths": _options.paths_problem},
-        {"section": "text", "api_url": "text", "raw_url": "text"},
+        {"section": "text", "api_url": "text", "raw_url": "text", "revisions": "bool"},
     ),
     "config_history": _kind(
         "config_history",

@@ -32,7 +32,12 @@ Contract:
   runner's, attrs ``mentions`` ([{model, status: supported}] when the family is known),
   ``config`` ({regime, hardware, runner, framework, model, key, image, path, commit, baseline}):
   ``baseline`` is true for entries of the first commit read (the history says "by then", not
-  "since then"). ``ctx.state["seen"]`` keeps the entries seen and ``ctx.state["read"]`` the
+  "since then").
+- One ``commit`` event per image, at the first commit whose files name it (an entry's image
+  bumped counts: ``v0.17.0`` replacing ``v0.16.0`` on an existing entry): ``external_id``
+  ``image:<image>``, body the image, no ``config`` (no configuration: the models' lag does not
+  read it): a record that names a build (tracker.measure.lag.builds).
+  ``ctx.state["seen"]`` keeps the entries and images seen and ``ctx.state["read"]`` the
   commits read, so a nightly run fetches only new commits.
 """
 
@@ -196,6 +201,24 @@ def entry_event(
     )
 
 
+def image_event(ctx: CollectContext, image: str, sha: str, when: datetime, path: str) -> Event:
+    """The first commit whose configuration names `image` (a `commit` event without ``config``:
+    no benchmark configuration, the record of a build named)."""
+    image = image[: FIELD_CHARS * 2]
+    return Event(
+        source_id=ctx.spec.id,
+        project=ctx.spec.project,
+        kind="commit",
+        external_id=f"image:{image}",
+        occurred_at=when,
+        title=f"image {image} first named in {path}",
+        body=image,
+        url=f"https://github.com/{ctx.option('repo')}/commit/{sha}",
+        regime="none",
+        attrs={"section": "Images named", "image": image, "path": path, "commit": sha},
+    )
+
+
 def _paths(ctx: CollectContext) -> list[str]:
     raw = ctx.option("paths")
     if not isinstance(raw, list) or not raw or not all(isinstance(p, str) and p for p in raw):
@@ -255,6 +278,13 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
             read.append(f"{sha}:{path}")
             continue
         for entry in entries:
+            image_key = f"image|{entry.image[: FIELD_CHARS * 2]}"
+            if entry.image and image_key not in known:
+                # an image first named here (an entry's image bumped, or a new entry): the
+                # record that names a build (measure.lag.builds), whatever the entry
+                known.add(image_key)
+                seen.append(image_key)
+                yield image_event(ctx, entry.image, sha, when, path)
             if entry.seen_key in known:
                 continue
             known.add(entry.seen_key)

@@ -29,6 +29,9 @@ Contract:
   history does not say since when, only "by then"). ``ctx.state["listed"]`` keeps
   ``{family: {sha, date, path, baseline}}`` and ``ctx.state["read"]`` the commits read, so a
   nightly run fetches only new commits; a family that leaves the list keeps its first date.
+- ``revisions: true`` (optional): no families; one ``commit`` event per revision with what it
+  added and removed, for pages whose builds are read by the channels' patterns
+  (tracker.collect.sources._revisions, tracker.measure.lag.builds).
 - The list says nothing about hardware: the note's regime is the source's.
 """
 
@@ -40,6 +43,7 @@ from datetime import datetime
 from typing import Any
 
 from tracker.collect.sources import CollectContext
+from tracker.collect.sources._revisions import changes, revision_event
 from tracker.collect.sources.github_releases import DEFAULT_API
 from tracker.config.preview import preview
 from tracker.errors import ConfigError, FatalHTTPError, first_line
@@ -266,7 +270,11 @@ def first_listings(
 
 
 def collect(ctx: CollectContext) -> Iterator[Event]:
-    """Read the new commits of every path, oldest first, and yield first listings."""
+    """Read the new commits of every path, oldest first, and yield first listings (with
+    ``revisions: true``, each revision's changes instead: tracker.collect.sources._revisions)."""
+    if ctx.option("revisions") is True:
+        yield from collect_revisions(ctx)
+        return
 
     def families(text: str, section: str | None, _path: str) -> Iterator[tuple[str, str, str]]:
         for fid, line in listed_families(text, section).items():
@@ -274,3 +282,26 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
 
     for fid, line, sha, when, path, baseline in first_listings(ctx, families):
         yield note_event(ctx, fid, line, sha, when, path, baseline)
+
+
+def collect_revisions(ctx: CollectContext) -> Iterator[Event]:
+    """Every new revision of every path, oldest first, as what it changed
+    (tracker.collect.sources._revisions)."""
+    sections = path_sections(ctx)
+    read: list[str] = list(ctx.state.get("read") or [])
+    last: dict[str, str] = dict(ctx.state.get("last") or {})
+    before: dict[str, str] = {}
+    for when, sha, path in new_commits(ctx, list(sections), set(read)):
+        text = document_at(ctx, sha, path)
+        if text is None:
+            continue
+        if path not in before and isinstance(last.get(path), str):
+            before[path] = section_text(document_at(ctx, last[path], path) or "", sections[path])
+        now = section_text(text, sections[path])
+        added, removed = changes(before.get(path, ""), now)
+        before[path], last[path] = now, sha
+        read.append(f"{sha}:{path}")
+        if added or removed:
+            yield revision_event(ctx, sha, when, path, added, removed)
+    ctx.state["read"] = read[-READ_LIMIT:]
+    ctx.state["last"] = last

@@ -87,6 +87,9 @@ class LagSample:
     # an earliest-build row (tracker.measure.lag.channels): the channel definition whose evidence
     # came first; "" for other rows and for open ones
     channel: str = ""
+    # the kind of record that dated a covered row (tracker.measure.lag.builds.label_rows):
+    # release, note, configuration commit, issue, comment, page revision; "" on open rows
+    evidence_kind: str = ""
 
     def csv_row(self) -> dict[str, Any]:
         return {
@@ -108,6 +111,7 @@ class LagSample:
             ),
             "covered_by": self.covered_by,
             "channel": self.channel,
+            "evidence_kind": self.evidence_kind,
         }
 
 
@@ -129,6 +133,7 @@ LAG_CSV_COLUMNS = [
     "observed_through",
     "covered_by",
     "channel",
+    "evidence_kind",
 ]
 
 
