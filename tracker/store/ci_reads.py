@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, and_, func, select
 
-from tracker.store.tables import ci_job_health, ci_parity, dated, events, known_time
+from tracker.store.ci_tables import ci_job_health, ci_parity
+from tracker.store.tables import dated, events, known_time
 from tracker.store.time_order import in_order
 
 # Buildkite jobs name their build by number, Actions jobs their run by id; the agent queue
