@@ -199,3 +199,36 @@ def test_odd_yaml_values_end_in_one_line(tmp_path, text, said):
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr and said in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_sources_file_of_590000_sources_is_refused_early_in_little_memory(tmp_path):
+    """Issue 49: `sources check` of 590,000 sources peaked at gigabytes; now refused before it
+    is parsed, naming the limit (benchmarks/sources_check_memory.py measures the peak)."""
+    path = tmp_path / "sources.yaml"
+    with path.open("w", encoding="utf-8") as out:
+        out.write("sources:\n")
+        for n in range(590_000):
+            out.write(f"  - {{id: s{n:07d}, kind: pypi, project: p{n:07d}, package: k{n:07d}}}\n")
+    done = check_in_child(path)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert done.stderr.splitlines() == [
+        f"tracker: error: {path}: larger than 2 MB (MAX_SOURCES_MB), the most a sources file may "
+        "hold: not read (a sources file lists tens to thousands of sources; reading a larger one "
+        "whole would take gigabytes of memory)"
+    ]
+    assert int(done.stdout.split()[-1]) < 200_000  # KB of peak RSS
+
+
+def test_a_sources_file_just_under_the_limit_is_read(tmp_path):
+    from tracker.config import MAX_SOURCES_MB
+
+    path = tmp_path / "sources.yaml"
+    entry = "  - {id: s, kind: pypi, project: p, package: k}\n"
+    padding = "#" * 1000 + "\n"
+    body = "sources:\n" + entry
+    body += padding * ((MAX_SOURCES_MB * 1024 * 1024 - len(body)) // len(padding))
+    path.write_text(body)
+    assert len(load_config(path).sources) == 1
+    path.write_text(body + padding)
+    with pytest.raises(ConfigError, match="larger than 2 MB"):
+        load_config(path)

@@ -21,6 +21,7 @@ EVENT_KINDS = (
     "commit",
     "comment",
     "training_result",
+    "ci_tests",
 )
 REGIME_NONE = "none"
 

@@ -1,6 +1,7 @@
 """`report --out DIR` publishes whole: a report that fails half-way leaves the previous one as
-it was (no new CSVs beside the old index.html), and files it does not write stay. DIR becomes a
-link to the report's folder beside it, swapped in one rename (tracker.report.publish)."""
+it was (no new CSVs beside the old index.html), and files it does not write stay when allowed
+(--out-carry-foreign). DIR stays a plain folder, exchanged with the report's folder beside it
+in one step; where there is no exchange, DIR is a link renamed over (tracker.report.publish)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ AS_OF = datetime(2025, 12, 1, tzinfo=UTC)
 def _beside(out: Path) -> set[str]:
     """What the reports folder beside DIR holds besides the report shown and the previous one."""
     reports = reports_folder(out)
-    shown = published(out)
+    shown = published(out)  # the link layout only
     keep = {PREVIOUS, os.readlink(reports / PREVIOUS) if (reports / PREVIOUS).is_symlink() else ""}
     return {p.name for p in reports.iterdir()} - keep - {shown.name if shown else ""}
 
@@ -39,7 +40,8 @@ def test_a_report_that_fails_half_way_leaves_the_old_one_whole(sqlite_store, tmp
     out = tmp_path / "www"
     out.mkdir()
     (out / "robots.txt").write_text("User-agent: *\n")  # not the report's: must stay
-    publish_report(CONFIG, sqlite_store, out, as_of=AS_OF)
+    publish_report(CONFIG, sqlite_store, out, as_of=AS_OF, carry_foreign=True)
+    assert out.is_dir() and not out.is_symlink()
     before = _snapshot(out)
     assert {"index.html", "lag.csv", "summary.json", "robots.txt"} <= set(before)
 
@@ -113,28 +115,25 @@ def test_a_swap_that_fails_leaves_the_previous_report_and_no_new_folder(
 ):
     out = tmp_path / "www"
     publish_report(CONFIG, sqlite_store, out, as_of=AS_OF)
-    before, shown = _files(out), published(out)
-    replace = os.replace
+    before, folder = _files(out), out.stat().st_ino
 
-    def refused(src, dst):  # what a read-only or busy parent folder answers
-        if Path(dst) == out:
-            raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
-        replace(src, dst)
+    def refused(*_args):  # what a busy folder answers
+        raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
 
-    monkeypatch.setattr(os, "replace", refused)
+    monkeypatch.setattr(publish, "exchange", refused)
     with pytest.raises(TrackerError) as failed:
         publish_report(CONFIG, sqlite_store, out, as_of=datetime(2025, 12, 2, tzinfo=UTC))
     assert str(failed.value) == (
         f"report: cannot publish {out}: {os.strerror(errno.EBUSY)}; nothing was published, the "
         "previous report is in place"
     )
-    assert published(out) == shown
+    assert out.stat().st_ino == folder
     assert _files(out) == before
     assert _beside(out) == set()
 
 
 @pytest.mark.parametrize("exchange", ["renameat2", "none"])
-def test_a_folder_from_an_earlier_version_becomes_the_link_keeping_its_report_as_previous(
+def test_a_folder_from_an_earlier_version_is_replaced_keeping_its_report_as_previous(
     exchange, sqlite_store, tmp_path, monkeypatch
 ):
     out = tmp_path / "www"
@@ -150,9 +149,12 @@ def test_a_folder_from_an_earlier_version_becomes_the_link_keeping_its_report_as
             raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
 
         monkeypatch.setattr(publish, "exchange", missing)
-    publish_report(CONFIG, sqlite_store, out, as_of=AS_OF)
+    publish_report(CONFIG, sqlite_store, out, as_of=AS_OF, carry_foreign=True)
 
-    assert out.is_symlink() and published(out) is not None
+    if exchange == "none":  # the link layout
+        assert out.is_symlink() and published(out) is not None
+    else:
+        assert out.is_dir() and not out.is_symlink()
     assert stat.S_IMODE(out.stat().st_mode) == 0o750
     assert (out / "robots.txt").read_text() == "User-agent: *\n"
     assert (out / "extra" / "page.html").read_text() == "someone's page"

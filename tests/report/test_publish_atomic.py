@@ -1,5 +1,6 @@
-"""`--out DIR` shows the previous complete report or the new complete one at every instant:
-under SIGKILL at any moment of publishing, and to a reader running beside repeated publishes.
+"""`--out DIR` is the previous complete report or the new complete one at every instant:
+under SIGKILL at any moment of publishing, and to a reader running beside repeated publishes
+(a reader that opened DIR once, as a web server or a copy does, reads files of one report).
 A killed run's leftovers go at the next run, but not the folder of a report being written now.
 
 Publishing is what is tested: the "reports" are a few small files whose content is their
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tracker.report.folder_owner import MANIFEST
 from tracker.report.publish import staged
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,7 +37,7 @@ from pathlib import Path
 from tracker.report.publish import staged
 out, generation, names = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3].split(",")
 if len(sys.argv) > 4:
-    with staged(out) as stage:
+    with staged(out, carry_foreign=True) as stage:
         (stage / names[0]).write_text(f"{generation}\\n")
         print(stage, flush=True)
         sys.stdin.readline()
@@ -45,7 +47,7 @@ if len(sys.argv) > 4:
 print("ready", flush=True)
 while True:
     generation += 1
-    with staged(out) as stage:
+    with staged(out, carry_foreign=True) as stage:
         for name in names:
             (stage / name).write_text(f"{generation}\\n")
 """
@@ -60,7 +62,7 @@ def publisher(out: Path, generation: int, *half: str) -> subprocess.Popen[str]:
 
 
 def publish(out: Path, generation: int) -> None:
-    with staged(out) as stage:
+    with staged(out, carry_foreign=True) as stage:
         for name in NAMES:
             (stage / name).write_text(f"{generation}\n")
 
@@ -70,25 +72,25 @@ def generations(folder: Path) -> dict[str, int]:
 
 
 def shown(out: Path) -> tuple[Path, set[int]]:
-    """DIR resolved once, as a web server does for a request, and the generations it holds."""
-    folder = Path(os.path.realpath(out))
-    assert (folder / KEPT).read_text() == "User-agent: *\n"
-    return folder, set(generations(folder).values())
+    """DIR, a plain folder, and the generations it holds."""
+    assert out.is_dir() and not out.is_symlink()
+    assert (out / KEPT).read_text() == "User-agent: *\n"
+    return out, set(generations(out).values())
 
 
 def leftovers(site: Path, out: Path) -> set[str]:
-    """What is under `site` (DIR's parent) besides DIR, the report it shows and the previous
-    one (`previous` beside the shown folder, where kept), and their files."""
-    current = Path(os.path.realpath(out))
-    reports, links = {current}, {out, current.parent / "previous"}
-    if (current.parent / "previous").is_symlink():
-        reports.add(Path(os.path.realpath(current.parent / "previous")))
+    """What is under `site` (DIR's parent) besides DIR, the reports folder beside it with the
+    previous report (`previous` and the folder it names, where kept), and their files."""
+    reports = site / f".{out.name}.reports"
+    folders, links = {out}, {reports, reports / "previous"}
+    if (reports / "previous").is_symlink():
+        folders.add(Path(os.path.realpath(reports / "previous")))
     found = set()
     for top, dirs, files in os.walk(site):
         for path in (Path(top, name) for name in dirs + files):
-            if path in reports | links or path == current.parent:
+            if path in folders | links:
                 continue
-            if path.parent in reports and path.name in (*NAMES, KEPT):
+            if path.parent in folders and path.name in (*NAMES, KEPT, MANIFEST):
                 continue
             found.add(str(path.relative_to(site)))
     return found
@@ -131,15 +133,21 @@ def test_a_reader_beside_repeated_publishes_never_sees_two_reports_mixed(out):
     publish(out, 1)
     stop, mixed, reads, vanished = threading.Event(), [], [0], [0]
 
+    def read(folder: int, name: str) -> int:
+        with open(name, opener=lambda path, flags: os.open(path, flags, dir_fd=folder)) as f:
+            return int(f.read())
+
     def reader() -> None:
         while not stop.is_set():
-            folder = Path(os.path.realpath(out))
+            folder = os.open(out, os.O_RDONLY | os.O_DIRECTORY)  # DIR opened once, as served
             try:
-                first = int((folder / "index.html").read_text())
-                last = int((folder / "lag.csv").read_text())
-            except FileNotFoundError:  # resolved two publishes ago: gone whole, never mixed
+                first = read(folder, "index.html")
+                last = read(folder, "lag.csv")
+            except FileNotFoundError:  # opened two publishes ago: gone whole, never mixed
                 vanished[0] += 1
                 continue
+            finally:
+                os.close(folder)
             reads[0] += 1
             if first != last:
                 mixed.append((first, last))

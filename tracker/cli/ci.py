@@ -42,9 +42,23 @@ def _cell(value):
     "--hardware", default=None, help="Only jobs on this hardware (mi355_1, H100, a queue name)."
 )
 @click.option("--failing", is_flag=True, help="Only jobs whose newest run failed.")
+@click.option(
+    "--units",
+    "show",
+    flag_value="units",
+    help="Instead: the weekly pass rate per regime in both units, jobs (test groups) and tests "
+    "(v_ci_test_pass_rate_weekly beside v_ci_pass_rate_weekly).",
+)
+@click.option(
+    "--tests",
+    "show",
+    flag_value="tests",
+    help="Instead: the tests named failing in the CI's test reports, per job: first and last "
+    "failure, failing streak (--failing: only those failing in their job's newest report).",
+)
 @table_or_csv()
 @click.pass_context
-def ci_health(ctx: click.Context, as_of, regime, hardware, failing, fmt) -> None:
+def ci_health(ctx: click.Context, as_of, regime, hardware, failing, show, fmt) -> None:
     """Print CI job health: one row per CI source and job name.
 
     A run is a job concluded passed or failed in a build of the source's headline trigger
@@ -58,6 +72,8 @@ def ci_health(ctx: click.Context, as_of, regime, hardware, failing, fmt) -> None
     Examples:
       tracker ci-health --regime rocm --failing
       tracker ci-health --hardware mi355_1 --format csv > mi355.csv
+      tracker ci-health --units --regime rocm
+      tracker ci-health --tests --failing --regime rocm
     """
     from tracker.measure.ci.health import HEALTH_COLUMNS
     from tracker.measure.ci.jobs import ci_jobs
@@ -68,6 +84,9 @@ def ci_health(ctx: click.Context, as_of, regime, hardware, failing, fmt) -> None
     one_of(regime, known, f"is not a regime of {config.path}", "--regime")
     store = store_for(ctx)
     point = resolve_as_of(store, as_of)
+    if show is not None:
+        _test_level(config, store, point, show, regime, failing, fmt)
+        return
     figures = ci_jobs(config, store, point.when)
     rows = [
         h
@@ -92,6 +111,62 @@ def ci_health(ctx: click.Context, as_of, regime, hardware, failing, fmt) -> None
         f"{_day(newest) or 'none'}{age}",
         err=True,
     )
+
+
+def _emit(columns: list[str], cells: list[list], fmt: str) -> None:
+    if fmt == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(cells)
+    else:
+        print_table(columns, cells)
+
+
+def _test_level(config, store, point, show: str, regime, failing: bool, fmt: str) -> None:
+    """``--units`` and ``--tests``: the test-level figures of tracker.measure.ci.tests."""
+    from tracker.measure.ci.rates import ci_rate_rows
+    from tracker.measure.ci.tests import ci_tests
+    from tracker.present.ci_units_words import JOBS, TESTS, job_label, test_label
+
+    headline, _other = ci_rate_rows(config, store)
+    figures = ci_tests(config, store, point.when, headline)
+    if show == "units":
+        weeks = [
+            w
+            for w in figures.weeks
+            if (regime is None or w["regime"] == regime) and w["job_reports"]
+        ]
+        columns = ["project", "regime", "week", f"job rate ({JOBS})", f"test rate ({TESTS})"]
+        columns.append("jobs without test counts")
+        cells = [
+            [
+                w["project"],
+                w["regime"],
+                w["week"],
+                job_label(w["job_rate"], w["jobs_passed"], w["jobs_passed"] + w["jobs_failed"]),
+                test_label(w["test_rate"], w["tests_passed"], w["tests_counted"]),
+                f"{w['job_level_only']} of {w['job_reports']}",
+            ]
+            for w in weeks
+        ]
+        _emit(columns, cells, fmt)
+        click.echo(f"ci-health --units {point.label}: {len(weeks)} weeks", err=True)
+        return
+    tests = [
+        t
+        for t in figures.failing
+        if (regime is None or t.regime == regime) and (t.failing or not failing)
+    ]
+    tests.sort(key=lambda t: (not t.failing, -t.streak, t.source_id, t.job, t.test))
+    columns = ["source_id", "regime", "job", "test", "first_failed", "last_failed", "streak"]
+    columns += ["failures", "reports"]
+    cells = [
+        [t.source_id, t.regime, t.job, t.test, _day(t.first_failed), _day(t.last_failed)]
+        + [t.streak, t.failures, t.reports]
+        for t in tests
+    ]
+    _emit(columns, cells, fmt)
+    click.echo(f"ci-health --tests {point.label}: {len(tests)} failing tests", err=True)
 
 
 COMMANDS = (ci_health,)

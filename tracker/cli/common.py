@@ -67,8 +67,14 @@ def when(value) -> str:
 
 
 def print_table(columns, rows) -> None:
-    """Print rows as an aligned text table with a header rule."""
-    cells = [[str(c) for c in columns]] + [["" if v is None else str(v) for v in r] for r in rows]
+    """Print rows as an aligned text table with a header rule. Collected text shows its bidi
+    controls as <U+202E> (present.formats.visible_controls, as in the report and the digest):
+    raw, they would reorder the rest of the terminal line."""
+    from tracker.present.formats import visible_controls
+
+    cells = [[str(c) for c in columns]] + [
+        ["" if v is None else visible_controls(str(v)) for v in r] for r in rows
+    ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
     for index, row in enumerate(cells):
         click.echo("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
@@ -111,6 +117,20 @@ def _computable_day(_ctx: click.Context, param: click.Parameter, value):
     if not computable(value.replace(tzinfo=UTC)):
         raise click.BadParameter(f"{value.date().isoformat()} {OUT_OF_RANGE}", param=param)
     return value.date()
+
+
+def carry_foreign_option(function):
+    """--out-carry-foreign of the commands that publish the report (report, nightly, schedule)."""
+    return click.option(
+        "--out-carry-foreign",
+        "carry_foreign",
+        is_flag=True,
+        help=(
+            "Let --out DIR hold files the report does not write (a robots.txt, the user's "
+            "notes): they are carried into each new report. Without it such a DIR is refused, "
+            "naming one such file: publishing replaces the folder."
+        ),
+    )(function)
 
 
 def table_or_csv(help: str = "An aligned table or CSV."):

@@ -12,6 +12,7 @@ import click
 
 from tracker.cli.common import (
     as_of_option,
+    carry_foreign_option,
     check_addresses,
     load_config,
     opened,
@@ -128,11 +129,12 @@ def query(ctx: click.Context, sql: str, fmt: str, timeout: float) -> None:
     show_default=True,
     help="Directory to write index.html, CSV, JSON and PNG charts into.",
 )
+@carry_foreign_option
 @as_of_option(
     "Report as of the end of DATE, UTC (default: the snapshot date of a replayed store, else now)."
 )
 @click.pass_context
-def report(ctx: click.Context, out: str, as_of) -> None:
+def report(ctx: click.Context, out: str, carry_foreign: bool, as_of) -> None:
     """Write the report from what the store holds (no collection).
 
     Events not tagged yet (a nightly whose tagging failed) are left out of the friction
@@ -146,7 +148,10 @@ def report(ctx: click.Context, out: str, as_of) -> None:
 
     config, store = load_config(ctx.obj["sources"]), store_for(ctx)
     untagged = store.untagged_count()
-    for line in publish_report(config, store, Path(out), as_of, untagged=untagged):
+    lines = publish_report(
+        config, store, Path(out), as_of, untagged=untagged, carry_foreign=carry_foreign
+    )
+    for line in lines:
         click.echo(line)
     if untagged:  # built from what is tagged: published, said so, and not a success to cron
         click.echo(f"report: {incomplete(untagged)}", err=True)

@@ -30,10 +30,12 @@ from tracker.cli.common import (
 @click.option("--primary-only", is_flag=True, help="Only each regime's primary definition.")
 @click.option(
     "--artifact",
-    type=click.Choice(["framework", "model", "kernel"]),
+    type=click.Choice(["framework", "model", "kernel", "collective"]),
     default=None,
-    help="Only framework release series, model families or kernel features (default: all). "
-    "kernel lists a cell per feature and regime, unknown cells with status unknown.",
+    help="Only framework release series, model families, kernel features or NCCL minor series "
+    "(collective; default: all). kernel lists a cell per feature and regime, unknown cells "
+    "with status unknown; collective names on stderr the regimes measured with no number, "
+    "and why.",
 )
 @click.option(
     "--trend",
@@ -73,7 +75,9 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     both ends, or too few artifacts below min_artifacts), and the Kaplan-Meier median lag of the
     last 12 months (recent_at_least: the least it can be while half or more are open) against
     the 12 months before, with counts of artifacts and open ones. The pooled rows
-    (all projects, primary) are the headline answer: the report, summary.json, the digest and
+    per layer ("all kernel features", "all model families", "all collectives", each pooled
+    on its own) are the answer per layer; the framework's (all projects, primary) are the
+    headline answer: the report, summary.json, the digest and
     the view v_lag_trend say the same verdict and number.
 
     \b
@@ -82,6 +86,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
       tracker lag --trend --format csv > lag-trend.csv
       tracker lag --artifact model --regime neuron
       tracker lag --artifact model --regime rocm | grep independent_benchmark
+      tracker lag --artifact collective --regime rocm
     """
     from tracker.measure.facts import compute_lag
     from tracker.measure.stats.trend import definition_label
@@ -98,6 +103,8 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     known_regimes = [r.id for r in config.regimes]
     one_of(regime, known_regimes, f"is not a regime of {config.path}", "--regime")
     projects = {r.project for r in config.coverage} | {r.project for r in config.model_coverage}
+    if config.collective_layer is not None:
+        projects.add(config.collective_layer.project)
     known_projects = sorted(projects)
     if config.kernel_layer is not None:
         from tracker.measure.kernels.ledger import load_ledger
@@ -110,6 +117,10 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
     if artifact == "kernel" and not trend:
         _print_kernels(everything, unknown, regime, project, store_for(ctx), config)
         return
+    if artifact == "collective" and config.collective_layer is not None:
+        for regime_id, reason in config.collective_layer.reasons().items():
+            if regime is None or regime == regime_id:
+                click.echo(f"no number: collectives on {regime_id}: {reason}", err=True)
     samples = [
         s
         for s in everything
@@ -157,7 +168,7 @@ def _print_trend(
     """The trend table; per-group rows of the (project, regime) pairs `kept` by the filters
     (only primary definitions when `primary` is given), pooled rows of their regimes unless
     a filter narrowed the projects."""
-    from tracker.measure.stats.trend import POOLED, lag_trends
+    from tracker.measure.stats.trend import LAYERS, lag_trends
     from tracker.present.trend_words import THRESHOLDS, TREND_COLUMNS, table_rows
 
     every_pair = {(s.project, s.regime) for s in samples if s.regime != reference}
@@ -166,7 +177,7 @@ def _print_trend(
     trends = [
         t
         for t in lag_trends(samples, when, reference)
-        if (t.group == POOLED and not narrowed and t.regime in regimes)
+        if (t.group in LAYERS.values() and not narrowed and t.regime in regimes)
         or (
             (t.group, t.regime) in kept
             and (primary is None or (t.group, t.regime, t.definition) in primary)

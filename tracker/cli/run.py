@@ -11,7 +11,14 @@ from pathlib import Path
 
 import click
 
-from tracker.cli.common import as_of_option, load_config, print_table, store_for, when
+from tracker.cli.common import (
+    as_of_option,
+    carry_foreign_option,
+    load_config,
+    print_table,
+    store_for,
+    when,
+)
 from tracker.errors import StoreError
 
 log = logging.getLogger("tracker")
@@ -149,9 +156,10 @@ def collect(ctx: click.Context, only, since, replay, record) -> None:
     show_default=True,
     help="Where the report is written.",
 )
+@carry_foreign_option
 @as_of_option("Report as of the end of DATE, UTC (default: a replay's snapshot date, else now).")
 @click.pass_context
-def nightly(ctx: click.Context, only, since, replay, record, out, as_of) -> None:
+def nightly(ctx: click.Context, only, since, replay, record, out, carry_foreign, as_of) -> None:
     """The cron job: init-db, collect, tag, then write the report.
 
     \b
@@ -175,6 +183,7 @@ def nightly(ctx: click.Context, only, since, replay, record, out, as_of) -> None
             replay=replay,
             record=record,
             as_of=as_of,
+            carry_foreign=carry_foreign,
         )
     )
 
@@ -194,6 +203,7 @@ def nightly(ctx: click.Context, only, since, replay, record, out, as_of) -> None
     show_default=True,
     help="Where the report is written.",
 )
+@carry_foreign_option
 @click.option(
     "--digest-cron",
     "digest_crontab",
@@ -202,7 +212,9 @@ def nightly(ctx: click.Context, only, since, replay, record, out, as_of) -> None
     help="When to send the weekly digest (crontab, UTC; 'off' to not send it).",
 )
 @click.pass_context
-def schedule(ctx: click.Context, crontab: str, out: str, digest_crontab: str) -> None:
+def schedule(
+    ctx: click.Context, crontab: str, out: str, carry_foreign: bool, digest_crontab: str
+) -> None:
     """Run the nightly job and the weekly digest in-process on a schedule (APScheduler), for
     hosts without cron.
 
@@ -224,7 +236,7 @@ def schedule(ctx: click.Context, crontab: str, out: str, digest_crontab: str) ->
     elif not smtp_settings().recipients:
         log.warning("weekly digest not scheduled: set TRACKER_DIGEST_TO (or --digest-cron off)")
         digest_at = None
-    run_forever(crontab, ctx.obj["db_url"], ctx.obj["sources"], Path(out), digest_at)
+    run_forever(crontab, ctx.obj["db_url"], ctx.obj["sources"], Path(out), digest_at, carry_foreign)
 
 
 @click.command("status", short_help="Per source: last run, result, cursor, cost.")

@@ -32,10 +32,11 @@ from typing import Any
 import requests
 
 from tracker import __version__
-from tracker.collect.limits import Limits, PageGuard, origin, show_origin
+from tracker.collect.limits import Caps, Limits, PageGuard, origin, show_origin
 from tracker.collect.ratelimit import RateLimits, RequestStats, utc_text
 from tracker.collect.transport import (
     MAX_RATE_WAIT,
+    BodyTooLarge,
     Deadline,
     DeadlineExceeded,
     GiveUpRetry,
@@ -118,6 +119,7 @@ class HttpClient(RateLimits):
         replaying: bool = False,
         auth_origin: str | None = None,
         limits: Limits | None = None,
+        caps: Caps | None = None,
     ) -> None:
         self.session = Session()
         self.session.headers["User-Agent"] = USER_AGENT
@@ -131,6 +133,7 @@ class HttpClient(RateLimits):
         if token and auth:  # token_for gives a token only for a named scheme
             self._authorization = AUTH_SCHEMES[auth][1].format(token=token)
         self.limits = limits or Limits()
+        self.caps = caps  # the bounds hit, said once per source (limits.Caps)
         self._budget_ends = time.monotonic() + self.limits.time_budget
         retry = GiveUpRetry(
             total=retries,
@@ -283,6 +286,10 @@ class HttpClient(RateLimits):
                     method, url, headers=headers, timeout=self.timeout, stream=True
                 )
                 read_body(response, self.limits.max_body_bytes)
+            except BodyTooLarge as exc:
+                if self.caps is not None:
+                    self.caps.hit("max_body_mb", str(exc))
+                raise
             except (DeadlineExceeded, requests.RequestException) as exc:
                 if not deadline.fired:
                     assert isinstance(exc, requests.RequestException)
@@ -381,7 +388,7 @@ class HttpClient(RateLimits):
 
     def listing(self, what: str) -> PageGuard:
         """The bounds of one paged listing (page cap, loops) for a collector that pages itself."""
-        return PageGuard(what, self.limits.max_pages)
+        return PageGuard(what, self.limits.max_pages, self.caps)
 
     def _remember(self, full_url: str, response: requests.Response) -> None:
         """Keep the response's validators for the next run's conditional request."""

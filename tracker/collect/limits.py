@@ -6,6 +6,11 @@ of gigabytes, a server that drips one byte every few seconds). sources.yaml sets
 
 A listing that hits a bound raises ``ListingStopped``; the runner keeps what was read before
 and reports the source as partial (tracker/collect/runner.py).
+
+Every bound that cuts a source's work short (a page cap, a body cap, files per index page,
+entries per document, runs per listing window) is recorded in the source's ``Caps``, the one
+place that says so: one warning line per source and bound (however many pages hit it), and the
+runner makes the source partial, naming the bound in the run summary and `tracker status`.
 """
 
 from __future__ import annotations
@@ -67,6 +72,35 @@ def show_origin(url: str) -> str:
     return f"{scheme}://{host}:{port}"
 
 
+class Caps:
+    """The bounds one source's collection stopped at: ``hit(bound, detail)`` for each; the
+    first hit of a bound is logged (naming the source), later ones only counted."""
+
+    def __init__(self, source_id: str) -> None:
+        self.source_id = source_id
+        self._hits: dict[str, list] = {}  # bound -> [times hit, the first hit's detail]
+
+    def hit(self, bound: str, detail: str) -> None:
+        seen = self._hits.get(bound)
+        if seen is not None:
+            seen[0] += 1
+            return
+        self._hits[bound] = [1, detail]
+        log.warning("%s: cut short by %s: %s", self.source_id, bound, detail)
+
+    def __bool__(self) -> bool:
+        return bool(self._hits)
+
+    def summary(self) -> str:
+        """One sentence naming each bound hit (for the run summary and the source's status)."""
+        parts = [
+            f"cut short by {bound}: {detail}"
+            + (f" (and {times - 1} more times)" if times > 1 else "")
+            for bound, (times, detail) in self._hits.items()
+        ]
+        return "; ".join(parts)
+
+
 class PageGuard:
     """The bounds of one paged listing: at most `max_pages` pages, no page URL or cursor read
     twice, no page whose body repeats an earlier one.
@@ -77,9 +111,10 @@ class PageGuard:
     the collector sees itself (a page that adds no item not read before).
     """
 
-    def __init__(self, what: str, max_pages: int) -> None:
+    def __init__(self, what: str, max_pages: int, caps: Caps | None = None) -> None:
         self.what = what
         self.max_pages = max_pages
+        self.caps = caps
         self.pages = 0
         self._keys: set[str] = set()
         self._bodies: set[bytes] = set()
@@ -90,7 +125,8 @@ class PageGuard:
         if self.pages >= self.max_pages:
             self.stop(
                 f"page cap of {self.max_pages} pages reached (max_pages in sources.yaml); "
-                "the rest is read on the next run where the source resumes from its cursor"
+                "the rest is read on the next run where the source resumes from its cursor",
+                bound="max_pages",
             )
         self._keys.add(key)
         self.pages += 1
@@ -101,9 +137,12 @@ class PageGuard:
             self.stop(f"page {self.pages} repeats an earlier page word for word (adds nothing)")
         self._bodies.add(digest)
 
-    def stop(self, reason: str) -> None:
+    def stop(self, reason: str, bound: str = "a listing guard") -> None:
         message = f"{self.what}: listing stopped after {self.pages} pages: {reason}"
-        log.warning(message)
+        if self.caps is not None:
+            self.caps.hit(bound, message)
+        else:
+            log.warning(message)
         raise ListingStopped(message)
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tracker.collect.cassettes import cassette, replay_snapshot
 from tracker.collect.http import AUTH_ORIGINS, HttpClient
-from tracker.collect.limits import DEFAULT_MAX_PAGES, Limits
+from tracker.collect.limits import DEFAULT_MAX_PAGES, Caps, Limits
 from tracker.collect.sources import CollectContext, collector_for
 from tracker.config import Config, SourceSpec
 from tracker.errors import (
@@ -158,6 +158,7 @@ def _collect_and_save(
     # state or HTTP validators (their requests were never recorded), so replaying twice is
     # idempotent instead of asking the cassette for URLs it does not hold.
     auth = getattr(module, "AUTH", None)
+    caps = Caps(spec.id)  # every bound that cuts this source short, said once (limits.Caps)
     http = HttpClient(
         auth=auth,
         validators=None if replay else state.validators,
@@ -170,6 +171,7 @@ def _collect_and_save(
             spec.time_budget_seconds,
             default_max_pages=getattr(module, "MAX_PAGES", DEFAULT_MAX_PAGES),
         ),
+        caps=caps,
     )
     ctx = CollectContext(
         spec=spec,
@@ -177,6 +179,7 @@ def _collect_and_save(
         since=cursor_since,
         state={} if replay else dict(state.state),
         now=started,
+        caps=caps,
     )
     collected: list[Event] = []  # cleaned for the store (events.clean_event) as they come
     unstorable: list[tuple[Event, InvalidEvent]] = []  # skipped if the run is kept
@@ -214,6 +217,12 @@ def _collect_and_save(
     finally:
         http.close()
 
+    # A bound the collector went on past (files per page, comments of one issue): the run did
+    # its work but not all of it. Partial, naming the bound; cursor and state move on, so a
+    # listing that never ends cannot hold the source at the same place run after run.
+    capped = status == "ok" and bool(caps)
+    if capped:
+        status, error = "partial", caps.summary()
     keep = status in ("ok", "partial")
     # Only events the store can keep reach the upsert: one bad item is a skip, not the source.
     if keep:
@@ -245,7 +254,9 @@ def _collect_and_save(
         "rate_remaining": result.rate_remaining,
     }
     # A partial run of a collector that is not ASCENDING leaves cursor and state as they were.
-    moves = status == "ok" or (status == "partial" and getattr(module, "ASCENDING", False))
+    moves = (
+        status == "ok" or capped or (status == "partial" and getattr(module, "ASCENDING", False))
+    )
     if moves:
         values["cursor"] = next_cursor(state.cursor, collected, started)
         values["state"] = ctx.state

@@ -186,19 +186,23 @@ class Session(requests.Session):
         return origin(old_url) != origin(new_url)
 
 
+class BodyTooLarge(FatalHTTPError):
+    """A response body over the source's body cap (max_body_mb): a bound, said as one."""
+
+
 def read_body(response: requests.Response, cap: int) -> bytes:
     """Read a streamed response's body whole, decompressed, refusing more than `cap` bytes:
-    FatalHTTPError naming the size and the URL. The body is then `response.content` as usual."""
+    BodyTooLarge naming the size and the URL. The body is then `response.content` as usual."""
     declared = response.headers.get("Content-Length", "")
     if declared.isdigit() and int(declared) > cap:
         response.close()
-        raise FatalHTTPError(_too_big(response.url, f"{int(declared):,} bytes declared", cap))
+        raise BodyTooLarge(_too_big(response.url, f"{int(declared):,} bytes declared", cap))
     chunks, size = [], 0
     for chunk in response.iter_content(CHUNK):
         size += len(chunk)
         if size > cap:
             response.close()
-            raise FatalHTTPError(_too_big(response.url, f"more than {cap:,} bytes read", cap))
+            raise BodyTooLarge(_too_big(response.url, f"more than {cap:,} bytes read", cap))
         chunks.append(chunk)
     body = b"".join(chunks)
     response._content = body  # what requests itself does when it reads a body

@@ -76,8 +76,8 @@ def parse_coverage(
     seen_projects: set = set()
     for index, raw in enumerate(raw_rules):
         name = f"coverage[{index}]"
-        if isinstance(raw, Mapping) and raw.get("artifact") == "kernel":
-            continue  # the kernel layer: parse_kernel_layer
+        if isinstance(raw, Mapping) and raw.get("artifact") in ("kernel", "collective"):
+            continue  # the kernel layer: parse_kernel_layer; collectives: parse_collective_layer
         if not isinstance(raw, Mapping) or "project" not in raw or "regimes" not in raw:
             raise ConfigError(f"{where}: {name}: needs 'project' and 'regimes'")
         if raw.get("artifact", "framework") == "model":

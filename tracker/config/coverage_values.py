@@ -39,7 +39,7 @@ def check_coverage_values(rules: Any, file: str) -> None:
         )
         _check(file, name, rule, _RULE_TYPES)
         regimes = rule.get("regimes")
-        if regimes is None:
+        if regimes is None or rule.get("artifact") == "collective":  # parse_collective_layer
             continue
         if not isinstance(regimes, Mapping):
             raise ConfigError(f"{file}: {name}: key 'regimes': must be a mapping of regime ids")

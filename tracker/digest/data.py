@@ -61,9 +61,17 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     figures are the report's (tracker.measure.figures) as of the week's end: the headline
     answer per regime leads, word for word as in the report of that day."""
     from tracker.measure.figures import compute_figures
-    from tracker.present.answer_words import answer_text, median_phrase, subject_part
+    from tracker.present.answer_words import (
+        LAYER_NAMES,
+        answer_text,
+        layer_text,
+        median_phrase,
+        subject_part,
+    )
     from tracker.present.benchmark_words import first_config_lines
     from tracker.present.ci_jobs_words import regime_blocks
+    from tracker.present.ci_units_words import digest_lines as unit_lines
+    from tracker.present.ci_units_words import week_label
     from tracker.present.formats import http_only
     from tracker.present.silent_words import silent_line
     from tracker.present.trend_words import digest_line_by_regime, stale_ci_text
@@ -106,6 +114,12 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
             "answer_text": answer_text(answer) if answer else "no lag data",
             "answer_median": median_phrase(answer) if answer else "-",
             "answer_subject": subject_part(answer) if answer else "",
+            # the other layers' answers on this regime, after the framework answer (the lead)
+            "layer_lines": [
+                f"{LAYER_NAMES[la.layer]}: {layer_text(la)}"
+                for la in figures.layers
+                if la.answer.regime == regime and la.layer != "framework"
+            ],
             "median": pooled_median(now, regime),
             "median_before": pooled_median(before, regime),
             "lag_lines": lag_lines(now, regime, reference, week, limits, http_only)
@@ -115,6 +129,8 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
             "ci_newest": stale_ci_text(figures.trends, regime, week.as_of),
             "ci_other": ci_other_block(ci_other_rows, regime, week, previous),
             "ci_jobs": ci_jobs.get(regime),
+            # both units, each named (jobs = test groups, tests), the newest week up to this one
+            "ci_units": unit_lines(figures.ci_tests, [regime], week_label(week.as_of)),
             "friction": friction_block(friction_rows, events, regime, week, previous, limits),
         }
         if not block["reference"]:
@@ -165,6 +181,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
         "perf_news": perf_news,  # MLPerf rounds first collected this week
         "waiting": waiting_lines(figures.response, week.start, week.end),
         "answers": [a.row() for a in figures.answers],
+        "layers": [la.row() for la in figures.layers],
         "data_quality_note": quality_note,
         "thresholds": limits,
         "quiet": not changed and not crossed and not quality,

@@ -31,6 +31,7 @@ def run_nightly(
     replay=None,
     record=None,
     as_of=None,
+    carry_foreign: bool = False,
 ) -> int:
     """The nightly job, for cron (`tracker nightly`) and the scheduler alike: upgrade the
     schema, collect, tag, report. Returns the exit code: 0 ok; 3 partial: some sources
@@ -50,7 +51,9 @@ def run_nightly(
         with store.lock("nightly") as acquired:
             if not acquired:
                 return _not_run(acquired, echo)
-            code = _stages(config, store, out_dir, echo, only, since, replay, record, as_of)
+            code = _stages(
+                config, store, out_dir, echo, only, since, replay, record, as_of, carry_foreign
+            )
     except StoreError as exc:
         if code is None:
             raise
@@ -77,7 +80,7 @@ def _not_run(acquired, echo) -> int:
     return 0
 
 
-def _stages(config, store, out_dir, echo, only, since, replay, record, as_of) -> int:
+def _stages(config, store, out_dir, echo, only, since, replay, record, as_of, carry_foreign) -> int:
     """Collect, tag, report, under the nightly lock; returns the exit code."""
     from tracker.collect.runner import run_sources
     from tracker.jobs.report import publish_report
@@ -104,7 +107,10 @@ def _stages(config, store, out_dir, echo, only, since, replay, record, as_of) ->
         if replay
         else None
     )
-    for line in publish_report(config, store, out_dir, as_of=as_of, banner=banner):
+    lines = publish_report(
+        config, store, out_dir, as_of=as_of, banner=banner, carry_foreign=carry_foreign
+    )
+    for line in lines:
         echo(line)
     if failed:
         echo(f"nightly: partial: {failed[0]} (named above); the report counts what was saved")

@@ -21,11 +21,14 @@ def publish_report(
     as_of: date | datetime | None = None,
     banner: str | None = None,
     untagged: int = 0,
+    *,
+    carry_foreign: bool = False,
 ) -> list[str]:
     """Write the report into `out_dir` as of `as_of` (tracker.store.asof.resolve_as_of: a date
     is the end of that day; none: the replayed snapshot, else now); return console lines.
     `untagged` (Store.untagged_count) events without a tag make it say, at its top and in
-    summary.json, that it is incomplete."""
+    summary.json, that it is incomplete. `carry_foreign`: files in `out_dir` the tracker did
+    not write are carried into the new report instead of refused (tracker.report.publish)."""
     from tracker.measure.figures import compute_figures
     from tracker.report.side_by_side import ChartDrawers
     from tracker.report.writer import write_report
@@ -46,7 +49,7 @@ def publish_report(
         store.replace_issue_response(
             figures.response.issue_rows(), figures.response.quarterly_rows()
         )
-        return write_report(figures, out_dir, banner, drawers)
+        return write_report(figures, out_dir, banner, drawers, carry_foreign=carry_foreign)
 
 
 def incomplete(untagged: int) -> str:

@@ -14,7 +14,7 @@ from tracker.errors import ConfigError, TrackerError
 log = logging.getLogger("tracker.schedule")
 
 
-def nightly_job(db_url: str, sources: Path, out_dir: Path) -> int:
+def nightly_job(db_url: str, sources: Path, out_dir: Path, carry_foreign: bool = False) -> int:
     """One nightly run; configuration is re-read each time so edits apply without a restart.
     Errors are logged, never raised into the scheduler (the next night tries again)."""
     from tracker.jobs.config import load_config
@@ -28,7 +28,9 @@ def nightly_job(db_url: str, sources: Path, out_dir: Path) -> int:
 
     try:
         config = load_config(sources)
-        code = run_nightly(config, _store(db_url, config), out_dir, echo=echo)
+        code = run_nightly(
+            config, _store(db_url, config), out_dir, echo=echo, carry_foreign=carry_foreign
+        )
         if code:  # partial (3) or not run (4): said at warning level, seen under -q too
             log.warning("nightly run ended with exit code %d: %s", code, said[-1] if said else "")
         return code
@@ -117,6 +119,7 @@ def build_scheduler(
     sources: Path,
     out_dir: Path,
     digest_crontab: str | None = None,
+    carry_foreign: bool = False,
 ):
     """A scheduler with the nightly job on `crontab` and, when `digest_crontab` is given, the
     weekly digest on it (5 fields each, UTC). It runs in threads of its own once started:
@@ -132,7 +135,7 @@ def build_scheduler(
     scheduler.add_job(
         nightly_job,
         trigger,
-        args=(db_url, sources, out_dir),
+        args=(db_url, sources, out_dir, carry_foreign),
         id="nightly",
         coalesce=True,
         max_instances=1,
@@ -152,9 +155,21 @@ def build_scheduler(
 
 
 def run_forever(
-    crontab: str, db_url: str, sources: Path, out_dir: Path, digest_crontab: str | None = None
+    crontab: str,
+    db_url: str,
+    sources: Path,
+    out_dir: Path,
+    digest_crontab: str | None = None,
+    carry_foreign: bool = False,
 ) -> None:
-    scheduler = build_scheduler(crontab, db_url, sources, out_dir, digest_crontab=digest_crontab)
+    scheduler = build_scheduler(
+        crontab,
+        db_url,
+        sources,
+        out_dir,
+        digest_crontab=digest_crontab,
+        carry_foreign=carry_foreign,
+    )
     for job_id in ("nightly", "digest"):
         job = scheduler.get_job(job_id)
         if job is not None:

@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from tracker.config import Config
+from tracker.config.collective_layer import CollectiveLayerRule
 from tracker.config.coverage import CoverageRule, ModelCoverageRule
+from tracker.measure.collectives.lag import Section, collective_samples
 from tracker.measure.kernels.lag import KernelFact, kernel_lag_samples, kernel_projects
 from tracker.measure.kernels.ledger import KernelFeature, load_ledger
 from tracker.measure.lag.channels import with_earliest_builds
@@ -129,6 +131,11 @@ class LagFacts:
     kernel_facts: list[KernelFact] = field(default_factory=list)
     # how far each source was looked at, and what it delivers (measure.windows)
     windows: Windows = field(default_factory=Windows)
+    # the collectives layer (a coverage entry `artifact: collective`): NCCL and release facts,
+    # and the carrier's changelog sections
+    collective_rule: CollectiveLayerRule | None = None
+    collective_releases: list[ReleaseFact] = field(default_factory=list)
+    collective_sections: list[Section] = field(default_factory=list)
 
     def samples(
         self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
@@ -148,7 +155,27 @@ class LagFacts:
                 spans,
                 self.windows,
             )
-        return samples + self.kernel_samples(as_of, unknown, spans)
+        return (
+            samples
+            + self.kernel_samples(as_of, unknown, spans)
+            + self.collective_samples(as_of, unknown, spans)
+        )
+
+    def collective_samples(
+        self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
+    ) -> list[LagSample]:
+        """Lag samples of the collectives layer only (none when it is off)."""
+        if self.collective_rule is None:
+            return []
+        return collective_samples(
+            self.collective_rule,
+            self.collective_releases,
+            self.collective_sections,
+            as_of,
+            unknown,
+            spans,
+            self.windows,
+        )
 
     def kernel_samples(
         self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
@@ -194,13 +221,67 @@ def load_lag_facts(config: Config, store: Store) -> LagFacts:
         e.project for r in model_rules for e in r.evidence if e.kind == "benchmark_config"
     }
     notes += benchmark_notes(store, benchmarks)
-    if config.kernel_layer is None:
-        windows = Windows(delivered_channels([*releases, *notes]), observed)
-        return LagFacts(rules, model_rules, releases, notes, windows=windows)
-    ledger = load_ledger(config.kernel_layer.ledger)
-    kernel_facts = load_kernel_facts(store, kernel_projects(ledger))
+    collective = config.collective_layer
+    c_releases, c_sections = load_collective_facts(store, collective) if collective else ([], [])
+    ledger = load_ledger(config.kernel_layer.ledger) if config.kernel_layer else ()
+    kernel_facts = load_kernel_facts(store, kernel_projects(ledger)) if ledger else []
     windows = Windows(delivered_channels([*releases, *notes, *kernel_facts]), observed)
-    return LagFacts(rules, model_rules, releases, notes, ledger, kernel_facts, windows)
+    return LagFacts(
+        rules,
+        model_rules,
+        releases,
+        notes,
+        ledger,
+        kernel_facts,
+        windows,
+        collective,
+        c_releases,
+        c_sections,
+    )
+
+
+def load_collective_facts(
+    store: Store, rule: CollectiveLayerRule
+) -> tuple[list[ReleaseFact], list[Section]]:
+    """The collectives layer's facts: releases of its project (NCCL) and of every regime's
+    ``releases`` projects, and the carriers' changelog sections (notes whose attrs name a
+    release and NCCL versions; a value of the wrong type is left out: imports are untrusted)."""
+    measured = rule.measured()
+    projects = {rule.project} | {p for r in measured for p in r.releases}
+    carriers = {r.carrier for r in measured}
+    releases: list[ReleaseFact] = []
+    sections: list[Section] = []
+    for row in store.evidence_rows(projects | carriers):
+        attrs = row["attrs"] if isinstance(row["attrs"], dict) else {}
+        if row["kind"] == "release" and row["project"] in projects:
+            if attrs.get("draft") is True or not _text(row["version"]):
+                continue
+            releases.append(
+                ReleaseFact(
+                    row["project"],
+                    row["version"],
+                    row["occurred_at"],
+                    row["url"] or "",
+                    bool(attrs.get("prerelease")),
+                    False,
+                    row["source_id"] or "",
+                )
+            )
+        elif row["kind"] == "note" and row["project"] in carriers:
+            nccl = attrs.get("nccl")
+            if not _text(attrs.get("rocm")) or not isinstance(nccl, list):
+                continue
+            sections.append(
+                Section(
+                    row["project"],
+                    attrs["rocm"],
+                    tuple(v for v in nccl if _text(v)),
+                    row["url"] or "",
+                    row["source_id"] or "",
+                    attrs.get("unreleased") is True,
+                )
+            )
+    return releases, sections
 
 
 def benchmark_notes(store: Store, projects: Iterable[str]) -> list[NoteFact]:

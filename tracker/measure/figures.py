@@ -20,10 +20,17 @@ from typing import Any
 from tracker.config import Config
 from tracker.measure.ci.jobs import CiJobs, ci_jobs
 from tracker.measure.ci.rates import ci_rate_rows
+from tracker.measure.ci.tests import CiTests, ci_tests
 from tracker.measure.facts import LagFacts, load_lag_facts, observed_ends
-from tracker.measure.headline.answer import Answer, answers
-from tracker.measure.headline.quarters import MedianPoint
 from tracker.measure.headline import quarters as headline
+from tracker.measure.headline.answer import (
+    Answer,
+    LayerAnswer,
+    answers,
+    layer_answers,
+    unknown_by_layer,
+)
+from tracker.measure.headline.quarters import MedianPoint
 from tracker.measure.headline.trends import Trends, compute_trends, store_rows
 from tracker.measure.kernels.summary import KernelLayer, kernel_layer
 from tracker.measure.lag.samples import LagSample
@@ -65,16 +72,22 @@ class Figures:
     # stored events dated outside what tracker computes with: left out of every figure by the
     # store's reads, listed in the data-quality section (Store.far_dated_events)
     far_dated: dict = field(default_factory=dict)
+    # events whose times contradict each other: left out alike (Store.contradicting_events)
+    contradicting: dict = field(default_factory=dict)
     perf: PerfFigures = field(default_factory=PerfFigures)  # delivered performance (MLPerf)
     training: TrainingFigures = field(default_factory=TrainingFigures)  # MLPerf Training
     kernels: KernelLayer | None = None  # the kernel layer (None: no `artifact: kernel` rule)
     ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci_jobs)
+    # CI pass rate in two units (jobs, tests) and failing tests (measure.ci.tests)
+    ci_tests: CiTests = field(default_factory=CiTests)
     # definitions silent while upstream kept releasing (measure.silent)
     silent: list[SilentChannel] = field(default_factory=list)
     # an independent benchmark's first configurations per family (measure.benchmark)
     benchmark: BenchmarkFigures | None = None
     # time to first response of issues (measure.response)
     response: ResponseFigures = field(default_factory=ResponseFigures)
+    # the headline answer per layer and regime (framework first: the lead)
+    layers: list[LayerAnswer] = field(default_factory=list)
 
     @property
     def as_of(self) -> datetime:
@@ -131,16 +144,42 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         overrides=store.overrides(),
         source_count=len(config.sources),
         far_dated=store.far_dated_events(),
+        contradicting=store.contradicting_events(),
         perf=perf_figures(store.perf_results(as_of), regimes),
         training=training_figures(store.perf_results(as_of, "training_result"), regimes),
         kernels=kernel_layer(facts.kernel_ledger, samples, unknown)
         if facts.kernel_ledger
         else None,
         ci_jobs=jobs.result(),
+        ci_tests=ci_tests(config, store, as_of, pass_rates),
         silent=silent_channels(samples, spans, as_of, config.report.silent_after_series),
         benchmark=_benchmark(config, facts, as_of),
         response=issue_response_figures(config, store, as_of, regimes),
+        layers=_layers(config, facts, samples, unknown, lag, regimes, as_of),
     )
+
+
+def _layers(
+    config: Config,
+    facts: LagFacts,
+    samples: Sequence[LagSample],
+    unknown: list,
+    lag: list[LagTrend],
+    regimes: Sequence[str],
+    as_of: datetime,
+) -> list[LayerAnswer]:
+    """The answer per layer and regime (measure.headline.answer.layer_answers) with the
+    artifacts each leaves out as unknown and the regimes a layer does not apply to."""
+    layer_of = {r.project: "framework" for r in config.coverage}
+    layer_of |= {r.project: "model" for r in config.model_coverage}
+    layer_of |= {f.library: "kernel" for f in facts.kernel_ledger}
+    reasons: dict[tuple[str, str], str] = {}
+    if config.collective_layer is not None:
+        layer_of[config.collective_layer.project] = "collective"
+        reasons = {("collective", r): why for r, why in config.collective_layer.reasons().items()}
+    primary = {(s.project, s.regime, s.definition) for s in samples if s.primary}
+    unknown_counts = unknown_by_layer(unknown, layer_of, primary)
+    return layer_answers(lag, regimes, config.reference_regime, as_of, unknown_counts, reasons)
 
 
 def issue_response_figures(

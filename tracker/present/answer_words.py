@@ -6,7 +6,14 @@ the verdict and the number a reader repeats are the same wherever they read them
 
 from __future__ import annotations
 
-from tracker.measure.headline.answer import DEFINITION, NO_DATA, REFERENCE, Answer
+from tracker.measure.headline.answer import (
+    DEFINITION,
+    NO_DATA,
+    NOT_MEASURED,
+    REFERENCE,
+    Answer,
+    LayerAnswer,
+)
 from tracker.present.palette import short_name
 
 
@@ -42,3 +49,44 @@ def subject_part(a: Answer) -> str:
 
 
 LABEL = DEFINITION  # "headline answer": beside the figure wherever it is shown
+
+# The layers' names as every output shows them (stats.trend.LAYERS' keys), framework first.
+LAYER_NAMES = {
+    "framework": "Frameworks",
+    "kernel": "Kernels",
+    "model": "Models",
+    "collective": "Collectives (NCCL)",
+}
+
+
+def counts_phrase(la: LayerAnswer) -> str:
+    """ "13 artifacts, 2 open, 1 not observed": the recent window's artifacts and open ones,
+    and the layer's series the evidence does not reach (left out of the number)."""
+    a = la.answer
+    return (
+        f"{a.artifacts} artifact{'' if a.artifacts == 1 else 's'}, {a.open} open, "
+        f"{la.unknown} not observed"
+    )
+
+
+def layer_cell(la: LayerAnswer) -> str:
+    """One cell of the layer x regime table: "197 d, no clear change" (or the reason's
+    short form, "not measured", "no lag data")."""
+    a = la.answer
+    if la.reason:
+        return NOT_MEASURED
+    if a.verdict in (REFERENCE, NO_DATA):
+        return answer_text(a) if a.verdict == NO_DATA else "0 d (reference)"
+    return f"{median_phrase(a)}, {a.verdict}"
+
+
+def layer_text(la: LayerAnswer) -> str:
+    """The layer's answer on one regime in one sentence (without names): the same verdict
+    and number as the table, its counts, or the reason it has no number."""
+    if la.reason:
+        return f"{NOT_MEASURED}: {la.reason}"
+    a = la.answer
+    if a.verdict in (REFERENCE, NO_DATA):
+        return answer_text(a)
+    window = window_phrase(a)
+    return f"{a.verdict}; median lag {median_phrase(a)} ({window}; {la.unknown} not observed)"

@@ -18,7 +18,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-import matplotlib
+from tracker.present import matplotlib_home
+
+matplotlib_home.settle()  # before matplotlib: a cache folder tracker owns (read-only HOME)
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

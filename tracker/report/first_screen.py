@@ -8,7 +8,14 @@ from typing import Any
 from tracker.measure.figures import Figures
 from tracker.measure.headline import quarters as headline
 from tracker.present import palette
-from tracker.present.answer_words import answer_text, median_phrase, window_phrase
+from tracker.present.answer_words import (
+    LAYER_NAMES,
+    answer_text,
+    layer_cell,
+    layer_text,
+    median_phrase,
+    window_phrase,
+)
 from tracker.present.cohort_words import cohort_sentence, point_text
 
 
@@ -44,3 +51,23 @@ def answer_rows(figures: Figures) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def layer_table(figures: Figures) -> dict[str, Any]:
+    """The first screen's compact layer x regime table: per layer (framework first, the lead)
+    a cell per regime other than the reference, worded as summary.json, the digest and
+    `lag --trend` word it (present.answer_words), the full sentence as the cell's title."""
+    regimes = [a.regime for a in figures.answers if a.regime != figures.reference]
+    by_key = {(la.layer, la.answer.regime): la for la in figures.layers}
+    rows = []
+    for layer, name in LAYER_NAMES.items():
+        cells = []
+        for regime in regimes:
+            la = by_key.get((layer, regime))
+            cells.append(
+                {"text": layer_cell(la), "title": layer_text(la), "reason": bool(la.reason)}
+                if la
+                else {"text": "-", "title": "", "reason": False}
+            )
+        rows.append({"layer": name, "cells": cells})
+    return {"regimes": [(r, palette.name(r)) for r in regimes], "rows": rows}

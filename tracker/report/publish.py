@@ -1,28 +1,28 @@
-"""Publishing a report whole, in one step: `--out DIR` is a link to a folder beside it, in
-``.<DIR's name>.reports/`` (report_folders.py). The report is written into a new folder there
-and, once every file is in it, a new link to it is renamed over DIR: one rename, atomic on
-every POSIX file system. At every instant, SIGKILL included, DIR shows the previous complete
-report or the new complete one, and a reader that resolved DIR once (a web server does, per
-request) reads files of one report. The previous report's folder stays until the next run, for
-a reader that resolved DIR just before the swap; everything else beside DIR (a killed run's
-folder, older reports) is removed by the next run, except the folder of a report another
-process on this host is writing right now.
+"""Publishing a report whole, in one step, into `--out DIR`, a plain folder a user can copy.
 
-Why a link: moving the files into DIR one by one (the earlier way) let a SIGKILL leave new CSVs
-beside the old index.html. Exchanging a complete folder with DIR (renameat2 RENAME_EXCHANGE)
-would keep DIR a folder, but it exists only on Linux and not on every file system (NFS, older
-ZFS), with no atomic way back; a link renamed over a link is atomic everywhere. The exchange
-is used once, where DIR is still a folder (a report of an earlier version): the same step that
-publishes the new report turns DIR into the link and the old folder into the previous report.
-Where the exchange is missing, that first time takes two renames: DIR is missing for an
-instant, never mixed.
+The report is written into a new folder in ``.<DIR's name>.reports/`` beside DIR
+(report_folders.py) and, once every file is in it, that folder and DIR are exchanged in one
+step (Linux renameat2 RENAME_EXCHANGE): DIR is the new folder, and the old one sits under the
+new folder's former name, kept as ``previous`` for a reader that opened DIR just before (a web
+server, a copy in progress) and removed by the next run. At every instant, SIGKILL included,
+DIR is the previous complete report or the new complete one; a killed run's folder is removed
+by the next run, except the folder of a report another process on this host is writing now.
+`cp -r DIR copy`, `tar czf r.tgz DIR` and rsync copy the files themselves.
 
-What this asks of DIR: its parent folder must be writable (the link and the reports folder
-live there); DIR may not be a mount point (refused, naming it: give a folder inside it). Files
-in DIR that the report does not write (a robots.txt) are carried into each new report (hard
-links, a copy where refused); a folder where the report writes a file stops the report before
-anything is published. A DIR that is a link made by someone else is followed, and its target
-is published this way. Each new report folder takes the mode and group of the one it replaces.
+Where the exchange is missing (another system, a file system without it: NFS, older ZFS) DIR
+becomes a link to the new folder, renamed over the old link: one rename, atomic everywhere
+(the layout of earlier versions; copy it with `cp -rL`). A DIR of that layout is turned back
+into a plain folder by the first exchange.
+
+Which files are the tracker's: each report folder lists them in a manifest (folder_owner.py).
+A DIR holding anything else (a folder the user made, their notes) is refused, naming one such
+file, before the report is computed, unless ``--out-carry-foreign``: then such files are
+carried into each new report (hard links, a copy where refused). A folder where the report
+writes a file stops the report before anything is published. `--out` inside a report folder is
+DIR itself or refused (folder_owner.resolve_out). A DIR that is a link made by someone else is
+followed, and its target is published this way. Each new report folder takes the mode and group
+of the one it replaces. DIR's parent folder must be writable (the reports folder lives there);
+DIR may not be a mount point.
 """
 
 from __future__ import annotations
@@ -36,6 +36,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tracker.errors import TrackerError
+from tracker.report.folder_owner import (
+    MANIFEST,
+    STAGE_PREFIX,
+    carried,
+    foreign,
+    refuse_foreign,
+    resolve_out,
+    write_manifest,
+)
 from tracker.report.report_folders import (
     NO_EXCHANGE,
     PREVIOUS,
@@ -49,17 +58,22 @@ from tracker.report.report_folders import (
     tidy,
 )
 
-STAGE_PREFIX = ".report-staging-"  # inside DIR, by earlier versions: not carried over
+__all__ = ["STAGE_PREFIX", "staged"]
 log = logging.getLogger("tracker.report")
 
 
 @contextmanager
-def staged(out_dir: Path) -> Iterator[Path]:
+def staged(out_dir: Path, *, carry_foreign: bool = False) -> Iterator[Path]:
     """A fresh folder beside `out_dir` to write the report into. When the block ends normally
-    it becomes what `out_dir` shows, in one step; otherwise it is removed and `out_dir` shows
-    the previous report."""
-    out_dir = _followed(Path(os.path.abspath(out_dir)))
+    it becomes `out_dir`, in one step; otherwise it is removed and `out_dir` is the previous
+    report. `carry_foreign`: files in `out_dir` the tracker did not write are carried into the
+    new report instead of refused (see the module docstring)."""
+    out_dir = resolve_out(_followed(resolve_out(out_dir)))
     current = _showing(out_dir)
+    if current is not None and not carry_foreign:
+        strangers = foreign(current, ours=current != out_dir)
+        if strangers:
+            raise refuse_foreign(out_dir, strangers)
     reports = _reports(out_dir, current)
     tidy(out_dir)  # a killed run's leftovers
     stage = reports / new_name()
@@ -68,12 +82,13 @@ def staged(out_dir: Path) -> Iterator[Path]:
     except OSError as exc:
         raise _cannot(out_dir, f"cannot make {stage}: {exc.strerror or exc}") from exc
     WRITING.add(stage.name)
+    swapped = False
     try:
         yield stage
-        _prepare(out_dir, stage, current)
-        _swap(out_dir, stage, current)
+        _prepare(out_dir, stage, current, carry_foreign)
+        swapped = _swap(out_dir, stage, current)
     except BaseException:
-        if published(out_dir) != stage:  # an interruption may land just after the swap
+        if not swapped and published(out_dir) != stage:  # a signal may land just after
             shutil.rmtree(stage, ignore_errors=True)
         raise
     finally:
@@ -91,7 +106,8 @@ def _followed(out_dir: Path) -> Path:
 
 
 def _showing(out_dir: Path) -> Path | None:
-    """The folder whose report DIR shows now: DIR itself while it is still a folder."""
+    """The folder whose report DIR shows now: DIR itself, or its link's target (the layout
+    where there is no exchange)."""
     try:
         mode = os.lstat(out_dir).st_mode
     except FileNotFoundError:
@@ -104,8 +120,8 @@ def _showing(out_dir: Path) -> Path | None:
     if os.path.ismount(out_dir):
         raise _cannot(
             out_dir,
-            "it is a mount point, and the report is published by renaming a link over the "
-            "folder; give --out a folder inside it",
+            "it is a mount point, and the report is published by exchanging the folder with "
+            "a new one beside it; give --out a folder inside it",
         )
     return out_dir
 
@@ -119,35 +135,38 @@ def _reports(out_dir: Path, current: Path | None) -> Path:
     except OSError as exc:
         raise _cannot(
             out_dir,
-            f"cannot make {reports}: {exc.strerror or exc} (the report is published by "
-            f"renaming a link over the folder, so {out_dir.parent} must be writable)",
+            f"cannot make {reports}: {exc.strerror or exc} (the report is written beside the "
+            f"folder and exchanged with it, so {out_dir.parent} must be writable)",
         ) from exc
     return reports
 
 
-def _prepare(out_dir: Path, stage: Path, current: Path | None) -> None:
-    """Check the targets, carry the files the report does not write into the new folder and
-    give it the old one's access: a TrackerError naming the target, nothing published."""
-    if current is None:
-        return
-    written = {p.name for p in stage.iterdir()}
-    for name in sorted(written):
-        if (current / name).is_dir() and not (current / name).is_symlink():
-            raise _cannot(out_dir / name, "it is a folder, where the report writes a file")
-    for entry in sorted(current.iterdir()):
-        if entry.name in written or entry.name.startswith(STAGE_PREFIX):
-            continue
-        try:
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.copytree(entry, stage / entry.name, symlinks=True, copy_function=_carry)
-            else:
-                _carry(entry, stage / entry.name)
-        except (OSError, shutil.Error) as exc:
-            raise _cannot(out_dir / entry.name, f"cannot carry it over: {exc}") from exc
+def _prepare(out_dir: Path, stage: Path, current: Path | None, carry_foreign: bool) -> None:
+    """Check the targets, carry the files the user keeps in DIR into the new folder, write its
+    manifest and give it the old one's access: a TrackerError naming the target, nothing
+    published."""
+    written = {p.name for p in stage.iterdir()} - {MANIFEST}
+    kept: list[str] = []
+    if current is not None:
+        for name in sorted(written):
+            if (current / name).is_dir() and not (current / name).is_symlink():
+                raise _cannot(out_dir / name, "it is a folder, where the report writes a file")
+        kept = carried(current, written, carry_foreign)
+        for name in kept:
+            entry = current / name
+            try:
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.copytree(entry, stage / name, symlinks=True, copy_function=_carry)
+                else:
+                    _carry(entry, stage / name)
+            except (OSError, shutil.Error) as exc:
+                raise _cannot(out_dir / name, f"cannot carry it over: {exc}") from exc
     try:
-        _same_access(current, stage)
+        write_manifest(stage, written, kept)
+        if current is not None:
+            _same_access(current, stage)
     except OSError as exc:
-        raise _cannot(out_dir, f"cannot give {stage} its mode: {exc.strerror or exc}") from exc
+        raise _cannot(out_dir, f"cannot finish {stage}: {exc.strerror or exc}") from exc
 
 
 def _carry(source: str | Path, target: str | Path) -> None:
@@ -168,49 +187,68 @@ def _same_access(model: Path, folder: Path) -> None:
     os.chmod(folder, stat.S_IMODE(info.st_mode))
 
 
-def _swap(out_dir: Path, stage: Path, current: Path | None) -> None:
-    """Make DIR show `stage`, in one rename (or exchange, where DIR is still a folder)."""
+def _swap(out_dir: Path, stage: Path, current: Path | None) -> bool:
+    """Make DIR the folder `stage` in one step; True once it is. An exchange where the system
+    has one, else the link layout (a new link renamed over DIR)."""
+    try:
+        if not os.path.lexists(out_dir):
+            os.rename(stage, out_dir)  # the first report: nothing to exchange with
+            return True
+        try:
+            exchange(stage, out_dir)
+        except OSError as exc:
+            if exc.errno not in NO_EXCHANGE:
+                raise
+            log.info("report: %s: no atomic exchange here (%s): published as a link", out_dir, exc)
+            _as_link(out_dir, stage, current)
+            return True
+    except OSError as exc:
+        raise _cannot(out_dir, exc.strerror or str(exc)) from exc
+    # `stage` now names what DIR was: the old folder (kept as the previous report) or the
+    # link of the link layout (removed; its folders go at the tidying that follows)
+    if stage.is_symlink():
+        _quietly(stage.unlink)
+    else:
+        _quietly(point, stage.parent / PREVIOUS, stage.name)
+    return True
+
+
+def _quietly(action, *args) -> None:
+    try:
+        action(*args)
+    except OSError:
+        pass  # published all the same; the next run tidies what is left
+
+
+def _as_link(out_dir: Path, stage: Path, current: Path | None) -> None:
+    """The layout without an exchange: DIR a link to `stage`, renamed over DIR."""
     reports = stage.parent
     link = reports / new_name()
+    os.symlink(link_name(out_dir, stage), link)
     try:
-        os.symlink(link_name(out_dir, stage), link)
         if current == out_dir:
             _into_link(out_dir, link)
         else:
             if current is not None:
                 point(reports / PREVIOUS, current.name)
             os.replace(link, out_dir)
-    except OSError as exc:
+    except OSError:
         if os.path.islink(link):
             link.unlink()
-        raise _cannot(out_dir, exc.strerror or str(exc)) from exc
+        raise
 
 
 def _into_link(out_dir: Path, link: Path) -> None:
-    """DIR, still a folder, becomes `link` in one exchange; the old folder stays beside, as
-    the previous report."""
+    """DIR, still a folder, becomes `link` in two renames (DIR is missing for an instant, never
+    mixed); the old folder stays beside, as the previous report."""
     kept = link.parent / new_name(pid=0)
+    os.rename(out_dir, kept)  # from here DIR is missing ...
     try:
-        exchange(link, out_dir)
-    except OSError as exc:
-        if exc.errno not in NO_EXCHANGE:
-            raise
-        log.warning("report: %s: no atomic exchange here (%s): two renames", out_dir, exc)
-        os.rename(out_dir, kept)  # from here DIR is missing ...
-        try:
-            os.replace(link, out_dir)  # ... to here
-        except OSError:
-            os.rename(kept, out_dir)
-            raise
-    else:
-        try:
-            os.rename(link, kept)  # the old folder, now under the link's name
-        except OSError:
-            return  # published all the same; the next run removes the old folder
-    try:
-        point(link.parent / PREVIOUS, kept.name)
+        os.replace(link, out_dir)  # ... to here
     except OSError:
-        pass  # published all the same: no previous report kept
+        os.rename(kept, out_dir)
+        raise
+    _quietly(point, link.parent / PREVIOUS, kept.name)
 
 
 def _cannot(target: Path, why: str) -> TrackerError:

@@ -53,6 +53,7 @@ def quality_sections(
     far_dated: Mapping[str, Any] | None = None,
     silent: Sequence[SilentChannel] = (),
     unknown_runners: Sequence[Any] = (),
+    contradicting: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Summary lines (one per section, with counts) and the rows of data_quality.csv."""
     framework_unknown = [u for u in unknown if u[2] != "all"]
@@ -101,6 +102,14 @@ def quality_sections(
             f"{far['count']} stored events dated outside {EVENT_TIME_START:%Y-%m-%d} to "
             f"{EVENT_TIME_END:%Y-%m-%d}, left out of every figure"
             + (f" (the first {shown} listed)" if shown < far["count"] else "")
+        )
+    crossed = contradicting or {"count": 0, "events": []}
+    if crossed["count"]:
+        shown = len(crossed["events"])
+        lines["contradicting"] = (
+            f"{crossed['count']} stored events whose times contradict each other (an end before "
+            "the start, a response before the opening), left out of every figure"
+            + (f" (the first {shown} listed)" if shown < crossed["count"] else "")
         )
     if unknown_runners:
         lines["unknown_runners"] = (
@@ -177,6 +186,15 @@ def quality_sections(
             "detail": f"{e['kind']} {e['external_id']} (event {e['id']}) dated {e['occurred_at']}",
         }
         for e in far["events"]
+    ]
+    rows += [
+        {
+            "section": "contradicting",
+            "source": e["source_id"],
+            "detail": f"{e['kind']} {e['external_id']} (event {e['id']}) dated "
+            f"{e['occurred_at']}: {e['why']}",
+        }
+        for e in crossed["events"]
     ]
     rows += [
         {

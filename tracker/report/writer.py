@@ -26,15 +26,16 @@ from tracker.measure.lag.silent import HINT as SILENT_HINT
 from tracker.measure.models.summary import REGIMES as MODEL_REGIMES
 from tracker.measure.models.summary import model_matrix
 from tracker.measure.stats.survival import LagSummary
-from tracker.present import ci_jobs_words, palette, trend_words
-from tracker.present.answer_words import LABEL, answer_text
+from tracker.present import ci_jobs_words, ci_units_words, palette, trend_words
+from tracker.present.answer_words import LABEL, answer_text, layer_text
 from tracker.present.benchmark_words import benchmark_json, pair_rows
+from tracker.present.ci_units_words import UNIT_COLUMNS
 from tracker.present.formats import http_only, percent, visible_controls
 from tracker.report import definitions
 from tracker.report import response_section as waits
 from tracker.report import training_section as trained
 from tracker.report.chart_data import sparse_friction, split_sparse_ci
-from tracker.report.first_screen import answer_rows
+from tracker.report.first_screen import answer_rows, layer_table
 from tracker.report.perf_section import PERF_CSV_COLUMNS, perf_csv_rows, perf_section
 from tracker.report.publish import staged
 from tracker.report.quality import QUALITY_COLUMNS, quality_sections
@@ -118,6 +119,8 @@ def write_report(
     out_dir: Path,
     banner: str | None = None,
     drawers: ChartDrawers | None = None,
+    *,
+    carry_foreign: bool = False,
 ) -> list[str]:
     """Write lag / pass-rate / friction CSVs, summary.json, PNG charts and index.html into
     `out_dir` from `figures` (tracker.measure.figures: computed once, as of their date).
@@ -127,16 +130,18 @@ def write_report(
     with ExitStack() as stack:
         if drawers is None:
             drawers = stack.enter_context(ChartDrawers())
-        return _write(figures, out_dir, banner, drawers)
+        return _write(figures, out_dir, banner, drawers, carry_foreign)
 
 
-def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDrawers) -> list[str]:
+def _write(
+    figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDrawers, carry: bool
+) -> list[str]:
     f = figures
     as_of, point, samples, reference = f.as_of, f.point, f.samples, f.reference
     pass_rates, other_rates, friction, stale = f.pass_rates, f.other_rates, f.friction, f.stale
     unknown, spans, stale_keys, series = f.unknown, f.spans, f.stale_keys, f.series
     # The old report stays whole until all is written (publish.staged).
-    with staged(out_dir) as stage:
+    with staged(out_dir, carry_foreign=carry) as stage:
         drawers.draw("lag", CHARTS, "lag_chart", stage / IMAGES["lag"], samples, as_of, f.lag)
         drawers.draw("model", MODELS, "model_matrix_chart", stage / IMAGES["model"], samples, as_of)
         dense_ci, ci_sparse = split_sparse_ci(pass_rates)
@@ -175,6 +180,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
         if f.ci_jobs is not None:  # CI job health: the rows of v_ci_job_health and v_ci_parity
             _write_csv(stage / "ci_job_health.csv", f.ci_jobs.health_rows(), HEALTH_COLUMNS)
             _write_csv(stage / "ci_parity_weekly.csv", parity, PARITY_COLUMNS)
+        _write_csv(stage / "ci_test_pass_rate_weekly.csv", f.ci_tests.weeks, UNIT_COLUMNS)
         response = waits.response_section(f.response)  # how long users wait: chart, table, CSVs
         points, png = waits.chart_points(f.response), stage / IMAGES["response"]
         drawers.draw("response", RESPONSE, "response_chart", png, points, reference)
@@ -190,6 +196,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             f.far_dated,
             f.silent,
             f.benchmark.unknown_runners if f.benchmark else (),
+            f.contradicting,
         )
 
         with (stage / "lag.csv").open("w", newline="", encoding="utf-8") as handle:
@@ -242,9 +249,11 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
                         a.row() | {"text": answer_text(a), "definition": LABEL} for a in f.answers
                     ],
                     "answer_method": "docs/methodology.md#the-headline-answer",
+                    "layers": [la.row() | {"text": layer_text(la)} for la in f.layers],
                     "stale_sources": stale,
                     "silent_channels": [c.row() for c in f.silent],
                     "unread_tags": f.unread,
+                    "contradicting_times": f.contradicting,  # left out of every figure
                     "data": banner or "collected upstream data",
                     "gap_trend": trend_words.json_ready(f.trends),
                     "headline_series": {
@@ -322,11 +331,13 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             other_rates=latest_weeks(other_rates, TABLE_WEEKS),
             unread_tags=f.unread,
             far_dated=f.far_dated,
+            contradicting=f.contradicting,
             table_weeks=TABLE_WEEKS,
             friction=latest_weeks(friction, TABLE_WEEKS),
             images=images,
             sizes=sizes,
             answer=answer,
+            layers=layer_table(f),
             ci_sparse=ci_sparse,
             ci_freshness=trend_words.freshness_lines(f.trends.ci_last_week, as_of),
             friction_sparse=sparse_friction(friction),
@@ -347,6 +358,7 @@ def _write(figures: Figures, out_dir: Path, banner: str | None, drawers: ChartDr
             kernels=f.kernels,
             ci_jobs=ci_jobs_words.regime_blocks(f.ci_jobs),
             ci_parity=parity,
+            **ci_units_words.report_fields(f.ci_tests, reference),
             response=response,
         )
         (stage / "index.html").write_text(html, encoding="utf-8")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, and_, func, select
 
 from tracker.store.tables import ci_job_health, ci_parity, dated, events, known_time
+from tracker.store.time_order import in_order
 
 # Buildkite jobs name their build by number, Actions jobs their run by id; the agent queue
 # (Buildkite) or the first runner label (Actions) is where a job without a GPU tag ran.
@@ -55,6 +56,7 @@ class CiReads:
                 events.c.outcome.in_(("passed", "failed")),
                 events.c.occurred_at <= as_of,
                 dated(self.dialect),
+                in_order(),  # a job ended before it started (store.time_order)
             )
         )
         with self._connect() as conn:

@@ -23,6 +23,7 @@ from tracker.config.database import DatabaseWaits, database_waits
 from tracker.errors import StoreError
 from tracker.events import Event, now_utc
 from tracker.store.ci_reads import CiReads
+from tracker.store.ci_test_reads import CiTestReads
 from tracker.store.migrate import Migrations
 from tracker.store.perf_reads import PerfReads
 from tracker.store.quality_reads import QualityReads
@@ -33,6 +34,7 @@ from tracker.store.sqlite_rows import sqlite_row, sqlite_time
 from tracker.store.state import SourceStates
 from tracker.store.stopping import watch
 from tracker.store.tables import events
+from tracker.store.time_order import TimeOrderReads
 from tracker.store.waits import failure_line, postgres_connect_params, postgres_session
 
 EVENT_COLUMNS = [c.name for c in events.columns]
@@ -70,7 +72,15 @@ def _dumps(value: Any) -> str:
 
 
 class Store(
-    StoreQueries, QualityReads, PerfReads, CiReads, ResponseReads, SourceStates, Migrations
+    StoreQueries,
+    QualityReads,
+    PerfReads,
+    CiReads,
+    CiTestReads,
+    ResponseReads,
+    TimeOrderReads,
+    SourceStates,
+    Migrations,
 ):
     """One database (SQLite file or PostgreSQL), addressed by SQLAlchemy URL."""
 

@@ -38,11 +38,13 @@ DOCUMENTED_VIEWS = (
     "v_lag_series",
     "v_event_tags",
     "v_lag_trend",
+    "v_layer_answer",
     "v_perf_parity",
     "v_perf_training",
     "v_kernel_lag",
     "v_ci_job_health",
     "v_ci_parity",
+    "v_ci_test_pass_rate_weekly",
     "v_issue_response",
     "v_issue_response_quarterly",
 )

@@ -22,6 +22,7 @@ from tracker.store.tables import (
     issue_response_quarterly,
     known_time,
 )
+from tracker.store.time_order import answers_before_opening, in_order
 
 
 class ResponseReads:
@@ -38,7 +39,9 @@ class ResponseReads:
         Issues (pull requests left out): source_id, project, regime, number, url, created_at,
         author, closed_at, close_reason, state. Comments: source_id, issue, author, author_type,
         association, created_at. Far-dated rows are not read (tables.dated); a far closing time
-        is read as unknown (measure.response says what that means)."""
+        is read as unknown (measure.response says what that means). Timestamps that contradict
+        each other (store.time_order) are not read either: an issue closed before it was opened,
+        a comment dated before its issue's opening."""
         if not source_ids:
             return [], []
         columns = (
@@ -60,6 +63,7 @@ class ResponseReads:
                 events.c.occurred_at <= as_of,
                 events.c.vanished_at.is_(None),
                 dated(self.dialect),
+                in_order(),
             )
             .order_by(events.c.source_id, events.c.occurred_at, events.c.id)
         )
@@ -93,6 +97,13 @@ class ResponseReads:
                             "state": row.state,
                         }
                     )
+        opened = {(i["source_id"], i["number"]): i["created_at"] for i in issues}
+        comments = [
+            c
+            for c in comments
+            if (c["source_id"], c["issue"]) not in opened
+            or not answers_before_opening(c["created_at"], opened[(c["source_id"], c["issue"])])
+        ]
         return issues, comments
 
     def replace_issue_response(self, issues: list[dict], quarterly: list[dict]) -> None:

@@ -28,7 +28,9 @@ from tracker.events import EVENT_TIME_END, EVENT_TIME_START
 # re-exported: the store's modules and the migrations read them from here
 from tracker.store.columns import Json, Timestamp, UTCDateTime, metadata  # noqa: F401
 
-KIND_COMMENT = "release | note | issue | ci_run | ci_job | result | comment | training_result"
+KIND_COMMENT = (
+    "release | note | issue | ci_run | ci_job | result | comment | training_result | ci_tests"
+)
 
 events = Table(
     "events",
@@ -98,7 +100,7 @@ def computable(dialect: str, column: str = "occurred_at") -> str:
 def dated(dialect: str, table: str = "events") -> TextClause:
     """`computable` on `table`.occurred_at as a WHERE clause: the condition every read of events
     that feeds a figure has (the far-dated rows it leaves out are listed by
-    Store.far_dated_events)."""
+    Store.far_dated_events; beside it, store.time_order.in_order for contradicting times)."""
     return text(computable(dialect, f"{table}.occurred_at"))
 
 

@@ -35,6 +35,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from tracker.collect import options as _options
+from tracker.collect.limits import Caps
 from tracker.errors import FatalHTTPError, TrackerError
 
 if TYPE_CHECKING:
@@ -72,6 +73,17 @@ class CollectContext:
     # store (a release the history does not date yet): the runner then keeps no HTTP
     # validators, since a 304 would hide that document from every later run.
     read_again: bool = False
+    # The bounds that cut this collection short (limits.Caps): shared with ``http`` by the
+    # runner, which makes the source partial when any was hit.
+    caps: Caps | None = None
+
+    def capped(self, bound: str, detail: str) -> None:
+        """Say that `bound` (a name the operator can look up: ``max_pages``, ``MAX_FILES``)
+        cut this source's work short, and how (`detail`). Logged once per bound and source;
+        the run is partial. The collector goes on past it (the next item, issue, page)."""
+        if self.caps is None:
+            self.caps = Caps(self.spec.id)
+        self.caps.hit(bound, detail)
 
     def skip(self, where: str, reason: str) -> None:
         """Record one skipped item: logged with the source id and position, counted in the run.
@@ -219,6 +231,7 @@ KINDS: dict[str, Kind] = {
         {"url": "text"},
         {"format": ("rst", "csv"), "history_url": "text", "frameworks": "text_list"},
     ),
+    "rccl_changelog": _kind("rccl_changelog", {"url": "text"}),
     "doc_history": _kind(
         "doc_history",
         {"repo": "text", "paths": _options.paths_problem},
@@ -291,6 +304,18 @@ KINDS: dict[str, Kind] = {
     ),
     "model_list": _kind("model_list", {"pages": _options.pages_problem}),
     "pypi": _kind("pypi", {"package": "text"}, {"url": "text"}),
+    "test_report_history": _kind(
+        "test_report_history",
+        {"repo": "text", "path": "text", "files": "text", "pipeline": "text"},
+        {
+            "builds": "text",
+            "refs": "text_list",
+            "every_days": "positive_int",
+            "job_regimes": _options.job_regimes_problem,
+            "api_url": "text",
+            "raw_url": "text",
+        },
+    ),
     "version_history": _kind(
         "version_history",
         {"repo": "text", "paths": _options.version_paths_problem},

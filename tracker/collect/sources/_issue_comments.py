@@ -24,7 +24,10 @@ Order: an issue is yielded before its comments. A comment's cursor time (its cre
 or before its issue's ``updated_at``, so the runner's cursor never passes an issue whose
 comments were not read. In an incremental run the issues are held until the comments are in
 (the page cap bounds them): a run stopped while reading comments keeps none of them, and the
-next run reads the same window again.
+next run reads the same window again. A comment listing stopped by its page cap (or a paging
+loop) is not such a stop: the comments read are kept, the bound is said once
+(``CollectContext.capped``), the source is partial, and the issue counts as read, so a listing
+that never ends cannot hold the source at that issue run after run.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from typing import Any
 
 from tracker.collect.ci import iso, parse_time
 from tracker.collect.sources import CollectContext
-from tracker.errors import FatalHTTPError, RateLimited
+from tracker.errors import FatalHTTPError, ListingStopped, RateLimited
 from tracker.events import Event
 
 PER_PAGE = 100
@@ -110,23 +113,32 @@ def _repository_level(
         "direction": "asc",
         "per_page": int(ctx.option("per_page", PER_PAGE)),
     }
-    for page in ctx.client().get_pages(f"{repo_url}/issues/comments", params):
-        for item in _items(ctx, page, "repository comments page"):
-            number = _issue_number(item)
-            if number in wanted:
-                comment = _parse(ctx, item, wanted[number])
-                if comment is not None:
-                    yield number, comment
+    try:
+        for page in ctx.client().get_pages(f"{repo_url}/issues/comments", params):
+            for item in _items(ctx, page, "repository comments page"):
+                number = _issue_number(item)
+                if number in wanted:
+                    comment = _parse(ctx, item, wanted[number])
+                    if comment is not None:
+                        yield number, comment
+    except ListingStopped:
+        return  # a bound (said once, limits.Caps): the comments read so far are kept
 
 
 def _per_issue(ctx: CollectContext, repo_url: str, issue: Event) -> Iterator[Event]:
     number = issue.attrs["number"]
     params = {"per_page": int(ctx.option("per_page", PER_PAGE))}
-    for page in ctx.client().get_pages(f"{repo_url}/issues/{number}/comments", params):
-        for item in _items(ctx, page, f"comments page of issue #{number}"):
-            comment = _parse(ctx, item, issue)
-            if comment is not None:
-                yield comment
+    try:
+        for page in ctx.client().get_pages(f"{repo_url}/issues/{number}/comments", params):
+            for item in _items(ctx, page, f"comments page of issue #{number}"):
+                comment = _parse(ctx, item, issue)
+                if comment is not None:
+                    yield comment
+    except ListingStopped:
+        # A listing that never ends (or a page cap): said once (limits.Caps), the source is
+        # partial, and this issue counts as read so that the next issue, and the next run,
+        # go on past it.
+        return
 
 
 def _items(ctx: CollectContext, page: Any, what: str) -> list[dict]:

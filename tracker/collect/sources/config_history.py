@@ -112,7 +112,11 @@ def _text(value: Any) -> str | None:
     return None
 
 
-def config_entries(text: str, skip: Callable[[str, str], None]) -> list[ConfigEntry]:
+def config_entries(
+    text: str,
+    skip: Callable[[str, str], None],
+    capped: Callable[[str, str], None] | None = None,
+) -> list[ConfigEntry]:
     """The configuration entries of one version of the file. ValueError when the file is not a
     YAML mapping (or is hostile: aliases past the loader's budget, nested too deep); an entry that
     is not one is handed to ``skip(where, why)`` and left out."""
@@ -128,8 +132,10 @@ def config_entries(text: str, skip: Callable[[str, str], None]) -> list[ConfigEn
         raise ValueError(f"not a mapping of configurations ({type(doc).__name__})")
     out: list[ConfigEntry] = []
     for number, (key, value) in enumerate(doc.items(), 1):
-        if number > ENTRY_LIMIT:
-            skip(f"entries after {ENTRY_LIMIT}", "more entries than one file holds")
+        if number > ENTRY_LIMIT:  # a bound: said by `capped` (CollectContext.capped) where given
+            (capped or skip)(
+                "ENTRY_LIMIT", f"only the first {ENTRY_LIMIT} entries of a file are read"
+            )
             break
         name = _text(key) if isinstance(key, str) else None
         if name is None:
@@ -239,8 +245,11 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         def skip(what: str, why: str, at: str = where) -> None:
             ctx.skip(f"{at}: {what}", why)
 
+        def capped(bound: str, why: str, at: str = where) -> None:
+            ctx.capped(bound, f"{at}: {why}")
+
         try:
-            entries = config_entries(text, skip)
+            entries = config_entries(text, skip, capped)
         except ValueError as exc:
             ctx.skip(where, str(exc))
             read.append(f"{sha}:{path}")

@@ -140,8 +140,15 @@ def tag_events(document: Any, ctx: CollectContext) -> Iterator[Event]:
         unmatched["count"] += len(missed)
         room = UNMATCHED_KEPT - len(unmatched["tags"])
         unmatched["tags"].extend(missed[: max(room, 0)])
-        shown = ", ".join(missed[:10]) + (", ..." if len(missed) > 10 else "")
-        message = f"{spec.id}: {len(missed)} tag(s) match no name pattern, not read: {shown}"
+
+
+def say_unmatched(ctx: CollectContext) -> None:
+    """One warning for the whole read (not one per page): how many tags no pattern reads."""
+    unmatched = ctx.state.get("unmatched_tags") or {}
+    count, tags = unmatched.get("count") or 0, unmatched.get("tags") or []
+    if count:
+        shown = ", ".join(tags[:10]) + (", ..." if count > 10 else "")
+        message = f"{ctx.spec.id}: {count} tag(s) match no name pattern, not read: {shown}"
         ctx.warnings.append(message)
         log.warning(message)
 
@@ -169,7 +176,8 @@ def _match(
 def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
     """Events of one local page of the Docker Hub tag listing."""
     ctx.state["unmatched_tags"] = {"count": 0, "tags": []}
-    return tag_events(load_json(content, ctx, "Docker Hub tag page", dict), ctx)
+    yield from tag_events(load_json(content, ctx, "Docker Hub tag page", dict), ctx)
+    say_unmatched(ctx)
 
 
 def collect(ctx: CollectContext) -> Iterator[Event]:
@@ -177,6 +185,15 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     repository = ctx.option("repository")
     url = str(ctx.option("url") or DEFAULT_URL).format(repository=repository)
     guard = ctx.client().listing(url)  # max_pages (default MAX_PAGES), no page URL twice
+    fresh: list[bool] = []  # the listing was read this run (not answered 304)
+    try:
+        yield from _walk(ctx, url, guard, fresh)
+    finally:  # also when the walk stops at a bound: what was read is said
+        if fresh:
+            say_unmatched(ctx)
+
+
+def _walk(ctx: CollectContext, url: str, guard, fresh: list[bool]) -> Iterator[Event]:
     for page in itertools.count():
         guard.visit(url)
         document = ctx.client().get_json(url, conditional=page == 0)
@@ -184,6 +201,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
             return  # 304: the state (and its unmatched tags) stays as the last read left it
         if page == 0:
             ctx.state["unmatched_tags"] = {"count": 0, "tags": []}  # counted afresh per read
+            fresh.append(True)
         yield from tag_events(document, ctx)
         next_url = document.get("next")
         if not next_url or not isinstance(next_url, str):

@@ -243,12 +243,9 @@ def _window(
         yield from _window(ctx, url, base, middle, end)
         return
     if total > LISTING_CAP:
-        log.warning(
-            "%s: %d runs created within %s: only the first %d can be read",
-            ctx.spec.id,
-            total,
-            created,
-            LISTING_CAP,
+        ctx.capped(
+            "GitHub's listing cap",
+            f"{total} runs created within {created}: only the first {LISTING_CAP} can be read",
         )
     runs = _listed(ctx, url, first, "workflow_runs")
     for page in pages:

@@ -154,7 +154,13 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     def versions(
         text: str, section: str | None, path: str
     ) -> Iterator[tuple[str, tuple[str, str], str]]:
-        for key, line in listed_versions(text, section).items():
+        found = listed_versions(text, section)
+        if len(found) >= MAX_VERSIONS:
+            ctx.capped(
+                "MAX_VERSIONS",
+                f"{path} lists more than {MAX_VERSIONS} versions: only the first are read",
+            )
+        for key, line in found.items():
             if key[0] in frameworks.get(path, FRAMEWORKS.keys()):
                 yield f"{key[0]}-{key[1]}", key, line
 

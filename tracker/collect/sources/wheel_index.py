@@ -69,11 +69,16 @@ class _Links(HTMLParser):
         self.links: list[tuple[str, str]] = []
         self._href: str | None = None
         self._text: list[str] = []
+        self.dropped = 0  # links past MAX_FILES
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "a" and len(self.links) < MAX_FILES:
+        if tag != "a":
+            return
+        if len(self.links) < MAX_FILES:
             self._href = dict(attrs).get("href") or ""
             self._text = []
+        else:
+            self.dropped += 1
 
     def handle_data(self, data: str) -> None:
         if self._href is not None:
@@ -85,14 +90,19 @@ class _Links(HTMLParser):
             self._href = None
 
 
-def index_files(content: bytes, content_type: str) -> list[dict[str, Any]]:
+def index_files(
+    content: bytes, content_type: str, ctx: CollectContext | None = None
+) -> list[dict[str, Any]]:
     """The files a page lists: ``{"filename", "url", "upload_time"}`` (url relative to the page,
-    upload_time None in HTML). ValueError when a JSON page is not PEP 691's shape."""
+    upload_time None in HTML), the first MAX_FILES of them (said through `ctx.capped`).
+    ValueError when a JSON page is not PEP 691's shape."""
     if content_type.startswith(JSON_TYPE):
         document = json.loads(content.decode("utf-8", errors="replace"))
         files = document.get("files") if isinstance(document, dict) else None
         if not isinstance(files, list):
             raise ValueError("a PEP 691 page needs a 'files' list")
+        if len(files) > MAX_FILES:
+            _capped(ctx, len(files))
         return [
             {
                 "filename": str(item.get("filename") or ""),
@@ -105,6 +115,8 @@ def index_files(content: bytes, content_type: str) -> list[dict[str, Any]]:
     parser = _Links()
     parser.feed(content.decode("utf-8", errors="replace"))
     parser.close()
+    if parser.dropped:
+        _capped(ctx, MAX_FILES + parser.dropped)
     return [
         {
             "filename": text or unquote(urlsplit(href).path.rsplit("/", 1)[-1]),
@@ -113,6 +125,15 @@ def index_files(content: bytes, content_type: str) -> list[dict[str, Any]]:
         }  # fmt: skip
         for text, href in parser.links
     ]
+
+
+def _capped(ctx: CollectContext | None, listed: int) -> None:
+    if ctx is not None:
+        ctx.capped(
+            "MAX_FILES",
+            f"the index page lists {listed:,} files: only the first {MAX_FILES:,} are read, the "
+            "builds of the rest are not dated",
+        )
 
 
 def read_name(filename: str, package: str) -> tuple[str, str] | str:
@@ -238,7 +259,7 @@ def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
     files with an upload time can be dated without HTTP."""
     kind = JSON_TYPE if content.lstrip().startswith(b"{") else "text/html"
     try:
-        files = index_files(content, kind)
+        files = index_files(content, kind, ctx)
     except ValueError as exc:
         raise FatalHTTPError(f"{ctx.spec.id}: index page: {first_line(exc)}") from None
     return build_events(files, ctx)
@@ -253,7 +274,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         return
     kind = response.headers.get("Content-Type", "text/html")
     try:
-        files = index_files(response.content, kind)
+        files = index_files(response.content, kind, ctx)
     except ValueError as exc:
         raise FatalHTTPError(f"{ctx.spec.id}: {url}: {first_line(exc)}") from None
     yield from build_events(files, ctx, head=http.head)

@@ -17,11 +17,11 @@ pooled "all projects" rows, which this is read from).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
-from tracker.measure.stats.trend import PERIOD_DAYS, POOLED, LagTrend
+from tracker.measure.stats.trend import LAYERS, PERIOD_DAYS, POOLED, LagTrend
 
 REFERENCE = "reference"  # the reference regime's verdict: lag 0 by definition
 NO_DATA = "no lag data"
@@ -60,12 +60,17 @@ class Answer:
 
 
 def answers(
-    trends: Sequence[LagTrend], regimes: Iterable[str], reference: str, as_of: datetime
+    trends: Sequence[LagTrend],
+    regimes: Iterable[str],
+    reference: str,
+    as_of: datetime,
+    group: str = POOLED,
 ) -> list[Answer]:
-    """One answer per regime of `regimes` (in that order), from the pooled lag trends."""
+    """One answer per regime of `regimes` (in that order), from the pooled lag trends (`group`:
+    the pooled rows of another layer, stats.trend.LAYERS)."""
     end = as_of.date()
     start = (as_of - timedelta(days=PERIOD_DAYS)).date() + timedelta(days=1)
-    pooled = {t.regime: t for t in trends if t.group == POOLED}
+    pooled = {t.regime: t for t in trends if t.group == group}
     out = []
     for regime in regimes:
         t = pooled.get(regime)
@@ -88,4 +93,70 @@ def answers(
                     t.open,
                 )
             )
+    return out
+
+
+NOT_MEASURED = "not measured"  # a layer a regime has no counterpart of: a reason, no number
+
+
+@dataclass(frozen=True)
+class LayerAnswer:
+    """The headline answer of one layer on one regime: the same computation as the framework
+    answer (:func:`answers` over the layer's pooled rows), with the layer's artifacts the
+    evidence does not reach (``unknown``, left out of the number) and, for a regime the layer
+    does not apply to, the stated reason instead of a number."""
+
+    layer: str  # framework | kernel | model | collective (stats.trend.LAYERS)
+    answer: Answer
+    unknown: int = 0  # the layer's series on this regime the evidence does not reach
+    reason: str = ""  # no number, and why (the collectives of Neuron and XLA)
+
+    def row(self) -> dict:
+        return {"layer": self.layer, "unknown": self.unknown, "reason": self.reason} | (
+            self.answer.row()
+        )
+
+
+def layer_answers(
+    trends: Sequence[LagTrend],
+    regimes: Sequence[str],
+    reference: str,
+    as_of: datetime,
+    unknown: Mapping[tuple[str, str], int] | None = None,
+    reasons: Mapping[tuple[str, str], str] | None = None,
+    layers: Iterable[str] = tuple(LAYERS),
+) -> list[LayerAnswer]:
+    """Per layer (in LAYERS' order, framework first: the lead) and regime, the answer of the
+    layer's pooled rows; `unknown` counts per (layer, regime), `reasons` per (layer, regime)
+    a regime the layer does not apply to (its answer then says NOT_MEASURED)."""
+    unknown, reasons = unknown or {}, reasons or {}
+    out = []
+    for layer in layers:
+        for a in answers(trends, regimes, reference, as_of, LAYERS[layer]):
+            reason = reasons.get((layer, a.regime), "")
+            if reason:
+                a = replace(a, verdict=NOT_MEASURED, median_days=None, at_least_days=None)
+            out.append(LayerAnswer(layer, a, unknown.get((layer, a.regime), 0), reason))
+    return out
+
+
+def unknown_by_layer(
+    unknown: Iterable[tuple],
+    layer_of: Mapping[str, str],
+    primary: Iterable[tuple[str, str, str]],
+) -> dict[tuple[str, str], int]:
+    """Per (layer, regime), the artifacts the evidence does not reach under the primary
+    definition: `unknown` holds (project, series, regime, definition, reason) as the lag
+    left them out, `layer_of` maps a project to its layer, `primary` the (project, regime,
+    definition) that are primary. Distinct (project, series), whatever the reason."""
+    wanted = set(primary)
+    seen: set[tuple[str, str, str, str]] = set()
+    for project, series, regime, definition, *_ in unknown:
+        layer = layer_of.get(project)
+        if layer is None or (project, regime, definition) not in wanted:
+            continue
+        seen.add((layer, regime, project, series))
+    out: dict[tuple[str, str], int] = {}
+    for layer, regime, _project, _series in seen:
+        out[(layer, regime)] = out.get((layer, regime), 0) + 1
     return out

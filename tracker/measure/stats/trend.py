@@ -55,6 +55,15 @@ MIN_CI_JOBS = 30  # jobs counted in each window, else "too few jobs"
 MIN_FRICTION_EVENTS = 20  # friction + optimization events in each window, else "too few events"
 POOLED = "all projects"  # the artifact group of a regime's rows pooled over projects
 POOLED_DEFINITION = "primary"  # pooled rows take each project's primary definition
+# The layers of the stack, each with one pooled row per regime (the answer per layer,
+# tracker.measure.headline.answer.layer_answers): the artifact kind -> its pooled group. The
+# framework layer's is POOLED itself, the headline answer.
+LAYERS = {
+    "framework": POOLED,
+    "kernel": "all kernel features",
+    "model": "all model families",
+    "collective": "all collectives",
+}
 DAYS_PER_YEAR = 365.25
 
 CLOSING, WIDENING, NO_CLEAR_CHANGE, CANNOT_TELL, TOO_FEW = (
@@ -218,23 +227,49 @@ def lag_trends(
     group (default: its project). The reference regime (lag 0 by definition) is left out."""
     group_of = group_of or (lambda s: s.project)
     groups: dict[tuple[str, str, str], list[LagSample]] = defaultdict(list)
-    pooled: dict[str, list[LagSample]] = defaultdict(list)
     for s in samples:
         if s.regime == reference_regime or s.artifact == "kernel":
             continue
         groups[(group_of(s), s.regime, definition_label(s))].append(s)
-        if s.artifact != "framework":
-            continue  # another kind of artifact, another lag: not pooled with framework series
-        if s.primary:
-            pooled[s.regime].append(s)
     out = [
         lag_trend(group, as_of, *key, samples_n=samples_n) for key, group in sorted(groups.items())
     ]
-    out += [
-        lag_trend(group, as_of, POOLED, regime, POOLED_DEFINITION, samples_n=samples_n)
-        for regime, group in sorted(pooled.items())
+    return out + layer_trends(samples, as_of, reference_regime, samples_n)
+
+
+def layer_trends(
+    samples: Sequence[LagSample],
+    as_of: datetime,
+    reference_regime: str = "cuda",
+    samples_n: int = BOOTSTRAP_SAMPLES,
+) -> list[LagTrend]:
+    """Per layer (LAYERS) and regime, the trend of its artifacts pooled under their primary
+    definition (group LAYERS[kind], definition POOLED_DEFINITION): framework series pooled over
+    projects (the headline answer's rows), and each other kind on its own, never mixed (another
+    kind of artifact, another lag). One artifact once per regime (a model family with several
+    primary rows counts its first)."""
+    pooled: dict[tuple[str, str], dict[tuple, LagSample]] = defaultdict(dict)
+    for n, s in enumerate(samples):
+        if s.regime == reference_regime or not s.primary or s.artifact not in LAYERS:
+            continue
+        # framework rows pool as they come (the headline's rows, unchanged); a model family
+        # with several primary rows (one per engine) counts once
+        key = (s.project, s.series) if s.artifact != "framework" else (n,)
+        pooled[(s.artifact, s.regime)].setdefault(key, s)
+    order = list(LAYERS)
+    return [
+        lag_trend(
+            list(group.values()),
+            as_of,
+            LAYERS[kind],
+            regime,
+            POOLED_DEFINITION,
+            samples_n=samples_n,
+        )
+        for (kind, regime), group in sorted(
+            pooled.items(), key=lambda kv: (order.index(kv[0][0]), kv[0][1])
+        )
     ]
-    return out
 
 
 Bracket = tuple[int, float, float]  # (artifacts, low, high) of one group's Theil-Sen bracket

@@ -1,0 +1,101 @@
+"""Timestamps that contradict each other (issue 49): a comment dated before its issue was
+opened, an issue closed before it was opened, a CI job that ended before it started are left
+out of every figure and listed in data quality (tracker.store.time_order, beside tables.dated).
+SQLite and PostgreSQL (`store` fixture)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time
+
+from tracker.config import read_config
+from tracker.events import Event
+
+AS_OF = datetime.combine(date(2026, 7, 31), time.max, tzinfo=UTC)
+SOURCES = """
+regimes:
+  - {id: cuda, reference: true}
+  - {id: rocm}
+sources:
+  - {id: r-rocm, kind: github_issues, project: r, regime: rocm, repo: o/r, comments: true}
+  - {id: r-base, kind: github_issues, project: r, regime: cuda, repo: o/r, comments: true}
+"""
+
+
+def t(day: str, hour: int = 0) -> datetime:
+    return datetime.fromisoformat(day).replace(hour=hour, tzinfo=UTC)
+
+
+def issue(source: str, number: int, opened: datetime, closed: datetime | None = None) -> Event:
+    return Event(
+        source, "r", "issue", f"issue:{number}", opened, f"issue {number}",
+        url=f"https://github.com/o/r/issues/{number}", regime=source.split("-")[1],
+        ended_at=closed, state="closed" if closed else "open",
+        attrs={"number": number, "comments": 1, "author": "alice"},
+    )  # fmt: skip
+
+
+def comment(source: str, ident: int, number: int, when: datetime) -> Event:
+    return Event(
+        source, "r", "comment", f"comment:{ident}", when, f"comment on #{number}",
+        url=f"https://github.com/o/r/issues/{number}#c{ident}", regime=source.split("-")[1],
+        attrs={"issue": number, "author": "bob", "author_type": "User", "association": "MEMBER"},
+    )  # fmt: skip
+
+
+def test_a_comment_before_its_issue_gives_no_negative_response_time(store, tmp_path):
+    from tracker.collect.sources import KINDS
+    from tracker.measure.figures import issue_response_figures
+
+    path = tmp_path / "sources.yaml"
+    path.write_text(SOURCES)
+    config = read_config(path, KINDS)
+    with store.transaction() as conn:
+        store.upsert_events(
+            conn,
+            [
+                issue("r-rocm", 1, t("2026-02-10", 12)),
+                comment("r-rocm", 11, 1, t("2026-02-09", 12)),  # a day before the opening
+                comment("r-rocm", 12, 1, t("2026-02-12", 12)),  # the real first response
+                issue("r-rocm", 2, t("2026-02-11"), closed=t("2026-02-01")),  # closed first
+                comment("r-rocm", 21, 2, t("2026-02-11", 5)),
+                issue("r-base", 3, t("2026-02-10")),
+                comment("r-base", 31, 3, t("2026-02-10", 6)),
+            ],
+        )
+    figures = issue_response_figures(config, store, AS_OF, ["cuda", "rocm"])
+    rows = {r["number"]: r for r in figures.issue_rows()}
+    assert rows[1]["hours_to_first_response"] == 48.0  # not -24
+    assert 2 not in rows  # closed before it was opened: in no figure
+    assert all(
+        r["hours_to_first_response"] is None or r["hours_to_first_response"] >= 0
+        for r in rows.values()
+    )
+    quarters = {q["regime"]: q for q in figures.quarterly_rows()}
+    assert quarters["rocm"]["issues"] == 1 and quarters["rocm"]["median_hours"] == 48.0
+
+    listed = store.contradicting_events()
+    assert listed["count"] == 2
+    found = {e["external_id"]: e["why"] for e in listed["events"]}
+    assert set(found) == {"comment:11", "issue:2"}
+    assert found["comment:11"].startswith("before its issue was opened (2026-02-10 12:00")
+    assert found["issue:2"].startswith("ended 2026-02-01") and "before it began" in found["issue:2"]
+
+
+def test_a_ci_job_that_ended_before_it_started_is_in_no_figure(store):
+    def job(name: str, started: datetime, ended: datetime) -> Event:
+        return Event(
+            "ci", "vllm", "ci_job", f"job:{name}", started, name, url="https://ci.example/1",
+            regime="rocm", outcome="passed", ended_at=ended, updated_at=started,
+            attrs={"build": 1},
+        )  # fmt: skip
+
+    with store.transaction() as conn:
+        store.upsert_events(
+            conn,
+            [
+                job("ok", t("2026-03-01", 1), t("2026-03-01", 2)),
+                job("backwards", t("2026-03-01", 5), t("2026-03-01", 3)),
+            ],
+        )
+    assert [r["job"] for r in store.ci_job_runs(AS_OF)] == ["ok"]
+    assert [e["external_id"] for e in store.contradicting_events()["events"]] == ["job:backwards"]

@@ -1,0 +1,1 @@
+"""The collectives layer: NCCL minor series and the regimes' libraries that track them."""
