@@ -13,6 +13,7 @@ import yaml
 from tracker.collect.runner import run_sources
 from tracker.collect.sources import mlperf_training as collector
 from tracker.config import Config, SourceSpec
+from tracker.jobs.config import load_config
 
 REPO = Path(__file__).resolve().parents[2]
 CASSETTE = REPO / "cassettes" / "mlperf-training-v5-1.yaml"
@@ -122,3 +123,22 @@ def test_system_fields_of_real_shapes():
     )
     assert aborted["problem"] == "run_stop status 'aborted'"
     assert json.dumps(aborted)  # stored as JSON
+
+
+def test_the_v60_shape_replayed_from_its_cassette(sqlite_store):
+    # v6.0: tree entries without sha or size, AMD's software stack an object naming RCCL and
+    # ROCm, NVIDIA's GB300 system of 2 nodes x 4; both result sets carry a scaling.json
+    config = load_config(REPO / "sources.yaml")
+    result = run_sources(config, sqlite_store, only=["mlperf-training-v6-0"],
+                         replay=REPO / "cassettes").results[0]  # fmt: skip
+    assert (result.status, result.events_new, result.items_skipped) == ("ok", 2, 0), result.error
+    events = {e["external_id"]: e for e in sqlite_store.iter_events()}
+    amd = events["v6.0:AMD/MI355X_EPYC_9575F_primus/llama2_70b_lora"]
+    attrs = amd["attrs"]
+    assert (amd["regime"], attrs["accelerators"], attrs["versions"]) == (
+        "rocm", 8, {"rccl": "2.27.7", "rocm": "7.2.0"})  # fmt: skip
+    assert attrs["scaling_factor"] == 1.0033670033670032 and attrs["unread"] == 0
+    assert [r["status"] for r in attrs["runs"]] == ["success"] * 10
+    gb300 = events["v6.0:NVIDIA/theia_ngpu8_ngc26.04_nemo/llama2_70b_lora"]["attrs"]
+    assert (gb300["accelerators_per_node"], gb300["nodes"], gb300["accelerators"]) == (4, 2, 8)
+    assert gb300["versions"]["nccl"] == "2.30.4-1"

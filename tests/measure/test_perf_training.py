@@ -68,9 +68,9 @@ def test_a_failed_run_counts_among_the_slowest_dropped():
     assert time_to_train(unread) == (None, "result files not read")
 
 
-def stored_rounds(store, tmp_path: Path) -> list:
+def stored_rounds(store, tmp_path: Path, extra: tuple[str, ...] = ()) -> list:
     config = load_config(REPO / "sources.yaml")
-    ids = ["mlperf-training-v5-0", "mlperf-training-v5-1"]
+    ids = ["mlperf-training-v5-0", "mlperf-training-v5-1", *extra]
     run_sources(config, store, only=ids, replay=REPO / "cassettes")
     return store.perf_results(datetime(2026, 8, 22, tzinfo=UTC), "training_result")
 
@@ -100,7 +100,7 @@ def test_the_figure_on_the_real_v50_v51_result_sets(store, tmp_path):
 
 
 def test_cli_suite_training_csv_and_view(sqlite_store, tmp_path):
-    stored_rounds(sqlite_store, tmp_path)
+    stored_rounds(sqlite_store, tmp_path, extra=("mlperf-training-v6-0",))
     db = f"sqlite:///{tmp_path / 'tracker.db'}"
     result = CliRunner().invoke(
         cli, ["--db", db, "perf", "--suite", "training", "--format", "csv", "--as-of", "2026-08-22"]
@@ -112,6 +112,9 @@ def test_cli_suite_training_csv_and_view(sqlite_store, tmp_path):
                for x in lines)  # fmt: skip
     assert any(x.startswith("v5.1,2025-11-12,llama2_70b_lora,8,rocm,measured,10.18,5.97,1.706")
                for x in lines)  # fmt: skip
+    assert lines[1].startswith("v6.0,2026-06-16,llama2_70b_lora,8,cuda,measured,5.78")  # newest
+    assert any(x.startswith("v6.0,2026-06-16,llama2_70b_lora,8,rocm,measured,8.27,5.78,1.430")
+               for x in lines)  # fmt: skip
     assert "v5.1,2025-11-12,(any),,xla,no submission in this round" in result.stdout
     figures = training_figures(
         sqlite_store.perf_results(datetime(2026, 8, 22, tzinfo=UTC), "training_result"),
@@ -120,7 +123,7 @@ def test_cli_suite_training_csv_and_view(sqlite_store, tmp_path):
     sqlite_store.replace_perf_training(figures.store_rows(datetime(2026, 8, 22, tzinfo=UTC)))
     view = sqlite_store.view_rows("v_perf_training")
     rocm = {(r["round"], round(r["ratio_to_nvidia"], 3)) for r in view if r["regime"] == "rocm"}
-    assert rocm == {("v5.0", 1.962), ("v5.1", 1.706)}
+    assert rocm == {("v5.0", 1.962), ("v5.1", 1.706), ("v6.0", 1.430)}
 
 
 def test_digest_says_a_new_round_once(sqlite_store, tmp_path):
@@ -138,3 +141,25 @@ def test_digest_says_a_new_round_once(sqlite_store, tmp_path):
     assert "ROCm 1.71x" in texts["MLPerf Training v5.1"] and "no submission from XLA, Neuron" in (
         texts["MLPerf Training v5.1"])  # fmt: skip
     assert new_training_round_lines(figures, seen + timedelta(days=7), seen + timedelta(14)) == []
+
+
+def test_the_v60_row_from_its_cassette(store, tmp_path):
+    # v6.0 (cassette read from a public fork of mlcommons/training_results_v6.0 at eabf23a):
+    # AMD's MI355X against NVIDIA's GB300 on llama2_70b_lora at 8, both with scaling.json 1.00337
+    config = load_config(REPO / "sources.yaml")
+    run_sources(config, store, only=["mlperf-training-v6-0"], replay=REPO / "cassettes")
+    results = store.perf_results(datetime(2026, 8, 22, tzinfo=UTC), "training_result")
+    figures = training_figures(results, ["cuda", "rocm", "xla", "neuron"])
+    rows = {(r.round, r.benchmark, r.accelerators, r.regime): r for r in figures.rows}
+    v60 = rows[("v6.0", "llama2_70b_lora", 8, "rocm")]
+    assert (v60.best.part, v60.best.submitter, v60.best.system) == (
+        "MI355X", "AMD", "MI355X_EPYC_9575F_primus")  # fmt: skip
+    assert (v60.nvidia.part, v60.nvidia.system) == ("GB300", "theia_ngpu8_ngc26.04_nemo")
+    assert v60.best.minutes == pytest.approx(8.271402, abs=1e-6)
+    assert v60.nvidia.minutes == pytest.approx(5.783364, abs=1e-6)
+    assert v60.ratio == pytest.approx(1.430, abs=5e-4)
+    # the RCCL / NCCL gap of issue 47, from the system files' object-valued software stacks
+    assert v60.best.versions == "RCCL 2.27.7, ROCm 7.2.0"
+    assert "NCCL 2.30.4-1" in v60.nvidia.versions
+    silent = {(r.round, r.regime) for r in figures.rows if r.status == NO_SUBMISSION}
+    assert silent == {("v6.0", "xla"), ("v6.0", "neuron")}
