@@ -27,8 +27,7 @@ from tracker.measure.models.summary import REGIMES as MODEL_REGIMES
 from tracker.measure.models.summary import model_matrix
 from tracker.measure.stats.survival import LagSummary
 from tracker.present import ci_jobs_words, ci_units_words, palette, trend_words
-from tracker.present.answer_words import LABEL, answer_text, layer_text
-from tracker.present.benchmark_words import benchmark_json, pair_rows
+from tracker.present.benchmark_words import pair_rows
 from tracker.present.ci_units_words import UNIT_COLUMNS
 from tracker.present.formats import http_only, percent, visible_controls
 from tracker.report import definitions
@@ -40,6 +39,7 @@ from tracker.report.perf_section import PERF_CSV_COLUMNS, perf_csv_rows, perf_se
 from tracker.report.publish import staged
 from tracker.report.quality import QUALITY_COLUMNS, quality_sections
 from tracker.report.side_by_side import ChartDrawers
+from tracker.report.summary_json import summary_json
 
 log = logging.getLogger("tracker.report")
 HEADLINE_COLUMNS = [
@@ -250,62 +250,9 @@ def _write(
         series_rows = [p.row() for r in palette.ordered(series) for p in series[r]]
         _write_csv(stage / "headline_lag_quarterly.csv", series_rows, HEADLINE_COLUMNS)
         _write_csv(stage / "data_quality.csv", quality["rows"], QUALITY_COLUMNS)
+        summary = summary_json(f, banner, answer, summary_rows, series_rows, moving, training_rows)
         (stage / "summary.json").write_text(
-            json.dumps(
-                {
-                    "as_of": as_of.isoformat(),
-                    "as_of_label": point.label,
-                    "answer": [
-                        a.row() | {"text": answer_text(a), "definition": LABEL} for a in f.answers
-                    ],
-                    "answer_method": "docs/methodology.md#the-headline-answer",
-                    "layers": [la.row() | {"text": layer_text(la)} for la in f.layers],
-                    "stale_sources": stale,
-                    "silent_channels": [c.row() for c in f.silent],
-                    "unread_tags": f.unread,
-                    "contradicting_times": f.contradicting,  # left out of every figure
-                    "data": banner or "collected upstream data",
-                    "gap_trend": trend_words.json_ready(f.trends),
-                    "headline_series": {
-                        "method": "docs/methodology.md#the-headline-series-lag-per-quarter",
-                        "cohort_comparison": [
-                            {"regime": a["regime"], "change": a["change"], "sentence": a["cohorts"]}
-                            for a in answer
-                        ],
-                        "quarters": series_rows,
-                    },
-                    "lag_primary": [
-                        r for r in summary_rows if r["period"] == "all" and r["primary"] == "true"
-                    ],
-                    "in_transition": [
-                        {"project": p, "regime": r, "why": why} for (p, r), why in moving.items()
-                    ],
-                    "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
-                    "lag_unknown": [
-                        dict(
-                            zip(
-                                ("project", "series", "regime", "definition", "reason"),
-                                u,
-                                strict=True,
-                            )
-                        )
-                        for u in unknown
-                    ],
-                    "ci_pass_rate_weekly": pass_rates,
-                    "ci_pass_rate_other_triggers": other_rates,
-                    "friction_weekly": friction,
-                    "analyst_overrides": f.overrides,
-                    "independent_benchmark": benchmark_json(f.benchmark),
-                    "issue_response": waits.summary(f.response),
-                    "training_performance": {
-                        "method": "docs/methodology.md#delivered-performance-training",
-                        "rows": training_rows,
-                    },
-                },
-                indent=1,
-                default=str,
-            ),
-            encoding="utf-8",
+            json.dumps(summary, indent=1, default=str), encoding="utf-8"
         )
 
         images = {name: IMAGES[name] if drew else None for name, drew in drawers.drawn().items()}
