@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from tracker.cli.main import cli
 from tracker.errors import TrackerError
+from tracker.measure import figures
 from tracker.report.folder_owner import MANIFEST, manifest
 from tracker.report.publish import staged
 from tracker.report.report_folders import PREVIOUS, new_name, reports_folder
@@ -59,6 +60,12 @@ def test_the_report_command_refuses_in_one_line(sqlite_store, tmp_path, monkeypa
     out.mkdir()
     (out / "notes.txt").write_text("my notes")
     monkeypatch.setenv("TRACKER_SOURCES", str(REPO / "sources.yaml"))
+
+    def computed(*args, **kwargs):  # the refusal comes first: nothing computed, nothing saved
+        raise AssertionError("figures computed for a report that is refused")
+
+    real = figures.compute_figures
+    monkeypatch.setattr(figures, "compute_figures", computed)
     result = CliRunner().invoke(
         cli, ["--db", sqlite_store.url, "report", "--out", str(out), "--as-of", "2025-12-01"]
     )
@@ -69,6 +76,7 @@ def test_the_report_command_refuses_in_one_line(sqlite_store, tmp_path, monkeypa
         "empty folder, or pass --out-carry-foreign to carry such files into each new report"
     ]
     assert (out / "notes.txt").read_text() == "my notes" and len(list(out.iterdir())) == 1
+    monkeypatch.setattr(figures, "compute_figures", real)
     allowed = CliRunner().invoke(
         cli,
         ["--db", sqlite_store.url, "report", "--out", str(out), "--as-of", "2025-12-01",

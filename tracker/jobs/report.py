@@ -30,10 +30,13 @@ def publish_report(
     summary.json, that it is incomplete. `carry_foreign`: files in `out_dir` the tracker did
     not write are carried into the new report instead of refused (tracker.report.publish)."""
     from tracker.measure.figures import compute_figures
+    from tracker.report.publish import refuse_strangers
     from tracker.report.side_by_side import ChartDrawers
     from tracker.report.writer import write_report
     from tracker.store.asof import default_as_of, resolve_as_of
 
+    # a folder of the user's is refused before the derived tables are replaced
+    refuse_strangers(out_dir, carry_foreign=carry_foreign)
     point = resolve_as_of(store, as_of)
     if untagged:
         banner = " ".join(filter(None, [incomplete(untagged), banner]))

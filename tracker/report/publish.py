@@ -58,8 +58,22 @@ from tracker.report.report_folders import (
     tidy,
 )
 
-__all__ = ["STAGE_PREFIX", "staged"]
+__all__ = ["STAGE_PREFIX", "refuse_strangers", "staged"]
 log = logging.getLogger("tracker.report")
+
+
+def refuse_strangers(out_dir: Path, *, carry_foreign: bool = False) -> Path:
+    """`out_dir` resolved (a link followed, a path inside a report version made DIR), after
+    refusing it when it holds files the tracker did not write and `carry_foreign` is off (see
+    the module docstring). The report job asks this before it computes or saves anything, so
+    a refused run changes nothing; `staged` asks again before it publishes."""
+    out_dir = resolve_out(_followed(resolve_out(out_dir)))
+    current = _showing(out_dir)
+    if current is not None and not carry_foreign:
+        strangers = foreign(current, ours=current != out_dir)
+        if strangers:
+            raise refuse_foreign(out_dir, strangers)
+    return out_dir
 
 
 @contextmanager
@@ -68,12 +82,8 @@ def staged(out_dir: Path, *, carry_foreign: bool = False) -> Iterator[Path]:
     it becomes `out_dir`, in one step; otherwise it is removed and `out_dir` is the previous
     report. `carry_foreign`: files in `out_dir` the tracker did not write are carried into the
     new report instead of refused (see the module docstring)."""
-    out_dir = resolve_out(_followed(resolve_out(out_dir)))
+    out_dir = refuse_strangers(out_dir, carry_foreign=carry_foreign)
     current = _showing(out_dir)
-    if current is not None and not carry_foreign:
-        strangers = foreign(current, ours=current != out_dir)
-        if strangers:
-            raise refuse_foreign(out_dir, strangers)
     reports = _reports(out_dir, current)
     tidy(out_dir)  # a killed run's leftovers
     stage = reports / new_name()
