@@ -44,9 +44,10 @@ from datetime import datetime
 
 from tracker.config.coverage import Combined, CoverageRule
 from tracker.measure.lag.coverage import REFERENCE_DEFINITION
+from tracker.measure.lag.decision import COVERED, combine, days
 from tracker.measure.lag.samples import LagSample, ReleaseFact, evidence_by_series
 from tracker.measure.lag.supersession import Cover
-from tracker.measure.lag.windows import Windows, not_observed
+from tracker.measure.lag.windows import Windows
 
 
 def with_earliest_builds(
@@ -133,44 +134,31 @@ def earliest_build(
     for s in rows:
         if s.regime == combo.regime and s.definition in combo.parts:
             by_series.setdefault(s.series, {})[s.definition] = s
-    order = {part: index for index, part in enumerate(combo.parts)}
     out = []
     for key, day0 in reference.items():
         mine = by_series.get(key, {})
-        covered = [s for s in mine.values() if s.status == "covered"]
         # a build of a channel whose evidence starts after day 0 (no row): installable by then
-        covered += [
+        built = [
             _built(day0, combo.regime, part, hit, through)
             for part, found in (builds or {}).items()
             if part not in mine and (hit := found.get(key)) is not None
         ]
-        if covered:
-            # whole days, as lags are counted: on one day, the channel listed first
-            first = min(covered, key=lambda s: (s.lag_days, order[s.definition]))
-            out.append(_as_combined(first, combo, first.definition))
-        elif mine:
-            watching = next(mine[p] for p in combo.parts if p in mine)
-            seen = through or watching.observed_through
-            unseen = not_observed(day0.day0, seen) if seen else None
-            if unseen is not None:
-                if unknown is not None:
-                    unknown.append((rule.project, key, combo.regime, combo.definition, unseen))
-                continue
-            if seen is not None:
-                lag = (seen.date() - day0.day0.date()).days
-                watching = replace(watching, lag_days=lag, observed_through=seen)
-            out.append(_as_combined(watching, combo, ""))
-        elif unknown is not None:
-            unknown.append(
-                (
-                    rule.project,
-                    key,
-                    combo.regime,
-                    combo.definition,
-                    "day 0 precedes the evidence collected from every channel "
-                    f"({', '.join(combo.parts)})",
-                )
+        found = combine(day0.day0, combo.parts, mine, built, through)
+        if found.row is None:
+            if unknown is not None:
+                unknown.append((rule.project, key, combo.regime, combo.definition, found.reason))
+            continue
+        if found.status == COVERED:
+            out.append(_as_combined(found.row, combo, found.row.definition))
+            continue
+        watching = found.row
+        if found.through is not None:
+            watching = replace(
+                watching,
+                lag_days=days(found.through, day0.day0),
+                observed_through=found.through,
             )
+        out.append(_as_combined(watching, combo, ""))
     return out
 
 
