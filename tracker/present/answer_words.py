@@ -20,10 +20,12 @@ def median_phrase(a: Answer) -> str:
 
 
 def window_phrase(a: Answer) -> str:
-    """ "day 0 from 2025-08-23 to 2026-08-22: 42 artifacts, 29 open"."""
+    """ "day 0 from 2025-08-23 to 2026-08-22: 39 artifacts, 2 open, 3 not observed": the
+    series the answer leaves out as unknown are counted, never silently dropped."""
     return (
         f"day 0 from {a.window_start.isoformat()} to {a.window_end.isoformat()}: "
-        f"{a.artifacts} artifact{'' if a.artifacts == 1 else 's'}, {a.open} open"
+        f"{a.artifacts} artifact{'' if a.artifacts == 1 else 's'}, {a.open} open, "
+        f"{a.not_observed} not observed"
     )
 
 

@@ -65,18 +65,19 @@ def decide(day0: datetime, hit: Cover | None, stream: Stream, day0_name: str = D
     """Covered, open or unknown on one stream. `hit`: the earliest evidence dated by as-of
     (of the artifact, or of a newer series: ``covered_by``), None when there is none.
 
-    Unknown, in this order: the stream holds nothing, or starts after day 0 (when it
-    truncates) and the hit is not exact: absence says nothing there and a hit only bounds the
-    lag from above; no hit and day 0 after the stream's window: not looked at since. Else
-    covered on the hit, or open, censored at the window (lag = through - day 0)."""
+    Unknown, in this order: the stream's window ends before day 0 (the window rule: it takes no
+    part in the artifact, neither covering nor censoring it), "not observed since"; the stream
+    holds nothing, or starts after day 0 (when it truncates) and the hit is not exact: absence
+    says nothing there and a hit only bounds the lag from above. Else covered on the hit, or
+    open, censored at the window (lag = through - day 0)."""
+    unseen = not_observed(day0, stream.through)
+    if unseen is not None:
+        return Decision(UNKNOWN, reason=unseen)
     start = stream.start
     exact = hit is not None and hit.first
     if (start is None or (stream.truncates and day0 < start)) and not exact:
         return Decision(UNKNOWN, reason=truncated(stream, day0, hit, day0_name))
     if hit is None:
-        unseen = not_observed(day0, stream.through)
-        if unseen is not None:
-            return Decision(UNKNOWN, reason=unseen)
         return Decision(OPEN, days(stream.through, day0), through=stream.through)
     return Decision(
         COVERED, days(hit.when, day0), hit.when, hit.url, hit.covered_by, stream.through
@@ -139,30 +140,27 @@ def combine(
     parts: Sequence[str],
     rows: Mapping[str, Row],
     builds: Sequence[Row] = (),
-    through: datetime | None = None,
-    every_part_watches: bool = False,
     day0_name: str = DAY0,
 ) -> CombinedDecision[Row]:
     """One artifact under a definition over several channels (`parts`, in the definition's
-    order), from each channel's own row (`rows`; a channel with no row is unknown on it) and
-    covered rows of channels without a row (`builds`: a release channel's dated build).
+    order), from each channel's own row (`rows`: the channels that watched it, from :func:`decide`;
+    a channel whose window ends before day 0 or whose stream starts after it has none) and
+    covered rows of channels without a row (`builds`: a release channel's dated build, an
+    upper bound; the caller leaves out those whose window ends before day 0).
 
-    Covered on the earliest covered channel (whole days; on one day the channel listed first).
-    Otherwise open when a channel watched it (`every_part_watches`: when every channel did),
-    censored at `through` (None: the first watching channel's window); a series released after
-    that is unknown, "not observed since". Otherwise unknown."""
+    The window rule: a channel takes part only where it observed the artifact. Covered on the
+    earliest covered channel (whole days; on one day the channel listed first); otherwise open
+    when some channel watched it, censored at the latest window among the channels that did;
+    unknown only when none did. `through` of the result: the latest window among the watching
+    channels (else the covering build's)."""
     order = {part: index for index, part in enumerate(parts)}
-    covered = [s for s in rows.values() if s.status == COVERED] + list(builds)
+    watching = [rows[p] for p in parts if p in rows]
+    windows = [r.observed_through for r in watching if r.observed_through is not None]
+    seen = max(windows) if windows else None
+    covered = [s for s in watching if s.status == COVERED] + list(builds)
     if covered:
         first = min(covered, key=lambda s: (s.lag_days, order[s.definition]))
-        return CombinedDecision(COVERED, first, through)
-    watching = [rows[p] for p in parts if p in rows]
-    if not watching or (every_part_watches and len(watching) < len(parts)):
+        return CombinedDecision(COVERED, first, seen or first.observed_through)
+    if not watching:
         return CombinedDecision(UNKNOWN, None, reason=unobserved_by_every(parts, day0_name))
-    seen = through or watching[0].observed_through
-    if seen is None:
-        return CombinedDecision(OPEN, watching[0])
-    unseen = not_observed(day0, seen)
-    if unseen is not None:
-        return CombinedDecision(UNKNOWN, None, reason=unseen)
     return CombinedDecision(OPEN, watching[0], seen)

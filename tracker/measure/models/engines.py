@@ -14,9 +14,11 @@ and names an "any engine" definition over them (read and checked by tracker.conf
 - ``image: P``: the engine's list names no hardware; the family is served on the regime from
   the first final release of project ``P`` (a ROCm image of the engine) dated on or after the
   listing, with that image's URL. Without such an image it is open there.
-- The combined row: covered on the earliest covered engine date (its URL); open when every
-  engine has an open row; otherwise unknown (some engine's evidence does not reach back to day
-  0, so "open" could be wrong), listed with the reason like any truncated row.
+- The combined row, by the one window rule (tracker.measure.lag.decision.combine): covered on
+  the earliest covered engine date (its URL); open when some engine watched the family (has a
+  row of its own: its evidence reaches back to day 0 and its window reaches day 0), censored at
+  the latest window among the engines that did; unknown only when none did, listed with the
+  reason like any truncated row.
 - Day 0 ``engine_cuda``: the earliest date any cuda engine serves the family (vLLM's registry
   release, SGLang's list). A list's first collected version says "listed by then", not since
   when: a family it already lists dates nothing, and when that is earlier than every other
@@ -112,12 +114,9 @@ def combine_engines(
             for fid in sorted(families):
                 mine = rows.get(fid, {})
                 primary = combo.primary and d_index == 0
-                # observed through the earliest of its engines' windows (measure.windows)
-                seen = min((s.observed_through for s in mine.values() if s.observed_through),
-                           default=None)  # fmt: skip
                 day0 = next(iter(mine.values())).day0 if mine else None
                 found = (
-                    combine(day0, combo.parts, mine, (), seen, True, f"{d_def} day 0")
+                    combine(day0, combo.parts, mine, (), f"{d_def} day 0")
                     if day0 is not None
                     else None
                 )
@@ -128,8 +127,8 @@ def combine_engines(
                         unknown.append((rule.project, fid, combo.regime, combo.definition, reason))
                     continue
                 row = found.row
-                if found.status == OPEN and seen is not None:
-                    row = replace(row, lag_days=days(seen, row.day0))
+                if found.status == OPEN and found.through is not None:
+                    row = replace(row, lag_days=days(found.through, row.day0))
                 out.append(replace(row, definition=combo.definition, primary=primary,
-                                   engine="", observed_through=seen))  # fmt: skip
+                                   engine="", observed_through=found.through))  # fmt: skip
     return out
