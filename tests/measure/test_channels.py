@@ -139,7 +139,7 @@ def test_unknown_when_day0_precedes_every_channel():
             "2.6",
             "rocm",
             "earliest_build",
-            "day 0 precedes the evidence collected from every channel (wheels, therock)",
+            "no channel observed it from its day 0 (wheels, therock)",
         )
     ]
 

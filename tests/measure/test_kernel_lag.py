@@ -112,7 +112,9 @@ def test_cells_are_dated_by_the_rule_the_ledger_names():
     assert (xla.status, xla.lag_days, xla.evidence_url) == ("open", 1132, "")
     reasons = {(u[1], u[2]): u[4] for u in unknown}
     # neuron notes start after day 0 and name no MLA kernel: unknown, not open
-    assert "start 2026-01-01, after day 0 2025-02-24" in reasons[("mla_decode", "neuron")]
+    assert reasons[("mla_decode", "neuron")] == (
+        "day 0 2025-02-24 precedes the first neuron-sdk notes collected (2026-01-01)"
+    )
     assert reasons[("flash_attention_2", "neuron")] == "not tracked: not in the ledger"
     assert ("mla_decode", "neuron") not in by
 

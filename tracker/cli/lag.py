@@ -137,7 +137,9 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
         reference = config.reference_regime
         kept = {(s.project, s.regime) for s in samples}
         primary = {(s.project, s.regime, definition_label(s)) for s in everything if s.primary}
-        _print_trend(everything, when, fmt, reference, kept, primary if primary_only else None)
+        _print_trend(
+            everything, when, fmt, reference, kept, primary if primary_only else None, unknown
+        )
         return
     write_lag_csv(samples, sys.stdout)
 
@@ -165,7 +167,13 @@ def _print_kernels(everything, unknown, regime, project, store, config) -> None:
 
 
 def _print_trend(
-    samples, when: datetime, fmt: str, reference: str, kept: set, primary: set | None
+    samples,
+    when: datetime,
+    fmt: str,
+    reference: str,
+    kept: set,
+    primary: set | None,
+    unknown: list | None = None,
 ) -> None:
     """The trend table; per-group rows of the (project, regime) pairs `kept` by the filters
     (only primary definitions when `primary` is given), pooled rows of their regimes unless
@@ -178,7 +186,7 @@ def _print_trend(
     narrowed = {p for p, _ in kept} != {p for p, _ in every_pair}
     trends = [
         t
-        for t in lag_trends(samples, when, reference)
+        for t in lag_trends(samples, when, reference, unknown=unknown)
         if (t.group in LAYERS.values() and not narrowed and t.regime in regimes)
         or (
             (t.group, t.regime) in kept

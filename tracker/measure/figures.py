@@ -120,7 +120,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         unknown: list = []
         spans: dict = {}
         samples = facts.samples(as_of, unknown, spans)
-        lag = lag_trends(samples, as_of, reference)
+        lag = lag_trends(samples, as_of, reference, unknown=unknown)
         pass_rates, other_rates, friction, stale = reads.result()
     stale_keys = stale_definitions(spans, as_of, config.report)
     regimes = [r.id for r in config.regimes] or sorted({s.regime for s in samples})

@@ -27,10 +27,13 @@ def median_phrase(a: Answer) -> str:
 
 
 def window_phrase(a: Answer) -> str:
-    """ "day 0 from 2025-08-23 to 2026-08-22: 42 artifacts, 29 open"."""
+    """ "day 0 from 2025-08-23 to 2026-08-22: 39 artifacts, 2 open, 3 not observed": the
+    series the answer leaves out as unknown are counted, never silently dropped (where the
+    kind counts them per window: framework series)."""
+    counted = "" if a.not_observed is None else f", {a.not_observed} not observed"
     return (
         f"day 0 from {a.window_start.isoformat()} to {a.window_end.isoformat()}: "
-        f"{a.artifacts} artifact{'' if a.artifacts == 1 else 's'}, {a.open} open"
+        f"{a.artifacts} artifact{'' if a.artifacts == 1 else 's'}, {a.open} open{counted}"
     )
 
 
@@ -59,16 +62,6 @@ LAYER_NAMES = {
 }
 
 
-def counts_phrase(la: LayerAnswer) -> str:
-    """ "13 artifacts, 2 open, 1 not observed": the recent window's artifacts and open ones,
-    and the layer's series the evidence does not reach (left out of the number)."""
-    a = la.answer
-    return (
-        f"{a.artifacts} artifact{'' if a.artifacts == 1 else 's'}, {a.open} open, "
-        f"{la.unknown} not observed"
-    )
-
-
 def layer_cell(la: LayerAnswer) -> str:
     """One cell of the layer x regime table: "197 d, no clear change" (or the reason's
     short form, "not measured", "no lag data")."""
@@ -82,11 +75,15 @@ def layer_cell(la: LayerAnswer) -> str:
 
 def layer_text(la: LayerAnswer) -> str:
     """The layer's answer on one regime in one sentence (without names): the same verdict
-    and number as the table, its counts, or the reason it has no number."""
+    and number as the table, its counts, or the reason it has no number. The framework layer's
+    is the headline answer word for word; a kind whose unknown series are not counted per
+    window says how many its evidence does not reach over all day 0."""
     if la.reason:
         return f"{NOT_MEASURED}: {la.reason}"
     a = la.answer
-    if a.verdict in (REFERENCE, NO_DATA):
+    if a.verdict in (REFERENCE, NO_DATA) or a.not_observed is not None:
         return answer_text(a)
-    window = window_phrase(a)
-    return f"{a.verdict}; median lag {median_phrase(a)} ({window}; {la.unknown} not observed)"
+    return (
+        f"{a.verdict}; median lag {median_phrase(a)} ({window_phrase(a)}; "
+        f"{la.unknown} not observed over all day 0)"
+    )

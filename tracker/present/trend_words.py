@@ -46,6 +46,8 @@ TREND_COLUMNS = [
     "prior_open",
     "first_day0",
     "last_day0",
+    "not_observed",
+    "recent_not_observed",
 ]
 THRESHOLDS = (
     f"verdicts need at least {MIN_TREND_ARTIFACTS} artifacts (lag), {MIN_CI_JOBS} CI jobs and "

@@ -288,6 +288,8 @@ lag_trend = Table(
     Column("prior_artifacts", Integer, nullable=False),
     Column("prior_open", Integer, nullable=False),
     Column("as_of", Timestamp, nullable=False),
+    Column("not_observed", Integer, comment="left out as unknown (framework and pooled rows)"),
+    Column("recent_not_observed", Integer, comment="... of them, day 0 in the last 12 months"),
     comment=(
         "is the lag gap closing? per artifact group, regime, definition; rewritten by each report"
     ),

@@ -10,6 +10,9 @@ pooled "all projects" rows, which this is read from).
   another kind of artifact with their own figures).
 - **Verdict**: the lag trend's (tracker.measure.stats.trend.slope_verdict): "closing" or "widening"
   only when the 90% interval of the Theil-Sen slope lies wholly on one side of zero.
+- **Not observed**: the series of the pool's projects with day 0 in the window that the
+  answer leaves out as unknown (no channel of the primary definition observed them),
+  counted beside the artifacts and the open ones (tracker.measure.stats.trend.not_observed_counts).
 - **Median**: the Kaplan-Meier median lag of the pooled artifacts whose day 0 is in the 12
   months before as-of (open ones censored at their age); when half or more of them are open it
   is not reached and the answer is "at least N d", N the lower median of their current lags.
@@ -42,6 +45,11 @@ class Answer:
     window_end: date  # as-of's day
     pooled_artifacts: int = 0  # every pooled artifact the verdict's slope rests on
     pooled_open: int = 0
+    # series with day 0 in the window (all of them: pooled) the answer leaves out as unknown:
+    # no channel of their primary definition observed them (docs/methodology.md)
+    # None: not counted for this kind (model families' unknown rows name no day-0 definition)
+    not_observed: int | None = None
+    pooled_not_observed: int | None = None
 
     def row(self) -> dict:
         """Plain values for summary.json and tests."""
@@ -56,6 +64,8 @@ class Answer:
             "window_end": self.window_end.isoformat(),
             "pooled_artifacts": self.pooled_artifacts,
             "pooled_open": self.pooled_open,
+            "not_observed": self.not_observed,
+            "pooled_not_observed": self.pooled_not_observed,
         }
 
 
@@ -91,6 +101,8 @@ def answers(
                     end,
                     t.artifacts,
                     t.open,
+                    t.recent_not_observed,
+                    t.not_observed,
                 )
             )
     return out

@@ -19,8 +19,10 @@ from datetime import datetime
 from typing import Any
 
 from tracker.measure.kernels.ledger import KernelFeature, KernelRule
+from tracker.measure.lag.decision import COVERED, UNKNOWN, Decision, Stream, decide
 from tracker.measure.lag.samples import LagSample
-from tracker.measure.lag.windows import ANY_KIND, Channel, Windows, not_observed
+from tracker.measure.lag.supersession import Cover
+from tracker.measure.lag.windows import ANY_KIND, Channel, Windows
 from tracker.versions import normalize_version
 
 DAY0_DEFINITION = "cuda_kernel"
@@ -131,12 +133,12 @@ def kernel_lag_samples(
         day0 = find(feature.cuda, known)
         if day0 is None:
             if unknown is not None:
-                why = _why_missing(feature.cuda, known, None)
+                why = _why_no_day0(feature.cuda, known)
                 unknown.append(
                     (feature.library, feature.id, "all", DAY0_DEFINITION, f"day 0 unknown: {why}")
                 )
             continue
-        samples.append(_sample(feature, "cuda", feature.cuda, day0, day0))
+        samples.append(_sample(feature, "cuda", feature.cuda, day0))
         for regime, rule in feature.regimes.items():
             hit = find(rule, known)
             if spans is not None and rule.project:
@@ -145,37 +147,40 @@ def kernel_lag_samples(
                     (start, as_of) if start else None
                 )
             through = (windows or Windows()).through(rule_channels(rule), as_of)
-            if hit is not None:
-                samples.append(_sample(feature, regime, rule, day0, hit, through))
+            if rule.kind == "untracked":
+                if unknown is not None:
+                    why = f"not tracked: {rule.reason}"
+                    unknown.append((feature.library, feature.id, regime, rule.definition, why))
                 continue
-            why = _why_missing(rule, known, day0.when) or not_observed(day0.when, through)
-            if why is None:
-                samples.append(_sample(feature, regime, rule, day0, None, through))
-            elif unknown is not None:
-                unknown.append((feature.library, feature.id, regime, rule.definition, why))
+            # a ledger rule names its evidence: a hit is the first there can be (exact); a
+            # rule of kind `open` reads its project's whole history (no left truncation)
+            stream = Stream(
+                _label(rule), stream_start(rule, known), through, truncates=rule.kind != "open"
+            )
+            found = decide(day0.when, Cover(hit.when, hit.url, True) if hit else None, stream)
+            if found.status == UNKNOWN:
+                if unknown is not None:
+                    unknown.append(
+                        (feature.library, feature.id, regime, rule.definition, found.reason)
+                    )
+                continue
+            samples.append(_sample(feature, regime, rule, day0, found))
     return samples
 
 
-def _why_missing(
-    rule: KernelRule, facts: Sequence[KernelFact], day0: datetime | None
-) -> str | None:
-    """Why a cell without evidence is unknown; None when it is open (its stream was read from
-    before day 0 and found nothing)."""
+def _label(rule: KernelRule) -> str:
+    """What reasons call a rule's evidence stream: "aiter commits of csrc/x.cu"."""
+    what = {"release": "releases", "commit": f"commits of {rule.path}"}.get(rule.kind, "notes")
+    return f"{rule.project} {what}"
+
+
+def _why_no_day0(rule: KernelRule, facts: Sequence[KernelFact]) -> str:
+    """Why a feature's CUDA kernel (its day 0) is not dated."""
     if rule.kind == "untracked":
         return f"not tracked: {rule.reason}"
-    start = stream_start(rule, facts)
-    what = {"release": "releases", "commit": f"commits of {rule.path}"}.get(rule.kind, "notes")
-    if start is None:
-        return f"no {what} of {rule.project} collected"
-    if rule.kind == "open":  # the ledger read the project's whole history: nothing there yet
-        return None
-    if day0 is not None and start > day0:
-        return (
-            f"the {rule.project} {what} collected start {start.date()}, after day 0 {day0.date()}"
-        )
-    if day0 is None:
-        return f"{rule.project} {rule.kind} {rule.version or rule.sha or rule.pr} not collected"
-    return None
+    if stream_start(rule, facts) is None:
+        return f"no {_label(rule)} collected"
+    return f"{rule.project} {rule.kind} {rule.version or rule.sha or rule.pr} not collected"
 
 
 def _sample(
@@ -183,20 +188,11 @@ def _sample(
     regime: str,
     rule: KernelRule,
     day0: Hit,
-    hit: Hit | None,
-    through: datetime | None = None,
+    found: Decision | None = None,
 ) -> LagSample:
-    """A cell's row; open cells are censored at `through` (the rule's observed-through)."""
-    if hit is not None:
-        lag, status, available, url = (
-            (hit.when.date() - day0.when.date()).days,
-            "covered",
-            hit.when,
-            hit.url,
-        )
-    else:
-        assert through is not None
-        lag, status, available, url = (through.date() - day0.when.date()).days, "open", None, ""
+    """A cell's row (`found` None: the cuda cell, day 0 itself)."""
+    if found is None:
+        found = Decision(COVERED, 0, day0.when, day0.url)
     return LagSample(
         feature.library,
         feature.id,
@@ -205,12 +201,12 @@ def _sample(
         True,  # one rule per cell: each is the cell's headline
         day0.when,
         day0.url,
-        available,
-        lag,
-        status,
-        url,
-        status == "covered" and lag < 0,
+        found.available,
+        found.lag_days,
+        found.status,
+        found.url,
+        found.status == COVERED and found.lag_days < 0,
         "kernel",
         DAY0_DEFINITION,
-        observed_through=through if regime != "cuda" else None,
+        observed_through=found.through,
     )

@@ -16,21 +16,23 @@ A vendor-validated stack (the compatibility matrix) is not an install channel: i
 definition beside the combined one and is never merged into it.
 
 The combined row of a series (the model layer's "any engine", tracker.measure.models.engines, on
-install channels):
+install channels), decided by tracker.measure.lag.decision.combine under the one window rule:
+a channel whose observation window ends before the series' day 0 takes no part in it.
 
 - **covered** on the earliest covered channel date, with that channel's evidence URL, naming
   the channel (``LagSample.channel``); of two channels on the same day, the one listed first;
-- **open** when no channel covers it and some channel watched it from its day 0 (has an open
-  row): the combined stream is the channels together, and it starts where the first of them
-  starts. A channel whose first build came after the series' day 0 (vLLM's own ROCm images
-  began with 0.15) or that has nothing collected (a source not enabled) adds no evidence; it
-  cannot make a watched series unknown;
+- **open** when no channel covers it and some channel watched it (has a row of its own: its
+  evidence reaches back to day 0 and its window reaches day 0), censored at the latest window
+  among the channels that watched it. A channel whose first build came after the series' day
+  0 (vLLM's own ROCm images began with 0.14), that has nothing collected (a source not enabled)
+  or that was last read before day 0 (AMD's rocm/vllm tags, read up to 2026-01-23) adds no
+  evidence; it cannot make a watched series unknown;
 - a **release** channel whose evidence starts after day 0 has no row of its own for the series
   (its lag is only bounded), but a build it published is a build a user could install: it
   covers the combined row from its date (an upper bound, like every dated build). A note
   channel's first document says "listed by then", not since when: it covers nothing there;
-- **unknown** when its day 0 precedes every channel's evidence and no release channel built it:
-  listed with the reason like any truncated row, never counted as open.
+- **unknown** only when no channel watched it and no release channel built it: listed with the
+  reason like any truncated row, never counted as open.
 
 Its evidence span runs from the first fact of any channel to the last of any (silent only
 when every channel is). Pure functions over the channels' own rows; no I/O.
@@ -44,6 +46,7 @@ from datetime import datetime
 
 from tracker.config.coverage import Combined, CoverageRule
 from tracker.measure.lag.coverage import REFERENCE_DEFINITION
+from tracker.measure.lag.decision import COVERED, combine, days
 from tracker.measure.lag.samples import LagSample, ReleaseFact, evidence_by_series
 from tracker.measure.lag.supersession import Cover
 from tracker.measure.lag.windows import Windows, not_observed
@@ -60,8 +63,9 @@ def with_earliest_builds(
 ) -> list[LagSample]:
     """`samples` (the framework rows of `rules` as of `as_of`) with each rule's combined rows
     right after its own; `releases` date the builds of release channels whose evidence does not
-    reach back to day 0; the combined definitions' spans go into `spans` (module doc); an open
-    combined row is censored where every channel was looked at (`windows`, measure.windows)."""
+    reach back to day 0; the combined definitions' spans go into `spans` (module doc); each
+    channel takes part in a series only where its window (`windows`, measure.windows) reaches
+    the series' day 0."""
     rows_of: dict[str, list[LagSample]] = {}
     for s in samples:
         rows_of.setdefault(s.project, []).append(s)
@@ -74,13 +78,13 @@ def with_earliest_builds(
             continue
         for combo in rule.combined:
             builds = _builds(rule, combo, releases, as_of)
-            through = None
+            through: dict[str, datetime] = {}
             if windows is not None and as_of is not None:
-                parts = [
-                    e for e in rule.evidence
+                through = {
+                    e.definition: windows.through([e], as_of)
+                    for e in rule.evidence
                     if e.regime == combo.regime and e.definition in combo.parts
-                ]  # fmt: skip
-                through = windows.through(parts, as_of)
+                }
             out += earliest_build(rule, combo, rows, unknown, builds, through)
             if spans is not None:
                 spans[(rule.project, combo.regime, combo.definition)] = combined_span(
@@ -117,13 +121,13 @@ def earliest_build(
     rows: Sequence[LagSample],
     unknown: list | None = None,
     builds: Mapping[str, Mapping[str, Cover]] | None = None,
-    through: datetime | None = None,
+    through: Mapping[str, datetime] | None = None,
 ) -> list[LagSample]:
     """The rows of one combined definition from its channels' rows (`rows`: the rule's rows,
     the reference ones included: they say which series have a day 0 by as-of) and `builds`,
     the dated builds of its release channels (for channels with no row for a series).
-    `through`: how far every channel was looked at (the earliest of their observation
-    windows): an open row is censored there, and a series released after it is unknown."""
+    `through`: how far each channel was looked at; a channel whose window ends before a
+    series' day 0 takes no part in it (measure.lag.decision.combine)."""
     reference = {
         s.series: s
         for s in rows
@@ -133,44 +137,29 @@ def earliest_build(
     for s in rows:
         if s.regime == combo.regime and s.definition in combo.parts:
             by_series.setdefault(s.series, {})[s.definition] = s
-    order = {part: index for index, part in enumerate(combo.parts)}
     out = []
     for key, day0 in reference.items():
         mine = by_series.get(key, {})
-        covered = [s for s in mine.values() if s.status == "covered"]
         # a build of a channel whose evidence starts after day 0 (no row): installable by then
-        covered += [
-            _built(day0, combo.regime, part, hit, through)
+        built = [
+            _built(day0, combo.regime, part, hit, (through or {}).get(part))
             for part, found in (builds or {}).items()
             if part not in mine and (hit := found.get(key)) is not None
         ]
-        if covered:
-            # whole days, as lags are counted: on one day, the channel listed first
-            first = min(covered, key=lambda s: (s.lag_days, order[s.definition]))
-            out.append(_as_combined(first, combo, first.definition))
-        elif mine:
-            watching = next(mine[p] for p in combo.parts if p in mine)
-            seen = through or watching.observed_through
-            unseen = not_observed(day0.day0, seen) if seen else None
-            if unseen is not None:
-                if unknown is not None:
-                    unknown.append((rule.project, key, combo.regime, combo.definition, unseen))
-                continue
-            if seen is not None:
-                lag = (seen.date() - day0.day0.date()).days
-                watching = replace(watching, lag_days=lag, observed_through=seen)
-            out.append(_as_combined(watching, combo, ""))
-        elif unknown is not None:
-            unknown.append(
-                (
-                    rule.project,
-                    key,
-                    combo.regime,
-                    combo.definition,
-                    "day 0 precedes the evidence collected from every channel "
-                    f"({', '.join(combo.parts)})",
-                )
-            )
+        # the window rule: a build of a channel no longer watched by day 0 takes no part
+        built = [b for b in built if not_observed(b.day0, b.observed_through or b.day0) is None]
+        found = combine(day0.day0, combo.parts, mine, built)
+        if found.row is None:
+            if unknown is not None:
+                unknown.append((rule.project, key, combo.regime, combo.definition, found.reason))
+            continue
+        row = replace(found.row, observed_through=found.through)
+        if found.status == COVERED:
+            out.append(_as_combined(row, combo, found.row.definition))
+            continue
+        if found.through is not None:
+            row = replace(row, lag_days=days(found.through, day0.day0))
+        out.append(_as_combined(row, combo, ""))
     return out
 
 
@@ -178,7 +167,7 @@ def _built(
     day0: LagSample, regime: str, channel: str, hit: Cover, through: datetime | None = None
 ) -> LagSample:
     """A channel's row-less build as a covered row of that channel (day 0 from the reference;
-    `through`: the combined definition's observation window, as on its other rows)."""
+    `through`: that channel's observation window)."""
     lag = (hit.when.date() - day0.day0.date()).days
     return replace(
         day0,

@@ -15,8 +15,9 @@ from typing import Any, TypeVar
 
 from tracker.config.coverage import SERIES_COMPONENTS, CoverageRule, EvidenceRule
 from tracker.measure.lag.coverage import FRAMEWORK_PROJECTS, REFERENCE_DEFINITION, artifact_series
-from tracker.measure.lag.supersession import Cover, supersede
-from tracker.measure.lag.windows import Windows, not_observed
+from tracker.measure.lag.decision import COVERED, UNKNOWN, Stream, decide
+from tracker.measure.lag.supersession import supersede
+from tracker.measure.lag.windows import Windows
 from tracker.versions import parse_version
 
 
@@ -304,81 +305,38 @@ def lag_samples(
             )
             through = (windows or Windows()).through((evidence,), as_of)
             span = evidence_window(evidence, own_releases, own_notes)
-            window = span[0] if span else None
             if spans is not None:
                 spans[(rule.project, evidence.regime, evidence.definition)] = span
+            stream = Stream(
+                f"{evidence.project} {evidence.kind}s", span[0] if span else None, through
+            )
             for key, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
                 if day0 > as_of:
                     continue
-                hit = available.get(key)  # dated by as-of (supersede): found later is not yet
-                if (window is None or day0 < window) and not (hit is not None and hit[2]):
-                    # Collected from after day 0: no evidence says nothing, and evidence found
-                    # bounds the lag from above only (earlier evidence may not be collected).
-                    if unknown is not None:
-                        if window is None:
-                            reason = "no evidence collected from " + evidence.project
-                        elif hit is not None:
-                            reason = (
-                                f"evidence on {hit[0].date()}{_by(hit)}, but {evidence.project} "
-                                f"{evidence.kind}s are collected only from {window.date()}, "
-                                f"after day 0: the lag is at most "
-                                f"{(hit[0].date() - day0.date()).days} days"
-                            )
-                        else:
-                            reason = (
-                                f"day 0 precedes the first {evidence.project} "
-                                f"{evidence.kind} collected ({window.date()})"
-                            )
-                        unknown.append(
-                            (rule.project, key, evidence.regime, evidence.definition, reason)
-                        )
-                    continue
-                unobserved = None if hit is not None else not_observed(day0, through)
-                if unobserved is not None:
+                # dated by as-of (supersede): found later is not yet
+                found = decide(day0, available.get(key), stream)
+                if found.status == UNKNOWN:
                     if unknown is not None:
                         unknown.append(
-                            (rule.project, key, evidence.regime, evidence.definition, unobserved)
+                            (rule.project, key, evidence.regime, evidence.definition, found.reason)
                         )
                     continue
-                if hit is not None:
-                    lag = (hit[0].date() - day0.date()).days
-                    samples.append(
-                        LagSample(
-                            rule.project,
-                            key,
-                            evidence.regime,
-                            evidence.definition,
-                            evidence.primary,
-                            day0,
-                            day0_url,
-                            hit[0],
-                            lag,
-                            "covered",
-                            hit[1],
-                            lag < 0,
-                            observed_through=through,
-                            covered_by=hit.covered_by,
-                        )
+                samples.append(
+                    LagSample(
+                        rule.project,
+                        key,
+                        evidence.regime,
+                        evidence.definition,
+                        evidence.primary,
+                        day0,
+                        day0_url,
+                        found.available,
+                        found.lag_days,
+                        found.status,
+                        found.url,
+                        found.status == COVERED and found.lag_days < 0,
+                        observed_through=through,
+                        covered_by=found.covered_by,
                     )
-                else:
-                    samples.append(
-                        LagSample(
-                            rule.project,
-                            key,
-                            evidence.regime,
-                            evidence.definition,
-                            evidence.primary,
-                            day0,
-                            day0_url,
-                            None,
-                            (through.date() - day0.date()).days,
-                            "open",
-                            "",
-                            observed_through=through,
-                        )
-                    )
+                )
     return samples
-
-
-def _by(hit: Cover) -> str:
-    return f" (of {hit.covered_by})" if hit.covered_by else ""

@@ -14,9 +14,11 @@ and names an "any engine" definition over them (read and checked by tracker.conf
 - ``image: P``: the engine's list names no hardware; the family is served on the regime from
   the first final release of project ``P`` (a ROCm image of the engine) dated on or after the
   listing, with that image's URL. Without such an image it is open there.
-- The combined row: covered on the earliest covered engine date (its URL); open when every
-  engine has an open row; otherwise unknown (some engine's evidence does not reach back to day
-  0, so "open" could be wrong), listed with the reason like any truncated row.
+- The combined row, by the one window rule (tracker.measure.lag.decision.combine): covered on
+  the earliest covered engine date (its URL); open when some engine watched the family (has a
+  row of its own: its evidence reaches back to day 0 and its window reaches day 0), censored at
+  the latest window among the engines that did; unknown only when none did, listed with the
+  reason like any truncated row.
 - Day 0 ``engine_cuda``: the earliest date any cuda engine serves the family (vLLM's registry
   release, SGLang's list). A list's first collected version says "listed by then", not since
   when: a family it already lists dates nothing, and when that is earlier than every other
@@ -33,6 +35,7 @@ from datetime import datetime
 from typing import Any
 
 from tracker.config.coverage import EvidenceRule
+from tracker.measure.lag.decision import OPEN, combine, days, unobserved_by_every
 from tracker.measure.lag.samples import LagSample, ReleaseFact, is_final
 
 Hits = dict[str, tuple[datetime, str]]
@@ -94,7 +97,7 @@ def engine_day0(
 def combine_engines(
     rule: Any,
     samples: Sequence[LagSample],
-    truncated: Mapping[tuple[str, str, str], set[str]],
+    truncated: Mapping[tuple[str, str, str], set[str]],  # families unknown per engine
     unknown: list | None,
 ) -> list[LagSample]:
     """The "any engine" rows of ``rule`` from its engine rows (module doc)."""
@@ -110,25 +113,22 @@ def combine_engines(
             families = set(rows) | {fid for fids in cut.values() for fid in fids}
             for fid in sorted(families):
                 mine = rows.get(fid, {})
-                covered = [s for s in mine.values() if s.status == "covered"]
                 primary = combo.primary and d_index == 0
-                # observed through the earliest of its engines' windows (measure.windows)
-                seen = min((s.observed_through for s in mine.values() if s.observed_through),
-                           default=None)  # fmt: skip
-                if covered:
-                    best = min(covered, key=lambda s: (s.available or s.day0, s.definition))
-                    out.append(replace(best, definition=combo.definition, primary=primary,
-                                       engine="", observed_through=seen))  # fmt: skip
-                elif mine and len(mine) == len(combo.parts):
-                    # every engine open: censored at the earliest window, the shortest lag
-                    any_row = min(mine.values(), key=lambda s: (s.lag_days, s.definition))
-                    out.append(replace(any_row, definition=combo.definition, primary=primary,
-                                       engine="", observed_through=seen))  # fmt: skip
-                elif unknown is not None:
-                    short = [p for p in combo.parts if fid in cut[p]]
-                    unknown.append(
-                        (rule.project, fid, combo.regime, combo.definition,
-                         f"no engine serves it yet and {', '.join(short) or 'an engine'}'s "
-                         f"evidence does not reach back to its {d_def} day 0")
-                    )  # fmt: skip
+                day0 = next(iter(mine.values())).day0 if mine else None
+                found = (
+                    combine(day0, combo.parts, mine, (), f"{d_def} day 0")
+                    if day0 is not None
+                    else None
+                )
+                if found is None or found.row is None:
+                    if unknown is not None:
+                        reason = (found.reason if found else
+                                  unobserved_by_every(combo.parts, f"{d_def} day 0"))  # fmt: skip
+                        unknown.append((rule.project, fid, combo.regime, combo.definition, reason))
+                    continue
+                row = found.row
+                if found.status == OPEN and found.through is not None:
+                    row = replace(row, lag_days=days(found.through, row.day0))
+                out.append(replace(row, definition=combo.definition, primary=primary,
+                                   engine="", observed_through=found.through))  # fmt: skip
     return out

@@ -46,8 +46,10 @@ from datetime import datetime
 from typing import Any
 
 from tracker.config.coverage import EvidenceRule, ModelCoverageRule
+from tracker.measure.lag.decision import UNKNOWN, Stream, decide
 from tracker.measure.lag.samples import LagSample, NoteFact, ReleaseFact, is_final
-from tracker.measure.lag.windows import Channel, ReadsFacts, Windows, not_observed
+from tracker.measure.lag.supersession import Cover
+from tracker.measure.lag.windows import Channel, ReadsFacts, Windows
 from tracker.measure.models.benchmark import benchmark_day0, benchmark_evidence, configured_families
 from tracker.measure.models.engines import combine_engines, engine_day0, gate_by_image
 from tracker.mentions.families import NOT_SUPPORT as _NOT_SUPPORT
@@ -235,24 +237,7 @@ def model_lag_samples(
                                 unknown.append((rule.project, fid, ev.regime, ev.definition, never))
                             continue
                     seen = through.get((ev.regime, ev.definition), as_of)
-                    unseen = None if covered else not_observed(day0, seen)
-                    if ev.kind in DATED_STREAMS and unseen is not None and window is not None:
-                        truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
-                        if unknown is not None:
-                            unknown.append((rule.project, fid, ev.regime, ev.definition, unseen))
-                        continue
-                    if ev.kind in DATED_STREAMS and (window is None or day0 < window):
-                        truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
-                        if unknown is not None:
-                            unknown.append(
-                                (rule.project, fid, ev.regime, ev.definition,
-                                 _truncated(ev, d_def, day0, window, hit if covered else None))
-                            )  # fmt: skip
-                        continue
-                    if covered and hit is not None:
-                        available: datetime | None = hit[0]
-                        lag, status, url = (hit[0].date() - day0.date()).days, "covered", hit[1]
-                    elif ev.kind == "model_registry" and hit is None:
+                    if ev.kind == "model_registry" and hit is None:
                         # No date for the family's first vLLM release at all: unknown. A known
                         # release after as-of leaves the family open on CUDA (below).
                         truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
@@ -262,9 +247,21 @@ def model_lag_samples(
                                  f"{d_def} day 0 known, first vLLM release date not known")
                             )  # fmt: skip
                         continue
-                    else:
-                        available, status, url = None, "open", ""
-                        lag = (seen.date() - day0.date()).days
+                    # the registry is day 0 itself: it starts nowhere, it truncates nothing
+                    dated = ev.kind in DATED_STREAMS
+                    stream = Stream(f"{ev.project} notes", window if dated else day0, seen, dated)
+                    cover = Cover(hit[0], hit[1], False) if covered and hit is not None else None
+                    decision = decide(day0, cover, stream, f"{d_def} day 0")
+                    if decision.status == UNKNOWN:
+                        truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
+                        if unknown is not None:
+                            unknown.append(
+                                (rule.project, fid, ev.regime, ev.definition, decision.reason)
+                            )
+                        continue
+                    available, lag, status, url = (
+                        decision.available, decision.lag_days, decision.status, decision.url
+                    )  # fmt: skip
                     rule_samples.append(
                         LagSample(
                             rule.project,
@@ -301,24 +298,3 @@ def _benchmark_project(rule: ModelCoverageRule) -> str:
 def _span(notes: Sequence[NoteFact], project: str) -> tuple[datetime, datetime] | None:
     times = [n.occurred_at for n in notes if n.project == project and n.config is not None]
     return (min(times), max(times)) if times else None
-
-
-def _truncated(
-    ev: EvidenceRule,
-    d_def: str,
-    day0: datetime,
-    window: datetime | None,
-    hit: tuple[datetime, str] | None,
-) -> str:
-    if window is None:
-        return f"no notes collected from {ev.project}"
-    if hit:
-        return (
-            f"{d_def} day 0 {day0.date()} precedes the first {ev.project} note collected "
-            f"({window.date()}); evidence on {hit[0].date()}: the lag is at most "
-            f"{(hit[0].date() - day0.date()).days} days"
-        )
-    return (
-        f"{d_def} day 0 {day0.date()} precedes the first {ev.project} note collected "
-        f"({window.date()})"
-    )

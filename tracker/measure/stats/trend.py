@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
 import numpy as np
@@ -126,6 +126,11 @@ class LagTrend:
     prior_open: int
     first_day0: date | None
     last_day0: date | None
+    # artifacts with day 0 by as-of that the group leaves out as unknown (not observed by its
+    # definition, or before its evidence starts), all / in the last 12 months; None where the
+    # unknown rows do not say (model families: one unknown row stands for every day-0 definition)
+    not_observed: int | None = None
+    recent_not_observed: int | None = None
 
     def row(self) -> dict:
         """Plain values for CSV, JSON and the store (infinities as +inf / -inf floats)."""
@@ -150,6 +155,8 @@ class LagTrend:
             "prior_open": self.prior_open,
             "first_day0": self.first_day0,
             "last_day0": self.last_day0,
+            "not_observed": self.not_observed,
+            "recent_not_observed": self.recent_not_observed,
         }
 
 
@@ -218,13 +225,17 @@ def lag_trends(
     reference_regime: str = "cuda",
     group_of: Callable[[LagSample], str] | None = None,
     samples_n: int = BOOTSTRAP_SAMPLES,
+    unknown: Sequence[tuple] | None = None,
 ) -> list[LagTrend]:
     """Trends per (artifact group, regime, definition) for every definition, and per regime
     pooled over framework projects under each project's primary definition (group POOLED,
     definition POOLED_DEFINITION); model families get rows of their own per day-0 definition
     and stay out of the pool; kernel features have no trend rows (the kernel layer has its own
     matrix and medians, tracker.measure.kernels.summary). `group_of` names a sample's artifact
-    group (default: its project). The reference regime (lag 0 by definition) is left out."""
+    group (default: its project). The reference regime (lag 0 by definition) is left out.
+    `unknown` (the (project, series, regime, definition, reason) rows the lag left out) gives
+    framework groups and the pooled rows their counts of artifacts not observed
+    (:func:`not_observed_counts`)."""
     group_of = group_of or (lambda s: s.project)
     groups: dict[tuple[str, str, str], list[LagSample]] = defaultdict(list)
     for s in samples:
@@ -234,7 +245,16 @@ def lag_trends(
     out = [
         lag_trend(group, as_of, *key, samples_n=samples_n) for key, group in sorted(groups.items())
     ]
-    return out + layer_trends(samples, as_of, reference_regime, samples_n)
+    out += layer_trends(samples, as_of, reference_regime, samples_n)
+    if unknown is None:
+        return out
+    counts = not_observed_counts(samples, unknown, as_of, reference_regime)
+    return [
+        replace(t, not_observed=c[0], recent_not_observed=c[1])
+        if (c := counts.get((t.group, t.regime, t.definition)))
+        else t
+        for t in out
+    ]
 
 
 def layer_trends(
@@ -270,6 +290,40 @@ def layer_trends(
             pooled.items(), key=lambda kv: (order.index(kv[0][0]), kv[0][1])
         )
     ]
+
+
+def not_observed_counts(
+    samples: Sequence[LagSample], unknown: Sequence[tuple], as_of: datetime, reference: str
+) -> dict[tuple[str, str, str], tuple[int, int]]:
+    """(all, last 12 months by day 0) counts of the framework artifacts left out as unknown,
+    per (project, regime, definition) and pooled per regime under each project's primary
+    definition (POOLED, regime, POOLED_DEFINITION): the headline says how many series it does
+    not count. Every framework group gets a count, zero included; day 0 from the reference
+    rows (unknown rows whose series has none are not framework series)."""
+    day0 = {
+        (s.project, s.series): s.day0
+        for s in samples
+        if s.regime == reference and s.artifact == "framework"
+    }
+    primary = {(s.project, s.regime): s.definition for s in samples if s.primary}
+    recent_from = as_of - timedelta(days=PERIOD_DAYS)
+    counts: dict[tuple[str, str, str], list[int]] = {}
+    for s in samples:
+        if s.artifact == "framework" and s.regime != reference:
+            counts.setdefault((s.project, s.regime, s.definition), [0, 0])
+            counts.setdefault((POOLED, s.regime, POOLED_DEFINITION), [0, 0])
+    for project, series, regime, definition, _reason in unknown:
+        when = day0.get((project, series))
+        if when is None or regime == reference:
+            continue
+        keys = [(project, regime, definition)]
+        if primary.get((project, regime)) == definition:
+            keys.append((POOLED, regime, POOLED_DEFINITION))
+        for key in keys:
+            count = counts.setdefault(key, [0, 0])
+            count[0] += 1
+            count[1] += recent_from < when <= as_of
+    return {key: (c[0], c[1]) for key, c in counts.items()}
 
 
 Bracket = tuple[int, float, float]  # (artifacts, low, high) of one group's Theil-Sen bracket
