@@ -9,28 +9,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tracker.cli.common import one_of, print_table
+from tracker.measure.perf.training import COLUMNS
 
-COLUMNS = (
-    "round",
-    "round_date",
-    "benchmark",
-    "accelerators",
-    "regime",
-    "status",
-    "minutes",
-    "nvidia_minutes",
-    "ratio_to_nvidia",
-    "accelerator",
-    "system",
-    "submitter",
-    "availability",
-    "software_versions",
-    "nvidia_accelerator",
-    "nvidia_system",
-    "nvidia_software_versions",
-    "evidence_url",
-    "nvidia_evidence_url",
-)
 # The table leaves out the long cells (the CSV has them).
 LONG = ("software_versions", "nvidia_software_versions", "evidence_url", "nvidia_evidence_url")
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracker.measure.perf.inference import OTHER, REFERENCE, PerfFigures
+from tracker.measure.perf.inference import REFERENCE, PerfFigures
+from tracker.measure.perf.rounds import OTHER
 from tracker.present import palette
 
 PERF_CSV_COLUMNS = (

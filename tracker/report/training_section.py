@@ -7,30 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracker.measure.perf.training import (
+    COLUMNS as TRAINING_CSV_COLUMNS,
+)
 from tracker.measure.perf.training import NO_SUBMISSION, REFERENCE, TrainingFigures
 from tracker.present import palette
-
-TRAINING_CSV_COLUMNS = (
-    "round",
-    "round_date",
-    "benchmark",
-    "accelerators",
-    "regime",
-    "status",
-    "minutes",
-    "nvidia_minutes",
-    "ratio_to_nvidia",
-    "accelerator",
-    "system",
-    "submitter",
-    "availability",
-    "software_versions",
-    "evidence_url",
-    "nvidia_accelerator",
-    "nvidia_system",
-    "nvidia_software_versions",
-    "nvidia_evidence_url",
-)
 
 
 def training_section(training: TrainingFigures) -> dict[str, Any]:

@@ -13,15 +13,15 @@ tracker/mentions/data/peer_parts.yaml). The per-accelerator figure is derived he
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from tracker.measure.perf.rounds import tally
 from tracker.mentions.accelerators import (
     accelerator_models,
-    accelerator_regime,
     peer_parts,
     short_name,
 )
@@ -29,7 +29,6 @@ from tracker.mentions.accelerators import (
 THROUGHPUT_UNITS = ("Tokens/s", "Samples/s", "Queries/s")
 REFERENCE = "cuda"
 LEAD_BENCHMARK = "llama2-70b-99"
-OTHER = "other accelerators (no regime)"
 
 
 @dataclass(frozen=True)
@@ -138,16 +137,7 @@ def perf_figures(results: Iterable[Mapping[str, Any]], regimes: Sequence[str]) -
     cuda_parts: dict[tuple, dict[str, float]] = defaultdict(dict)  # best cuda result per part
     rounds: dict[str, dict[str, Any]] = {}
     for item in results:
-        attrs = item["attrs"] if isinstance(item.get("attrs"), dict) else {}
-        name = str(attrs.get("round") or item.get("version") or "")
-        info = rounds.setdefault(
-            name,
-            {"published": item["occurred_at"], "seen": item["first_seen_at"], "counts": Counter()},
-        )
-        info["seen"] = min(info["seen"], item["first_seen_at"])
-        reason = keep_reason(attrs)
-        regime = accelerator_regime(attrs.get("accelerator")) if reason is None else None
-        info["counts"][reason or regime or OTHER] += 1
+        name, attrs, regime = tally(rounds, item, keep_reason)
         if regime is None:
             continue
         total = total_accelerators(attrs)

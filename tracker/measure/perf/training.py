@@ -13,17 +13,17 @@ left out; ``training_figures`` takes the best per regime and the ratio to the be
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tracker.mentions.accelerators import accelerator_models, accelerator_regime, short_name
+from tracker.measure.perf.rounds import tally
+from tracker.mentions.accelerators import accelerator_models, short_name
 
 REFERENCE = "cuda"
 LEAD_BENCHMARK = "llama2_70b_lora"
-OTHER = "other accelerators (no regime)"
 # How many of the fastest and slowest runs the olympic mean drops; failed runs count among
 # the slowest (result_summarizer: 4 for unet3d, else 1).
 MAX_DROPPED = {"unet3d": 4}
@@ -81,6 +81,30 @@ def keep_reason(attrs: Mapping[str, Any]) -> str | None:
     if not isinstance(attrs.get("accelerators"), int):
         return "no accelerator count"
     return time_to_train(attrs)[1]
+
+
+# The figure's fields, in the order perf_training.csv and `tracker perf --suite training` show.
+COLUMNS = (
+    "round",
+    "round_date",
+    "benchmark",
+    "accelerators",
+    "regime",
+    "status",
+    "minutes",
+    "nvidia_minutes",
+    "ratio_to_nvidia",
+    "accelerator",
+    "system",
+    "submitter",
+    "availability",
+    "software_versions",
+    "evidence_url",
+    "nvidia_accelerator",
+    "nvidia_system",
+    "nvidia_software_versions",
+    "nvidia_evidence_url",
+)
 
 
 @dataclass(frozen=True)
@@ -195,16 +219,7 @@ def training_figures(
     best: dict[tuple, dict[str, Entry]] = defaultdict(dict)
     rounds: dict[str, dict[str, Any]] = {}
     for item in results:
-        attrs = item["attrs"] if isinstance(item.get("attrs"), dict) else {}
-        name = str(attrs.get("round") or item.get("version") or "")
-        info = rounds.setdefault(
-            name,
-            {"published": item["occurred_at"], "seen": item["first_seen_at"], "counts": Counter()},
-        )
-        info["seen"] = min(info["seen"], item["first_seen_at"])
-        reason = keep_reason(attrs)
-        regime = accelerator_regime(attrs.get("accelerator")) if reason is None else None
-        info["counts"][reason or regime or OTHER] += 1
+        name, attrs, regime = tally(rounds, item, keep_reason)
         if regime is None:
             continue
         minutes, _ = time_to_train(attrs)
