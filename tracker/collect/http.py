@@ -22,7 +22,6 @@ another origin is refused (``ListingStopped``): no API tracker reads pages acros
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Generator, Mapping
@@ -32,6 +31,8 @@ from typing import Any
 import requests
 
 from tracker import __version__
+from tracker.collect.auth import AUTH_ORIGINS as AUTH_ORIGINS
+from tracker.collect.auth import AUTH_SCHEMES, token_for
 from tracker.collect.limits import Caps, Limits, PageGuard, origin, show_origin
 from tracker.collect.ratelimit import RateLimits, RequestStats, utc_text
 from tracker.collect.transport import (
@@ -60,14 +61,6 @@ USER_AGENT = (
 TIMEOUT = (10.0, 60.0)  # (connect, read) seconds
 MIN_RATE_WAIT = 5.0  # back-off when a refusal's reset time is already past (clock skew)
 
-# Which environment variables hold the token of each API, and how it is sent.
-AUTH_SCHEMES: dict[str, tuple[tuple[str, ...], str]] = {
-    "github": (("TRACKER_GITHUB_TOKEN", "GITHUB_TOKEN"), "Bearer {token}"),
-    "buildkite": (("TRACKER_BUILDKITE_TOKEN",), "Bearer {token}"),
-}
-# Where each API's token may go when the source names no api_url of its own.
-AUTH_ORIGINS = {"github": "https://api.github.com", "buildkite": "https://api.buildkite.com"}
-
 __all__ = ["MAX_RATE_WAIT", "HttpClient", "Page", "RequestStats", "parse_json", "token_for"]
 
 
@@ -86,17 +79,6 @@ class Page:
 def full_url_of(url: str, params: Mapping[str, Any] | None) -> str:
     """The URL a GET of `url` with `params` asks for: the key of its validators."""
     return requests.Request("GET", url, params=params).prepare().url or url
-
-
-def token_for(auth: str | None) -> str | None:
-    """The API token for an auth scheme from the environment, or None."""
-    if not auth:
-        return None
-    names, _ = AUTH_SCHEMES[auth]
-    for name in names:
-        if os.environ.get(name):
-            return os.environ[name]
-    return None
 
 
 class HttpClient(RateLimits):

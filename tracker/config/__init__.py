@@ -16,7 +16,8 @@ from tracker.config.digest import Thresholds, parse_thresholds
 from tracker.config.preview import preview, shown, unknown_key
 from tracker.config.report import ReportSettings, parse_report_settings
 from tracker.config.value_types import VALUE_TYPES
-from tracker.config.yamlload import safe_load_yaml
+from tracker.config.yamlload import MAX_SOURCES_MB as MAX_SOURCES_MB
+from tracker.config.yamlload import read_sources_text, safe_load_yaml
 from tracker.errors import ConfigError
 
 if TYPE_CHECKING:  # read by config_from_data: `tracker --help` and query start without them
@@ -27,10 +28,6 @@ if TYPE_CHECKING:  # read by config_from_data: `tracker --help` and query start 
 
 DEFAULT_SOURCES = "sources.yaml"
 DEFAULT_DATABASE = "sqlite:///tracker.db"
-# The largest sources.yaml read: parsed YAML takes about 70 bytes of memory per byte of file
-# (over 2 GB for 590,000 sources in 41 MB) and up to 190 for the densest (one-character
-# values), so 2 MB stays under 400 MB. The shipped file is 36 kB for about a hundred sources.
-MAX_SOURCES_MB = 2
 
 TOP_LEVEL_KEYS = {"regimes", "sources", "coverage", "settings", "report", "digest", "database"}
 REGIME_KEYS = {"id", "vendor", "silicon", "reference", "description"}
@@ -204,22 +201,12 @@ def read_config(path: str | os.PathLike | None, kinds: Mapping[str, KindKeys]) -
 
     file = sources_path(path)
     try:
-        with file.open("rb") as handle:
-            content = handle.read(MAX_SOURCES_MB * 1024 * 1024 + 1)
-        if len(content) > MAX_SOURCES_MB * 1024 * 1024:
-            raise ConfigError(
-                f"{file}: larger than {MAX_SOURCES_MB} MB (MAX_SOURCES_MB), the most a sources "
-                "file may hold: not read (a sources file lists tens to thousands of sources; "
-                "reading a larger one whole would take gigabytes of memory)"
-            )
-        raw = safe_load_yaml(content.decode("utf-8"), str(file))
+        raw = safe_load_yaml(read_sources_text(file), str(file))
     except FileNotFoundError:
         raise ConfigError(f"{file}: not found (pass --sources or set TRACKER_SOURCES)") from None
     except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"{file}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
-            "save it as UTF-8"
-        ) from None
+        byte = f"byte {exc.object[exc.start]:#04x} at offset {exc.start}"
+        raise ConfigError(f"{file}: not UTF-8 text ({byte}); save it as UTF-8") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{file}: not valid YAML: {exc}") from None
     except ValueError as exc:  # a value its constructor refuses (an int of 5,000 digits)
