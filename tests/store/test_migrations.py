@@ -144,3 +144,47 @@ def test_0010_weekly_indexes_sqlite(tmp_path):
 
 def test_0010_weekly_indexes_postgresql(pg_url):
     _weekly_indexes(pg_url)
+
+
+def _ci_in_time_order(url: str) -> None:
+    """Revision 0023 on a store of 0022: v_ci_pass_rate_weekly stops counting a CI job that
+    ended before it started (store.time_order.in_order); the downgrade counts it again."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import text
+
+    from tracker.events import Event
+
+    def job(name: str, started: int, ended: int) -> Event:
+        at = [datetime(2026, 5, 8, hour, tzinfo=UTC) for hour in (started, ended)]
+        return Event(
+            "amd-ci", "vllm", "ci_job", f"job:{name}", at[0], name, regime="rocm",
+            outcome="failed", ended_at=at[1], attrs={"trigger": "schedule"},
+        )  # fmt: skip
+
+    def jobs_failed() -> int:
+        with store.engine.connect() as conn:
+            return conn.execute(text("SELECT jobs_failed FROM v_ci_pass_rate_weekly")).scalar_one()
+
+    store = Store(url)
+    with store._connect() as conn:
+        command.upgrade(store._alembic_config(conn), "0022")
+        conn.commit()
+    with store.transaction() as conn:
+        store.upsert_events(conn, [job("ok", 1, 2), job("backwards", 5, 3)])
+    assert jobs_failed() == 2
+    store.init_db()
+    assert jobs_failed() == 1
+    with store._connect() as conn:
+        command.downgrade(store._alembic_config(conn), "0022")
+        conn.commit()
+    assert jobs_failed() == 2
+    store.engine.dispose()
+
+
+def test_0023_ci_rates_in_time_order_sqlite(tmp_path):
+    _ci_in_time_order(f"sqlite:///{tmp_path / 'c.db'}")
+
+
+def test_0023_ci_rates_in_time_order_postgresql(pg_url):
+    _ci_in_time_order(pg_url)

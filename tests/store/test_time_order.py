@@ -99,3 +99,57 @@ def test_a_ci_job_that_ended_before_it_started_is_in_no_figure(store):
         )
     assert [r["job"] for r in store.ci_job_runs(AS_OF)] == ["ok"]
     assert [e["external_id"] for e in store.contradicting_events()["events"]] == ["job:backwards"]
+
+
+CI_SOURCES = """
+regimes:
+  - {id: cuda, reference: true}
+  - {id: rocm}
+sources:
+  - {id: amd-ci, kind: buildkite, project: vllm, regime: rocm, org: vllm, pipeline: amd-ci}
+"""
+
+
+def test_a_ci_run_or_job_that_ended_before_it_started_is_in_no_weekly_pass_rate(store, tmp_path):
+    """The weekly CI pass rates (the view v_ci_pass_rate_weekly, and the indexed daily sums the
+    figures read, tracker.store.weekly) count only runs and jobs whose times agree; the others
+    are listed in data quality (Store.contradicting_events)."""
+    from sqlalchemy import text
+
+    from tracker.collect.sources import KINDS
+    from tracker.measure.ci.rates import ci_rate_rows
+
+    def ci(kind: str, name: str, outcome: str, started: datetime, ended: datetime) -> Event:
+        return Event(
+            "amd-ci", "vllm", kind, f"{kind}:{name}", started, name,
+            url="https://buildkite.com/vllm/amd-ci/builds/1", regime="rocm", outcome=outcome,
+            ended_at=ended, updated_at=started, attrs={"trigger": "schedule", "build_number": 1},
+        )  # fmt: skip
+
+    with store.transaction() as conn:
+        store.upsert_events(
+            conn,
+            [
+                ci("ci_run", "1", "passed", t("2026-03-02", 1), t("2026-03-02", 4)),
+                ci("ci_run", "2", "failed", t("2026-03-02", 6), t("2026-03-02", 5)),  # backwards
+                ci("ci_job", "ok", "passed", t("2026-03-02", 1), t("2026-03-02", 2)),
+                ci("ci_job", "open", "failed", t("2026-03-03", 1), None),  # no end: counted
+                ci("ci_job", "back", "failed", t("2026-03-03", 5), t("2026-03-03", 3)),
+            ],
+        )
+    expected = {"runs_passed": 1, "runs_failed": 0, "jobs_passed": 1, "jobs_failed": 1}
+    with store.engine.connect() as conn:
+        (view,) = conn.execute(text("SELECT * FROM v_ci_pass_rate_weekly")).mappings().all()
+    assert {k: view[k] for k in expected} == expected
+    assert view["run_pass_rate"] == 1.0 and view["job_pass_rate"] == 0.5
+
+    path = tmp_path / "sources.yaml"
+    path.write_text(CI_SOURCES)
+    headline, other = ci_rate_rows(read_config(path, KINDS), store)  # the report's weekly rows
+    assert other == []
+    assert [{k: r[k] for k in expected} for r in headline] == [expected]
+    assert headline[0]["week"] == "2026-W10" and headline[0]["job_pass_rate"] == 0.5
+
+    listed = store.contradicting_events()
+    assert sorted(e["external_id"] for e in listed["events"]) == ["ci_job:back", "ci_run:2"]
+    assert listed["count"] == 2

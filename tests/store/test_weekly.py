@@ -1,7 +1,8 @@
 """tracker/store/weekly.py reads the two weekly views by day and sums the days into ISO weeks:
 its rows must be the views' rows, value for value, on SQLite and PostgreSQL. Random events
 around ISO-year ends (2025-12-29 is in 2026-W01, 2027-01-01 in 2026-W53), minutes from UTC
-midnight, triggers present, missing and odd, every tag, analyst overrides and vanished items."""
+midnight, triggers present, missing and odd, CI times in and out of order, every tag, analyst
+overrides and vanished items."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ def events(rng: random.Random) -> list[Event]:
         when = rng.choice(DAYS) + timedelta(minutes=rng.choice([0, 1, 719, 1439]))
         kind = rng.choice(["ci_run", "ci_job", "issue", "note", "release"])
         trigger = rng.choice([None, "schedule", "push", "webhook"])
+        # No end, an end after the start, or one before it (left out: store.time_order).
+        hours = rng.choice([None, 1, -1]) if kind.startswith("ci") else None
         out.append(
             Event(
                 source_id=rng.choice(["bk", "gha"]),
@@ -35,6 +38,7 @@ def events(rng: random.Random) -> list[Event]:
                 regime=rng.choice([None, "rocm", "xla", "neuron"]),
                 outcome=rng.choice([None, "passed", "failed"]) if kind.startswith("ci") else None,
                 attrs={"trigger": trigger} if trigger else {},
+                ended_at=None if hours is None else when + timedelta(hours=hours),
             )
         )
     return out
@@ -81,6 +85,10 @@ def test_weekly_rows_equal_the_views(store):
         friction = weekly.friction_weekly(conn, store.dialect)
         assert ci == by_keys(view(conn, "v_ci_pass_rate_weekly"), ci_keys)
         assert friction == by_keys(view(conn, "v_friction_weekly"), ("regime", "week"))
+    counted = sum(
+        r["runs_passed"] + r["runs_failed"] + r["jobs_passed"] + r["jobs_failed"] for r in ci
+    )
+    assert 0 < counted < sum(1 for e in items if e.kind.startswith("ci") and e.outcome)
     weeks = {r["week"] for r in ci}
     assert {"2026-W01", "2026-W53", "2025-W52"} <= weeks  # the year ends were exercised
     assert any(r["friction_ratio"] is None for r in friction)  # a week of neutral/other only

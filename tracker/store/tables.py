@@ -118,6 +118,7 @@ Index(
     "ix_events_ci_weekly",
     *(events.c[name] for name in ("kind", "outcome", "project", "regime", "source_id")),
     events.c.occurred_at,
+    events.c.ended_at,  # store.time_order.in_order: a run that ended before it began is not read
     events.c.attrs,  # the trigger's JSON: SQLite 3.40 covers no expression index
     sqlite_where=text(CI_EVENTS),
     # Not on PostgreSQL: a btree entry there holds at most about 2.7 kB, and attrs is unbounded.

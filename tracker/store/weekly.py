@@ -3,7 +3,7 @@
 Both views group every CI or issue/note event by an ISO-week expression evaluated per event
 (on SQLite a chain of date() and strftime() calls, the larger part of the views' time at a
 million events). Here the database groups by UTC day, which it computes cheaply, with the same
-filters, keys and counts as the views (migrations/versions/0002, 0003, 0004, 0009); the days,
+filters, keys and counts as the views (migrations/versions/0002, 0003, 0004, 0009, 0023); the days,
 a few per key and week, are summed into ISO weeks in Python. Same rows, same values (the rates
 are the same IEEE double divisions), on SQLite and PostgreSQL; ordered by the views' group keys
 (NULL first), the order SQLite's GROUP BY gives. tests/store/test_weekly.py compares them with
@@ -12,7 +12,8 @@ dated outside the dates tracker computes with (tables.computable); the views, fo
 still show them.
 
 Each read runs from one index of `events` alone (migrations/versions/0010): ix_events_ci_weekly
-holds every column the CI read groups by, attrs included for the trigger; ix_events_tagged_weekly
+holds every column the CI read groups by or filters on (ended_at since 0023, for
+store.time_order.in_order), attrs included for the trigger; ix_events_tagged_weekly
 lists issues and notes still upstream in id order, and on SQLite `tags` is clustered on event_id,
 so each tag is one ordered look-up. Both indexes are partial: the reads below spell their kinds
 with the indexes' own WHERE texts (tables.CI_EVENTS, tables.ISSUES_AND_NOTES), or SQLite could not
@@ -29,6 +30,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from tracker.store.tables import CI_EVENTS, ISSUES_AND_NOTES, computable
+from tracker.store.time_order import in_order
 
 CI_VIEW, FRICTION_VIEW = "v_ci_pass_rate_weekly", "v_friction_weekly"
 _DAY = {
@@ -73,12 +75,14 @@ def _sorted(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str,
 
 
 def ci_sql(dialect: str) -> str:
-    """CI runs and jobs counted by key, day, kind and outcome."""
+    """CI runs and jobs counted by key, day, kind and outcome; a run or job that ended before
+    it started is not (store.time_order.in_order, as in the view since revision 0023)."""
     day, trigger = _DAY[dialect], _TRIGGER[dialect]
     return f"""
 SELECT project, regime, source_id, {trigger} AS trig, {day} AS day, kind, outcome, COUNT(*)
 FROM events
 WHERE {CI_EVENTS} AND outcome IN ('passed', 'failed') AND {_COMPUTABLE[dialect]}
+  AND {in_order().text}
 GROUP BY project, regime, source_id, {trigger}, {day}, kind, outcome
 """
 
