@@ -3,8 +3,10 @@ each other are left out of every figure and listed in data quality).
 
 v_ci_pass_rate_weekly: as in 0009 (same columns, keys and counts), but a ``ci_run`` or ``ci_job``
 whose ``ended_at`` is before its ``occurred_at`` (it finished before it started) is not counted.
-The condition is tracker.store.time_order.in_order, the one rule every read that feeds a figure
-applies (tracker/store/weekly.py's daily sums too), imported rather than spelled here again.
+The condition is the text of tracker.store.time_order.in_order as it is at this revision, the one
+rule every read that feeds a figure applies (tracker/store/weekly.py's daily sums too). It is
+written here, not imported: a migration builds the schema of its revision, whatever the code says
+later (tests/store/test_weekly.py checks that the view and weekly.py count the same).
 
 ix_events_ci_weekly (SQLite only, 0010) gains ``ended_at`` after ``occurred_at``, so the weekly
 CI read, which now compares the two, still reads no event row.
@@ -19,12 +21,13 @@ from pathlib import Path
 import sqlalchemy as sa
 from alembic import op
 
-from tracker.store.time_order import in_order
-
 revision = "0023"
 down_revision = "0022"
 branch_labels = None
 depends_on = None
+
+# tracker.store.time_order.in_order("events") at this revision
+IN_ORDER = "(events.ended_at IS NULL OR events.ended_at >= events.occurred_at)"
 
 
 def _load(name: str):
@@ -62,7 +65,7 @@ FROM (
            {count("ci_job", "failed")} AS jobs_failed
     FROM events
     WHERE kind IN ('ci_run', 'ci_job') AND outcome IN ('passed', 'failed')
-      AND {in_order("events").text}
+      AND {IN_ORDER}
     GROUP BY project, regime, source_id, {trigger}, {week}
 ) AS counts
 """

@@ -27,7 +27,8 @@ CONTRADICTING_LISTED = 50
 def in_order(table: str = "events") -> TextClause:
     """SQL true for rows whose end is not before their start (or that have no end). Its text is
     the one spelling of the rule: the issue-response and CI-job reads use it as a clause, the
-    weekly CI sums (store.weekly.ci_sql) and v_ci_pass_rate_weekly (migration 0023) as text."""
+    weekly CI sums (store.weekly.ci_sql) as text; migration 0023 writes the same text into
+    v_ci_pass_rate_weekly."""
     return text(f"({table}.ended_at IS NULL OR {table}.ended_at >= {table}.occurred_at)")
 
 
