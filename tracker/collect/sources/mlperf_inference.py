@@ -161,7 +161,8 @@ def normalise(row: dict, names: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-def _published(ctx: CollectContext) -> datetime:
+def published_date(ctx: CollectContext) -> datetime:
+    """The round's publication date (the source's `published` key): every result's date."""
     value = ctx.option("published")
     try:
         day = value if isinstance(value, date) else date.fromisoformat(str(value))
@@ -176,7 +177,7 @@ def _published(ctx: CollectContext) -> datetime:
 def result_events(document: Any, ctx: CollectContext, where: str) -> Iterator[Event]:
     """The events of one parsed summary document (see the module contract)."""
     rows, names = rows_of(document, where)
-    when = _published(ctx)
+    when = published_date(ctx)
     repo, commit = ctx.option("repo"), str(ctx.option("commit") or "main")
     for index, row in enumerate(rows):
         event = None

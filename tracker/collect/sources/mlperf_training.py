@@ -32,11 +32,12 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from datetime import UTC, date, datetime
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
 from tracker.collect.sources import CollectContext
+from tracker.collect.sources.mlperf_inference import published_date
 from tracker.errors import FatalHTTPError
 from tracker.events import Event
 from tracker.mentions.accelerators import accelerator_regime
@@ -200,17 +201,6 @@ def listing_paths(tree: Any, benchmarks: list[str] | None) -> tuple[dict, dict]:
     return systems, dict(results)
 
 
-def _published(ctx: CollectContext) -> datetime:
-    value = ctx.option("published")
-    try:
-        day = value if isinstance(value, date) else date.fromisoformat(str(value))
-    except ValueError:
-        raise FatalHTTPError(
-            f"{ctx.spec.id}: `published` must be YYYY-MM-DD, got {value!r}"
-        ) from None
-    return datetime(day.year, day.month, day.day, tzinfo=UTC)
-
-
 class _Reader:
     """The raw files of one round at one commit, within the run's file bound."""
 
@@ -265,7 +255,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         if isinstance(pending, dict) and pending.get("commit") == commit
         else set()
     )
-    reader, when = _Reader(ctx, repo, commit), _published(ctx)
+    reader, when = _Reader(ctx, repo, commit), published_date(ctx)
     described: dict[tuple[str, str], dict | None] = {}
     finished = True
     for key in sorted(results):
