@@ -97,13 +97,7 @@ def ci_health(ctx: click.Context, as_of, regime, hardware, failing, show, fmt) -
     ]
     rows.sort(key=lambda h: (not h.failing, -h.streak, h.source_id, h.job))
     columns = [c for c in HEALTH_COLUMNS if c not in LEFT_OUT]
-    cells = [[_cell(h.row()[c]) for c in columns] for h in rows]
-    if fmt == "csv":
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows(cells)
-    else:
-        print_table(columns, cells)
+    _emit(columns, [[_cell(h.row()[c]) for c in columns] for h in rows], fmt)
     newest = figures.newest
     age = f", {figures.age_days} days before {point.when.date()}" if newest else ""
     click.echo(
@@ -114,6 +108,7 @@ def ci_health(ctx: click.Context, as_of, regime, hardware, failing, show, fmt) -
 
 
 def _emit(columns: list[str], cells: list[list], fmt: str) -> None:
+    """The rows as CSV on stdout (`--format csv`) or as the aligned table."""
     if fmt == "csv":
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
