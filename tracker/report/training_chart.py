@@ -60,22 +60,18 @@ def training_chart(
                 )
                 for i, (pos, row) in enumerate(points):
                     assert row.best is not None and row.nvidia is not None
-                    # neighbouring labels alternate above and below their points
                     ax.annotate(
                         f"{row.ratio:.2f}x\n{row.best.part} vs {row.nvidia.part}",
                         (pos, row.ratio or 0),
                         textcoords="offset points",
-                        xytext=(0, 8) if i % 2 == 0 else (0, -10),
-                        va="bottom" if i % 2 == 0 else "top",
-                        ha="center",
+                        **_label_side([p[1].ratio or 0 for p in points], i),
                         fontsize=8,
                         color=palette.colour(regime),
                         bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none"},
                     )
         for name, pos in x.items():  # a round without a comparison: said, not left blank
             if not any(r.round == name for r in mine):
-                ax.text(pos, 0.15, "no non-NVIDIA\nresult at an\nNVIDIA count", ha="center",
-                        fontsize=7, color="#666")  # fmt: skip
+                ax.text(pos, 0.15, "no\ncomparison", ha="center", fontsize=7, color="#666")
         ax.set_title(benchmark, fontsize=10)
         labels = [f"{r}\n{d}" for r, d in zip(rounds, dates, strict=True)] if dates else rounds
         ax.set_xticks(range(len(rounds)), list(labels), fontsize=8)
@@ -89,3 +85,26 @@ def training_chart(
     fig.subplots_adjust(hspace=0.6)
     save_png(fig, path)
     return True
+
+
+def _label_side(ratios: Sequence[float], i: int) -> dict[str, object]:
+    """Where point i's label goes so that neither its own line nor its neighbours' labels run
+    through it. A line that falls to the right leaves the space above-right and below-left of
+    each point free, one that rises below-right and above-left: labels alternate between the
+    two, and the last point's goes inwards (left). A lone point is labelled above."""
+    before = ratios[i - 1] if i > 0 else None
+    after = ratios[i + 1] if i + 1 < len(ratios) else None
+    if before is None and after is None:
+        return {"xytext": (0, 8), "ha": "center", "va": "bottom"}
+    rising = (after if after is not None else ratios[i]) > (
+        before if before is not None else ratios[i]
+    )
+    right = i % 2 == 0 and after is not None
+    up = right != rising  # falling: above-right or below-left; rising: below-right or above-left
+    # a last label below-left sits a little lower: the label before it took the same side
+    drop = 12 if after is None and not up else 6
+    return {
+        "xytext": (6 if right else -6, 6 if up else -drop),
+        "ha": "left" if right else "right",
+        "va": "bottom" if up else "top",
+    }
