@@ -84,6 +84,11 @@ def test_at_600_px_nothing_scrolls_sideways_and_charts_keep_their_size(demo):
     assert len(charts) >= 4 and all(c["loaded"] for c in charts), charts
     # the small screen gets the headline chart drawn for it
     assert any(c["src"] == "headline_lag_narrow.png" for c in charts)
+    # and the delivered-performance panels one a row, whole within the screen
+    narrow = {"delivered_performance_narrow.png", "delivered_training_performance_narrow.png"}
+    shown = {c["src"]: c for c in charts if c["src"] in narrow}
+    assert set(shown) == narrow, [c["src"] for c in charts]
+    assert all(c["shown"] <= seen["window"] for c in shown.values()), shown
     for c in charts:
         assert c["drawn"] > 0, c  # every chart says the size it was drawn for
         assert 0.8 * c["drawn"] <= c["shown"] <= c["drawn"] + 0.5, c

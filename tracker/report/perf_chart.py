@@ -26,6 +26,7 @@ def perf_chart(
     benchmarks: Sequence[str],
     rounds: Sequence[str],
     dates: Sequence[str] = (),
+    columns: int = 2,
 ) -> bool:
     """One panel per benchmark: x = rounds in order, y = ratio_to_best_cuda per regime and
     scenario (1 = the best NVIDIA result), each point labelled "part vs NVIDIA part". False when
@@ -34,8 +35,9 @@ def perf_chart(
     if not drawn or not rounds:
         return False
     x = {name: i for i, name in enumerate(rounds)}
-    # two panels a row: 10 in (1100 CSS px) at most, whatever the number of benchmarks
-    columns = min(2, len(benchmarks))
+    # two panels a row: 10 in (1100 CSS px) at most, whatever the number of benchmarks; one a
+    # row for small screens (the report's <picture> swaps the two)
+    columns = min(columns, len(benchmarks))
     rows_n = -(-len(benchmarks) // columns)
     fig, grid = plt.subplots(
         rows_n, columns, figsize=(5.0 * columns, 4.4 * rows_n), sharey=True, squeeze=False

@@ -23,6 +23,7 @@ def training_chart(
     benchmarks: Sequence[str],
     rounds: Sequence[str],
     dates: Sequence[str] = (),
+    columns: int = 2,
 ) -> bool:
     """One panel per benchmark: x = rounds, oldest first; y = ratio (regime / best NVIDIA time
     at the same count; 1 = as fast, above = slower), a line per regime and count, each point
@@ -31,7 +32,7 @@ def training_chart(
     if not drawn or not rounds:
         return False
     x = {name: i for i, name in enumerate(rounds)}
-    columns = min(2, len(benchmarks))
+    columns = min(columns, len(benchmarks))  # 1: the small screens' variant
     rows_n = -(-len(benchmarks) // columns)
     fig, grid = plt.subplots(
         rows_n, columns, figsize=(5.0 * columns, 4.2 * rows_n), sharey=True, squeeze=False

@@ -63,7 +63,9 @@ IMAGES = {
     "friction": "friction_ratio.png",
     "ci": "ci_job_pass_rate.png",
     "perf": "delivered_performance.png",
+    "perf_narrow": "delivered_performance_narrow.png",  # one panel a row (<picture>)
     "training": "delivered_training_performance.png",
+    "training_narrow": "delivered_training_performance_narrow.png",
     "parity": "ci_parity.png",
     "response": "first_response.png",
 }
@@ -168,19 +170,21 @@ def _write(
         drawers.draw("friction", CHARTS, "friction_chart", stage / IMAGES["friction"], friction)
         drawers.draw("ci", CHARTS, "ci_pass_rate_chart", stage / IMAGES["ci"], dense_ci)
         perf = perf_section(f.perf)  # delivered performance: chart, tables, perf_parity.csv
-        drawers.draw(
-            "perf", "tracker.report.perf_chart", "perf_chart", stage / IMAGES["perf"], f.perf.rows,
-            f.perf.common_benchmarks(), [r.round for r in f.perf.rounds],
-            [f"{r.published:%Y-%m-%d}" for r in f.perf.rounds],
-        )  # fmt: skip
+        for name, columns in (("perf", 2), ("perf_narrow", 1)):
+            drawers.draw(
+                name, "tracker.report.perf_chart", "perf_chart", stage / IMAGES[name], f.perf.rows,
+                f.perf.common_benchmarks(), [r.round for r in f.perf.rounds],
+                [f"{r.published:%Y-%m-%d}" for r in f.perf.rounds], columns,
+            )  # fmt: skip
         _write_csv(stage / "perf_parity.csv", perf_csv_rows(f.perf), PERF_CSV_COLUMNS)
         training = trained.training_section(f.training)  # MLPerf Training: chart, table, CSV
-        drawers.draw(
-            "training", "tracker.report.training_chart", "training_chart",
-            stage / IMAGES["training"], f.training.rows, f.training.shared_benchmarks(),
-            [r.round for r in f.training.rounds],
-            [f"{r.published:%Y-%m-%d}" for r in f.training.rounds],
-        )  # fmt: skip
+        for name, columns in (("training", 2), ("training_narrow", 1)):
+            drawers.draw(
+                name, "tracker.report.training_chart", "training_chart",
+                stage / IMAGES[name], f.training.rows, f.training.shared_benchmarks(),
+                [r.round for r in f.training.rounds],
+                [f"{r.published:%Y-%m-%d}" for r in f.training.rounds], columns,
+            )  # fmt: skip
         training_rows = trained.training_csv_rows(f.training)
         _write_csv(stage / "perf_training.csv", training_rows, trained.TRAINING_CSV_COLUMNS)
         parity = f.ci_jobs.parity if f.ci_jobs is not None else []
