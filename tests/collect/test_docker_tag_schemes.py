@@ -5,8 +5,8 @@ Real tag names (AMD's docs and Docker Hub): rocm7.0.0_vllm_0.10.2_20251006 (2025
 rocm6.3.1_instinct_vllm0.7.3_20250311 and rocm6.3.1_instinct_vllm0.8.3_20250410,
 rocm6.3.1_mi300_ubuntu22.04_py3.12_vllm_0.6.6, rocm6.2_mi300_ubuntu20.04_py3.9_vllm_0.6.4,
 rocm6.2_mi300_ubuntu22.04_py3.9_vllm_7c5fd50 (names a vLLM commit) and instinct_main. Radeon
-builds are named rocm7.12.0_gfx120X-all_<build>_vllm_0.16.0; the <build> part below is
-illustrative. Push times are illustrative.
+builds are named rocm7.12.0_gfx120X-all_<build>_vllm_0.16.0 (the <build> part of that one is
+illustrative), ROCm 7.13 and 7.14 ones as the cases below say. Push times are illustrative.
 """
 
 from __future__ import annotations
@@ -60,6 +60,27 @@ def page(*names: str, pushed: str = "2025-04-11T02:00:00.000000Z") -> bytes:
             "radeon",
             "0.16.0",
             "7.12.0",
+            "2025-04-11",
+        ),
+        (  # ROCm 7.13's images (ROCm docs; github.com/kyuz0/amd-r9700-vllm-toolboxes/issues/4)
+            "rocm7.13.0_gfx120X-all_ubuntu24.04_py3.13_pytorch_2.10.0_vllm_0.19.1",
+            "radeon",
+            "0.19.1",
+            "7.13.0",
+            "2025-04-11",
+        ),
+        (  # ROCm 7.14's: one image per GPU family (rocm.docs.amd.com, ai-ecosystem vLLM page)
+            "rocm7.14.0_cdna_ubuntu24.04_py3.14_pytorch_2.11.0_vllm_0.23.0",
+            "family",
+            "0.23.0",
+            "7.14.0",
+            "2025-04-11",
+        ),
+        (
+            "rocm7.14.1_rdna_ubuntu24.04_py3.14_pytorch_2.11_vllm_0.23.0",
+            "family",
+            "0.23.0",
+            "7.14.1",
             "2025-04-11",
         ),
     ],

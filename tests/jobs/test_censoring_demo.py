@@ -2,9 +2,10 @@
 "Observation windows", "Supersession", "Silent channels"), read as a user reads each output:
 `tracker lag`, the report's lag.csv and summary.json, the view v_lag_series and the digest.
 
-Real facts behind the numbers: the rocm/vllm tag list is a snapshot of 2026-01-23
-(cassettes/vllm-rocm-docker.yaml); tpu-inference skipped vLLM 0.14-0.17 and tagged v0.18.0 on
-2026-04-17; PyTorch/XLA's last release is 2.9 while PyTorch released 2.10-2.13.
+Real facts behind the numbers: the rocm/vllm tags named by public records were searched through
+2026-08-22, and the newest one naming a vLLM version is rocm7.13.0_..._vllm_0.19.1, first named
+on 2026-07-08 (cassettes/vllm-rocm-docker.yaml); tpu-inference skipped vLLM 0.14-0.17 and tagged
+v0.18.0 on 2026-04-17; PyTorch/XLA's last release is 2.9 while PyTorch released 2.10-2.13.
 """
 
 from __future__ import annotations
@@ -65,20 +66,30 @@ def test_no_open_row_ages_past_where_its_evidence_was_looked_at(censored):
             assert int(r["lag_days"]) == (through - date.fromisoformat(r["day0"])).days, r
 
 
-def test_vllm_series_after_the_rocm_vllm_snapshot_are_unknown_not_open(censored):
+def test_vllm_series_after_amds_newest_rocm_vllm_image_are_open_where_it_was_searched(censored):
+    """AMD's rocm/vllm channel is observed through the day its records were searched (2026-08-22):
+    the series before its newest image (0.12-0.19) are covered by it, the later ones are open,
+    censored there, not unknown."""
     mine = {
         r["series"]: r
         for r in censored["lag"]
         if r["project"] == "vllm" and r["definition"] == "rocm_vllm_docker"
     }
-    assert {r["observed_through"] for r in mine.values()} == {"2026-01-23"}
-    assert all(date.fromisoformat(r["day0"]) <= date(2026, 1, 23) for r in mine.values())
+    assert {r["observed_through"] for r in mine.values()} == {DAY}
+    for series in ("0.12", "0.13", "0.14", "0.19"):
+        assert (mine[series]["status"], mine[series]["available"]) == ("covered", "2026-07-08")
+    for series in ("0.20", "0.24", "0.27"):
+        row = mine[series]
+        assert row["status"] == "open" and row["available"] == ""
+        assert (
+            int(row["lag_days"]) == (date.fromisoformat(DAY) - date.fromisoformat(row["day0"])).days
+        )
     unknown = {
-        u["series"]: u["reason"]
+        u["series"]
         for u in censored["summary"]["lag_unknown"]
         if u["project"] == "vllm" and u["definition"] == "rocm_vllm_docker"
     }
-    assert unknown["0.27"].startswith("not observed since 2026-01-23")
+    assert not unknown & set(mine)
 
 
 def test_vllm_0_14_to_0_17_on_tpu_are_covered_by_0_18(censored):

@@ -9,8 +9,12 @@ rocm/vllm (real names):
 - ``instinct`` (early 2025): ``rocm6.3.1_instinct_vllm0.8.3_20250410``
 - ``platform`` (2024 to early 2025, no date): ``rocm6.3.1_mi300_ubuntu22.04_py3.12_vllm_0.6.6``,
   ``rocm6.2_mi300_ubuntu20.04_py3.9_vllm_0.6.4``
-- ``radeon`` (Radeon GPU builds): ``rocm7.12.0_gfx120X-all_<build>_vllm_0.16.0``, with or
-  without a trailing build date
+- ``radeon`` (ROCm 7.12 on, built by TheRock per GPU target, Radeon and Instinct):
+  ``rocm7.12.0_gfx120X-all_<build>_vllm_0.16.0``,
+  ``rocm7.13.0_gfx94X-dcgpu_ubuntu24.04_py3.13_pytorch_2.10.0_vllm_0.19.1``, with or without a
+  trailing build date
+- ``family`` (ROCm 7.14 on, one image per GPU family):
+  ``rocm7.14.0_cdna_ubuntu24.04_py3.14_pytorch_2.11.0_vllm_0.23.0``, ``rocm7.14.1_rdna_...``
 
 Source keys: ``repository`` ("rocm/vllm"); optional ``url`` (default
 https://hub.docker.com/v2/repositories/{repository}/tags?page_size=100) and ``name_pattern``
@@ -70,6 +74,7 @@ DEFAULT_PATTERNS: dict[str, str] = {
     "radeon": (
         rf"{_ROCM}_(?P<gpu>gfx[0-9A-Za-z]+(?:-[0-9A-Za-z]+)*)_(?:.+_)?vllm_{_VLLM}(?:_{_DATE})?$"
     ),
+    "family": rf"{_ROCM}_(?P<gpu>[cr]dna)_(?:.+_)?vllm_{_VLLM}(?:_{_DATE})?$",
 }
 UNMATCHED_KEPT = 100  # names kept in the state for the report; the count is always whole
 log = logging.getLogger("tracker.collect.docker_tags")
