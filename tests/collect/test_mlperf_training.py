@@ -131,7 +131,7 @@ def test_the_v60_shape_replayed_from_its_cassette(sqlite_store):
     config = load_config(REPO / "sources.yaml")
     result = run_sources(config, sqlite_store, only=["mlperf-training-v6-0"],
                          replay=REPO / "cassettes").results[0]  # fmt: skip
-    assert (result.status, result.events_new, result.items_skipped) == ("ok", 5, 0), result.error
+    assert (result.status, result.events_new, result.items_skipped) == ("ok", 6, 0), result.error
     events = {e["external_id"]: e for e in sqlite_store.iter_events()}
     amd = events["v6.0:AMD/MI355X_EPYC_9575F_primus/llama2_70b_lora"]
     attrs = amd["attrs"]
