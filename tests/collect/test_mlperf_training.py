@@ -127,11 +127,11 @@ def test_system_fields_of_real_shapes():
 
 def test_the_v60_shape_replayed_from_its_cassette(sqlite_store):
     # v6.0: tree entries without sha or size, AMD's software stack an object naming RCCL and
-    # ROCm, NVIDIA's GB300 system of 2 nodes x 4; both result sets carry a scaling.json
+    # ROCm, NVIDIA's GB300 system of 2 nodes x 4; every result set carries a scaling.json
     config = load_config(REPO / "sources.yaml")
     result = run_sources(config, sqlite_store, only=["mlperf-training-v6-0"],
                          replay=REPO / "cassettes").results[0]  # fmt: skip
-    assert (result.status, result.events_new, result.items_skipped) == ("ok", 2, 0), result.error
+    assert (result.status, result.events_new, result.items_skipped) == ("ok", 6, 0), result.error
     events = {e["external_id"]: e for e in sqlite_store.iter_events()}
     amd = events["v6.0:AMD/MI355X_EPYC_9575F_primus/llama2_70b_lora"]
     attrs = amd["attrs"]
