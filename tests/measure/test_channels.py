@@ -116,19 +116,30 @@ def test_open_when_one_channel_watched_from_day0_though_another_began_later():
     assert not [u for u in unknown if u[1] == "2.7" and u[3] == "earliest_build"]
 
 
-def test_a_newer_series_on_a_channel_that_reaches_back_covers_an_older_one():
-    # 2.7 has no build of its own; TheRock, watched from before 2.7's day 0, lists 2.9 on
-    # 2025-10-16: a user who wanted 2.7 could install 2.9 from then (measure.supersession).
-    # The wheels' 2.8 (2025-08-06) does not: their evidence starts after 2.7's day 0, so an
-    # uncollected 2.7 build may predate it; only a channel's own build of the series counts there
+def test_a_newer_series_build_covers_an_older_watched_series_from_its_own_day():
+    # 2.7 has no build of its own. TheRock, watched from before 2.7's day 0, lists 2.9 on
+    # 2025-10-16; the wheels began after 2.7's day 0 but built 2.8 on 2025-08-06: a user who
+    # wanted 2.7 could install 2.8 from then (measure.supersession). Both are upper bounds and
+    # the earlier one is the answer: dating 2.7 by TheRock's 2.9 would claim "not before
+    # 2025-10-16" against a public build of 2025-08-06 (vLLM 0.12 on ROCm: AMD's images first
+    # name a newer vLLM on 2026-07-08, vLLM's own 0.14.0 image is named on 2026-01-21)
     _, rows, _, _ = compute()
+    row = rows[("2.7", "earliest_build")]
+    assert (row.status, row.channel, row.covered_by) == ("covered", "wheels", "2.8")
+    assert row.lag_days == (d("2025-08-06").date() - d("2025-04-23").date()).days
+    assert row.evidence_url == "https://x/torch-rocm-wheels/2.8.0"
+    # without the wheels' build, TheRock's newer 2.9 covers it
+    releases = [r for r in RELEASES if r.project == "pytorch"]
+    _, rows, _, _ = compute(releases=releases)
     row = rows[("2.7", "earliest_build")]
     assert (row.status, row.channel, row.covered_by) == ("covered", "therock", "2.9")
     assert row.lag_days == (d("2025-10-16").date() - d("2025-04-23").date()).days
 
 
 def test_unknown_when_day0_precedes_every_channel():
-    # 2.6: before TheRock's first note and before the first wheel
+    # 2.6: before TheRock's first note and before the first wheel; the wheels' 2.8 (newer)
+    # does not cover it: no channel watched 2.6, and a newer build years later would date a
+    # series whose own builds were never collected (PyTorch 2.3 on ROCm by a 2.10 wheel)
     _, rows, unknown, _ = compute(releases=[*RELEASES, release("pytorch", "2.6.0", "2025-01-29")])
     assert ("2.6", "earliest_build") not in rows
     assert ("2.6", "vendor_matrix") in rows  # the matrix is collected from 2025-01-01
@@ -251,15 +262,15 @@ def test_channels_of_another_regime_are_not_channels():
 
 
 def test_a_release_channel_build_covers_though_its_evidence_starts_after_day0():
-    # wheels 2.7.1 on 2025-08-10: the wheels' evidence starts after 2.7's day 0, so their own
+    # wheels 2.7.1 on 2025-08-01: the wheels' evidence starts after 2.7's day 0, so their own
     # row is unknown (the lag is only bounded), but a build existed: installable by then
-    releases = [*RELEASES, release("torch-rocm-wheels", "2.7.1", "2025-08-10")]
+    releases = [*RELEASES, release("torch-rocm-wheels", "2.7.1", "2025-08-01")]
     _, rows, unknown, _ = compute(releases=releases)
     assert ("2.7", "wheels") not in rows
-    # the wheels' own row: unknown, bounded by their earliest evidence (their 2.8, newer)
-    assert any(u[1] == "2.7" and u[3] == "wheels" and "at most 105 days" in u[4] for u in unknown)
+    # the wheels' own row: unknown, bounded by their earliest evidence
+    assert any(u[1] == "2.7" and u[3] == "wheels" and "at most 100 days" in u[4] for u in unknown)
     row = rows[("2.7", "earliest_build")]
-    assert (row.status, row.lag_days, row.channel) == ("covered", 109, "wheels")
+    assert (row.status, row.lag_days, row.channel) == ("covered", 100, "wheels")
     assert (row.evidence_url, row.covered_by) == ("https://x/torch-rocm-wheels/2.7.1", "")
     # a build after the as-of date is not one yet
     late = [*RELEASES, release("torch-rocm-wheels", "2.11.0", "2026-09-01")]

@@ -106,7 +106,13 @@ def test_a_series_after_one_channels_window_is_open_where_another_channel_watche
     assert (covered.status, covered.lag_days, covered.channel) == ("covered", 4, "vllm_rocm_image")
     assert covered.observed_through == IMAGES_READ
     # the latest window among the channels that watched a series, not among all: vLLM 0.13
-    # (day 0 2025-12-19) precedes vLLM's images (from 2026-01-28), only AMD's list watched it
+    # (day 0 2025-12-19) precedes vLLM's images (from 2026-01-28), only AMD's list watched it;
+    # the images' first build, of the newer 0.14, covers it from its day (an upper bound)
+    row = rows[("0.13", "earliest_build")]
+    assert (row.status, row.lag_days, row.observed_through) == ("covered", 40, AMD_READ)
+    assert (row.channel, row.covered_by) == ("vllm_rocm_image", "0.14")
+    # without vLLM's images it is open, censored where AMD's list was last read
+    _, rows, _ = compute([*UPSTREAM, *AMD])
     row = rows[("0.13", "earliest_build")]
     assert (row.status, row.lag_days, row.observed_through) == ("open", 35, AMD_READ)
 

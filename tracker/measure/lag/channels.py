@@ -42,13 +42,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 
 from tracker.config.coverage import Combined, CoverageRule
 from tracker.measure.lag.coverage import REFERENCE_DEFINITION
 from tracker.measure.lag.decision import COVERED, combine, days
 from tracker.measure.lag.samples import LagSample, ReleaseFact, evidence_by_series
-from tracker.measure.lag.supersession import Cover
+from tracker.measure.lag.supersession import Cover, supersede
 from tracker.measure.lag.windows import Windows, not_observed
 
 
@@ -76,8 +76,9 @@ def with_earliest_builds(
         rule = combined_of.get(project)
         if rule is None:
             continue
+        released = [s.series for s in rows if s.regime == rule.reference_regime]
         for combo in rule.combined:
-            builds = _builds(rule, combo, releases, as_of)
+            builds = _builds(rule, combo, releases, as_of, released)
             through: dict[str, datetime] = {}
             if windows is not None and as_of is not None:
                 through = {
@@ -94,24 +95,27 @@ def with_earliest_builds(
 
 
 def _builds(
-    rule: CoverageRule, combo: Combined, releases: Sequence[ReleaseFact], as_of: datetime | None
+    rule: CoverageRule,
+    combo: Combined,
+    releases: Sequence[ReleaseFact],
+    as_of: datetime | None,
+    released: Sequence[str] = (),
 ) -> dict[str, dict[str, Cover]]:
-    """channel -> series -> its own first build by as-of, for the release channels (a build is
-    published on its own date; a listing's first page is not, so notes are not). Not a newer
-    series' build: these channels' evidence starts after the series' day 0, so an older build
-    of the series itself may exist uncollected, and a newer one would overstate its lag
-    (supersession applies on the channels' own rows, which reach back to day 0)."""
+    """channel -> series -> its first build by as-of, for the release channels (a build is
+    published on its own date; a listing's first page is not, so notes are not): the series'
+    own or, by supersession, a newer `released` series' build (a user who wanted vLLM 0.12 on
+    ROCm could run vLLM's own 0.14.0 image from its day). An upper bound either way: these
+    channels' evidence starts after the series' day 0, so an earlier build may exist
+    uncollected; the combined row takes the earliest upper bound of all its channels, and a
+    newer series' build only where some channel watched the series (:func:`earliest_build`)."""
+    until = as_of or datetime.max.replace(tzinfo=UTC)
     out: dict[str, dict[str, Cover]] = {}
     for ev in rule.evidence:
         if ev.regime != combo.regime or ev.definition not in combo.parts or ev.kind != "release":
             continue
         mine = [f for f in releases if f.project == ev.project]
         found = evidence_by_series(rule, ev, mine, [])
-        out[ev.definition] = {
-            key: Cover(when, url, first)
-            for key, (when, url, first) in found.items()
-            if as_of is None or when <= as_of
-        }
+        out[ev.definition] = supersede(found, released, until)
     return out
 
 
@@ -144,7 +148,11 @@ def earliest_build(
         built = [
             _built(day0, combo.regime, part, hit, (through or {}).get(part))
             for part, found in (builds or {}).items()
-            if part not in mine and (hit := found.get(key)) is not None
+            if part not in mine
+            and (hit := found.get(key)) is not None
+            # a newer series' build bounds a series some channel watched; alone it would date
+            # a series whose own builds were never collected by a build years later
+            and (mine or not hit.covered_by)
         ]
         # the window rule: a build of a channel no longer watched by day 0 takes no part
         built = [b for b in built if not_observed(b.day0, b.observed_through or b.day0) is None]
