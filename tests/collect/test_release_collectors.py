@@ -771,7 +771,12 @@ def test_cassette_facts():
         "2025-04-10",
     )
     events, _ = replay(specs["vllm-releases-atom"])
-    assert sorted(e.version for e in events) == ["0.13.0", "0.14.0", "0.14.1", "0.15.0"]
+    atom = {e.version: e.occurred_at.date().isoformat() for e in events}
+    numbered = sorted(atom, key=lambda v: tuple(int(p) for p in v.split(".")))
+    assert len(atom) == 25 and numbered[0] == "0.13.0"
+    assert numbered[-1] == "0.27.1"  # v0.28.0 came 2026-08-26, after as-of
+    # from v0.22.0 on, the earlier of the first public record and PyPI's first upload
+    assert (atom["0.23.0"], atom["0.27.1"]) == ("2026-06-13", "2026-08-11")
 
 
 def test_vllm_releases_after_0_21_are_their_first_public_records():

@@ -69,7 +69,11 @@ def test_therock_and_vllms_own_images_cover_what_the_old_channels_left_open(lag_
         # the matrix has not listed it: open, or unknown past where the matrix was looked at
         matrix = rows.get(("pytorch", series, "rocm", "vendor_matrix"))
         assert matrix is None or matrix["status"] == "open"
-    for series in ("0.10.0", "0.10.1", "0.10.2", "0.11.0"):
+    # JAX 0.10.0: the ROCm plugin reached PyPI (2026-05-12) before TheRock listed it
+    row = rows[("jax", "0.10.0", "rocm", "earliest_build")]
+    assert (row["status"], row["channel"]) == ("covered", "rocm_jax_plugin")
+    assert "pypi.org/project/jax-rocm7-plugin/0.10.0" in row["evidence_url"]
+    for series in ("0.10.1", "0.10.2", "0.11.0"):
         row = rows[("jax", series, "rocm", "earliest_build")]
         assert (row["status"], row["channel"]) == ("covered", "therock")
         assert "github.com/ROCm/TheRock" in row["evidence_url"]
