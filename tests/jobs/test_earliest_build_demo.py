@@ -73,10 +73,18 @@ def test_therock_and_vllms_own_images_cover_what_the_old_channels_left_open(lag_
     row = rows[("jax", "0.10.0", "rocm", "earliest_build")]
     assert (row["status"], row["channel"]) == ("covered", "rocm_jax_plugin")
     assert "pypi.org/project/jax-rocm7-plugin/0.10.0" in row["evidence_url"]
-    for series in ("0.10.1", "0.10.2", "0.11.0"):
+    # 0.10.1 and 0.10.2 too (2026-06-16, 06-24), though ROCm/rocm-jax's readable copy ends on
+    # 2026-05-05: PyPI was searched to 2026-08-22 and a build it holds is evidence
+    for series, lag in (("0.10.1", 29), ("0.10.2", 7)):
         row = rows[("jax", series, "rocm", "earliest_build")]
-        assert (row["status"], row["channel"]) == ("covered", "therock")
-        assert "github.com/ROCm/TheRock" in row["evidence_url"]
+        assert (row["status"], row["channel"], row["lag_days"]) == (
+            "covered", "rocm_jax_plugin", str(lag)
+        )  # fmt: skip
+        assert f"pypi.org/project/jax-rocm7-plugin/{series}/" in row["evidence_url"]
+    # 0.11.0: on no PyPI upload by as-of; TheRock listed it first
+    row = rows[("jax", "0.11.0", "rocm", "earliest_build")]
+    assert (row["status"], row["channel"]) == ("covered", "therock")
+    assert "github.com/ROCm/TheRock" in row["evidence_url"]
     from_vllm = [
         r
         for (project, series, _, definition), r in rows.items()

@@ -64,9 +64,14 @@ def test_every_shipped_cassette_states_its_snapshot():
         head = path.read_text(encoding="utf-8").split("\ninteractions:", 1)[0]
         assert SNAPSHOT.search(head), f"{path.name} states no snapshot date"
         assert read_snapshot(path) == header_date(path)
+        line = next(x for x in head.splitlines() if x.startswith("# snapshot:"))
         if head.lower().startswith("# hand-written"):  # and says so on the snapshot line
-            line = next(x for x in head.splitlines() if x.startswith("# snapshot:"))
             assert "hand-written" in line, path.name
+        if "hand-written" in line:
+            # The snapshot is the source's observation window: the day through which its public
+            # record was searched, never the date of the newest record it happens to hold.
+            assert "records searched through this day: " in line, path.name
+            assert "newest" not in line.split("searched through", 1)[0], path.name
         # The repository explains itself: no paths into a shared folder outside it.
         assert "../shared" not in head and "/work/" not in head and "_derived/" not in head
 

@@ -189,3 +189,29 @@ def test_any_engine_is_open_when_one_engine_watched_the_family():
     row = rows[("gemma3", "rocm", "any_engine")]
     assert (row.status, row.day0, row.lag_days) == ("open", day(2025, 3, 17), 290)
     assert ("gemma3", "rocm", "sg_rocm") not in rows  # that engine's own row stays unknown
+
+
+def test_evidence_of_a_fresher_source_covers_where_another_source_was_read_earlier():
+    """One definition fed by two sources of the same evidence (JAX's ROCm plugin: ROCm/rocm-jax
+    releases readable to 2026-05-05, PyPI's uploads searched to 2026-08-22; here AMD's tag list
+    read to 2026-01-23 and a second record of the same images read to 2026-08-22). A build the
+    fresher source holds covers the series; absence is still known only through the earlier."""
+    hub = release("vllm-rocm-docker", "0.24.0", day(2026, 7, 5), "vllm-rocm-docker-hub")
+    releases = [*UPSTREAM, *AMD, hub]
+    windows = Windows(
+        delivered_channels(releases),
+        {"vllm-rocm-docker": AMD_READ, "vllm-rocm-docker-hub": IMAGES_READ},
+    )
+    facts = LagFacts(tuple(parse_coverage([RULE], "s.yaml")), (), releases, [], windows=windows)
+    unknown: list = []
+    rows = {
+        (s.series, s.definition): s for s in facts.samples(AS_OF, unknown) if s.regime == "rocm"
+    }
+    row = rows[("0.24", "rocm_vllm_docker")]
+    assert (row.status, row.lag_days, row.observed_through) == ("covered", 5, IMAGES_READ)
+    # 0.25 has no build anywhere: unknown there, "not observed since" the earlier read
+    assert ("0.25", "rocm_vllm_docker") not in rows
+    assert any(
+        u[1] == "0.25" and u[3] == "rocm_vllm_docker" and "since 2026-01-23" in u[4]
+        for u in unknown
+    )

@@ -21,7 +21,7 @@ Pure functions; no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Generic, Protocol, TypeVar
 
@@ -40,6 +40,9 @@ class Stream:
     start: datetime | None  # its first fact collected; None: nothing collected
     through: datetime  # observed through (measure.lag.windows), never after as-of
     truncates: bool = True  # a stream starting after day 0 leaves the artifact unknown
+    # how far its freshest source was read (Windows.latest; None: `through`): evidence found
+    # there covers though another of its sources was last read before day 0
+    latest: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -66,13 +69,17 @@ def decide(day0: datetime, hit: Cover | None, stream: Stream, day0_name: str = D
     (of the artifact, or of a newer series: ``covered_by``), None when there is none.
 
     Unknown, in this order: the stream's window ends before day 0 (the window rule: it takes no
-    part in the artifact, neither covering nor censoring it), "not observed since"; the stream
+    part in the artifact, neither covering nor censoring it), "not observed since", unless a
+    hit is there and some source of the stream was read through day 0 (``latest``); the stream
     holds nothing, or starts after day 0 (when it truncates) and the hit is not exact: absence
     says nothing there and a hit only bounds the lag from above. Else covered on the hit, or
     open, censored at the window (lag = through - day 0)."""
     unseen = not_observed(day0, stream.through)
     if unseen is not None:
-        return Decision(UNKNOWN, reason=unseen)
+        fresher = stream.latest is not None and not_observed(day0, stream.latest) is None
+        if hit is None or not fresher:
+            return Decision(UNKNOWN, reason=unseen)
+        stream = replace(stream, through=stream.latest or stream.through)
     start = stream.start
     exact = hit is not None and hit.first
     if (start is None or (stream.truncates and day0 < start)) and not exact:

@@ -304,12 +304,14 @@ def lag_samples(
                 evidence_by_series(rule, evidence, own_releases, own_notes), day0s, as_of
             )
             through = (windows or Windows()).through((evidence,), as_of)
+            latest = (windows or Windows()).latest((evidence,), as_of)
             span = evidence_window(evidence, own_releases, own_notes)
             if spans is not None:
                 spans[(rule.project, evidence.regime, evidence.definition)] = span
             stream = Stream(
-                f"{evidence.project} {evidence.kind}s", span[0] if span else None, through
-            )
+                f"{evidence.project} {evidence.kind}s", span[0] if span else None, through,
+                latest=latest,
+            )  # fmt: skip
             for key, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
                 if day0 > as_of:
                     continue
@@ -335,7 +337,7 @@ def lag_samples(
                         found.status,
                         found.url,
                         found.status == COVERED and found.lag_days < 0,
-                        observed_through=through,
+                        observed_through=found.through or through,
                         covered_by=found.covered_by,
                     )
                 )

@@ -14,7 +14,10 @@
   sources of every one of them.
 - A definition is observed through the **earliest** of its sources, never after as-of
   (:meth:`Windows.through`): absence of evidence is known only where every one of them was
-  looked at. An open row's lag is then ``observed_through - day0`` ("at least"); an artifact
+  looked at. Evidence is evidence wherever it was found: a source that was read through the
+  artifact's day 0 (:meth:`Windows.latest`) covers it, though another source of the definition
+  was last read earlier.
+  An open row's lag is then ``observed_through - day0`` ("at least"); an artifact
   whose day 0 is after it is unknown, "not observed since DATE" (:func:`not_observed`).
 
 Pure functions over facts; no I/O.
@@ -124,6 +127,17 @@ class Windows:
             if s in self.observed
         ]
         return min([as_of, *ends])
+
+    def latest(self, rules: Iterable[ReadsFacts], as_of: datetime) -> datetime:
+        """How far the freshest of the definition's sources was observed, never after `as_of`:
+        evidence a source holds is evidence even where another source of the same definition
+        was last read earlier (a build on PyPI in June while the GitHub copy ends in May)."""
+        ends = [
+            self.observed[s]
+            for s in definition_sources(rules, self.delivered)
+            if s in self.observed
+        ]
+        return min(as_of, max(ends)) if ends else as_of
 
 
 def not_observed(day0: datetime, through: datetime) -> str | None:
