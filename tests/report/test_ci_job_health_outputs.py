@@ -53,7 +53,7 @@ def test_cli_report_and_digest(tmp_path, monkeypatch):
     quant = next(r for r in rows if r["job"] == "mi355_1: Quantization")
     assert quant["streak"] == quant["runs"] and quant["last_passed"] == ""
     assert int(rows[0]["streak"]) >= int(rows[-1]["streak"])  # longest streak first
-    assert "newest run 2026-05-08, 106 days before 2026-08-22" in result.stderr
+    assert "newest run 2026-05-19, 95 days before 2026-08-22" in result.stderr
     table = CliRunner().invoke(
         cli, ["--db", url, "ci-health", "--regime", "cuda", "--as-of", "2026-08-22"]
     )
@@ -67,16 +67,16 @@ def test_cli_report_and_digest(tmp_path, monkeypatch):
     publish_report(config, store, out, as_of=date(2026, 8, 22))
     html = (out / "index.html").read_text()
     assert "CI job health: which jobs are broken, since when" in html
-    assert "vllm-amd-ci: newest run 2026-05-08, 106 days before 2026-08-22" in html
-    assert 'href="https://buildkite.com/vllm/amd-ci/builds/8323#' in html  # newest failing build
+    assert "vllm-amd-ci: newest run 2026-05-19, 95 days before 2026-08-22" in html
+    assert 'href="https://buildkite.com/vllm/amd-ci/builds/8592#' in html  # newest failing build
     assert (out / "ci_parity.png").stat().st_size > 10_000
     assert "ci_parity.png" in html
-    assert len((out / "ci_job_health.csv").read_text().splitlines()) == 541  # 540 jobs + header
+    assert len((out / "ci_job_health.csv").read_text().splitlines()) == 557  # 556 jobs + header
 
     week = resolve_week("2026-W33", None, datetime(2026, 8, 24, tzinfo=UTC))
     data = digest_data(config, store, week)
     rocm = next(b for b in data["regimes"] if b["regime"] == "rocm")["ci_jobs"]
-    assert "mi300_1: Kernels MoE Test 1" in {c["job"] for c in rocm["broke"]}
-    assert "mi355_1: V1 Sample + Logits" in {c["job"] for c in rocm["fixed"]}
-    assert any("vllm-amd-ci: 2026-05-02 to 2026-05-08" in w for w in rocm["weeks"])
+    assert "mi300_1: Kernels Attention Test 1" in {c["job"] for c in rocm["broke"]}
+    assert "mi250_1: V1 Sample + Logits" in {c["job"] for c in rocm["fixed"]}
+    assert any("vllm-amd-ci: 2026-05-13 to 2026-05-19" in w for w in rocm["weeks"])
     store.close()
