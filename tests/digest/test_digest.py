@@ -406,7 +406,7 @@ def test_thresholds_crossed_and_configurable(setup, tmp_path):
     }
     texts = {w: [c["text"] for c in c_list] for w, c_list in crossed.items()}
     # Neuron's 2.9 stays open past Neuron's 20-day lag of 2.7: the KM median jumps in W45
-    assert "Neuron median lag grew to 60 d (+40 d in the week)" in texts["W45"]
+    assert "Neuron all-time median lag grew to 60 d (+40 d in the week)" in texts["W45"]
     # ROCm 2.9 (day 0 2025-10-15) passes 30 days open during W46 (Neuron's 2.9 as well)
     assert "ROCm: pytorch 2.9 (vendor_matrix) still open after 32 d (over 30 d)" in texts["W46"]
     assert "Neuron: pytorch 2.9 (neuron_sdk) still open after 32 d (over 30 d)" in texts["W46"]
@@ -415,7 +415,7 @@ def test_thresholds_crossed_and_configurable(setup, tmp_path):
         "down 70.0 points"
     ]
     # thresholds come from sources.yaml's digest: section
-    assert "ROCm median lag grew to 41 d (+13 d in the week)" in texts["W46"]
+    assert "ROCm all-time median lag grew to 41 d (+13 d in the week)" in texts["W46"]
     relaxed = tmp_path / "relaxed.yaml"
     relaxed.write_text(
         SOURCES + "digest: {pass_rate_drop_points: 75, open_age_days: 45, median_growth_days: 20}\n"

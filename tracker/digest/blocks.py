@@ -204,16 +204,16 @@ def friction_block(
 
 
 def median_crossings(block: dict[str, Any], limits: Thresholds) -> list[dict[str, Any]]:
-    """The regime's pooled median lag grew in the week (or is no longer reached)."""
+    """The regime's all-time pooled median lag grew in the week (or is no longer reached).
+    Named "all-time" where it is said: the subject's median is the 12-month headline's."""
     now, before = block["median"], block["median_before"]
     if before is None:
         return []
+    name = f"{block['name']} all-time median lag"
     if now is None:
-        text = f"{block['name']} median lag no longer reached (was {before:g} d a week before)"
+        text = f"{name} no longer reached (was {before:g} d a week before)"
     elif now - before > limits.median_growth_days:
-        text = (
-            f"{block['name']} median lag grew to {now:g} d ({_signed(now - before)} d in the week)"
-        )
+        text = f"{name} grew to {now:g} d ({_signed(now - before)} d in the week)"
     else:
         return []
     return [{"regime": block["regime"], "kind": "median_grew", "text": text, "url": ""}]
