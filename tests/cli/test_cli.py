@@ -233,6 +233,11 @@ def test_nightly_replay_end_to_end_is_idempotent(run, tmp_path):
     )
     status = run("status").output
     assert "pytorch-releases" in status and "ok" in status
+    # a later `tracker report` of the same store says at its top that it is a replay too
+    assert run("report", "--out", "again").exit_code == 0
+    assert (
+        "Built from a replay of the cassettes in" in (tmp_path / "again" / "index.html").read_text()
+    )
 
 
 def test_tag_store_mode_and_override_survive_retag(run):

@@ -101,15 +101,8 @@ def _stages(config, store, out_dir, echo, only, since, replay, record, as_of, ca
         # friction weeks): the last complete report stays until a run tags everything.
         echo(f"nightly: partial: {', '.join([*failed, 'tag failed'])}; {_kept(out_dir)}")
         return PARTIAL
-    banner = (
-        f"Built from a replay of the cassettes in {replay}, not from live upstream "
-        "data: hand-written cassettes say in their headers which facts are real."
-        if replay
-        else None
-    )
-    lines = publish_report(
-        config, store, out_dir, as_of=as_of, banner=banner, carry_foreign=carry_foreign
-    )
+    # a replay's report says so at its top (tracker.jobs.report: from the store's runs)
+    lines = publish_report(config, store, out_dir, as_of=as_of, carry_foreign=carry_foreign)
     for line in lines:
         echo(line)
     if failed:

@@ -38,6 +38,12 @@ def publish_report(
     # a folder of the user's is refused before the derived tables are replaced
     refuse_strangers(out_dir, carry_foreign=carry_foreign)
     point = resolve_as_of(store, as_of)
+    # a store of replayed snapshots (whatever the as-of) says so on every report built from it,
+    # by `nightly --replay` or a later `report`; its issue threads may be a sample
+    stored = default_as_of(store)
+    replayed = stored is not None
+    if replayed and banner is None:
+        banner = replay_banner(stored.replay if stored else None)
     if untagged:
         banner = " ".join(filter(None, [incomplete(untagged), banner]))
     # The chart processes start first: they import matplotlib while this one computes.
@@ -52,11 +58,18 @@ def publish_report(
         store.replace_issue_response(
             figures.response.issue_rows(), figures.response.quarterly_rows()
         )
-        # a store of replayed snapshots (whatever the as-of): its issue threads may be a sample
-        replayed = default_as_of(store) is not None
         return write_report(
             figures, out_dir, banner, drawers, replayed, carry_foreign=carry_foreign
         )
+
+
+def replay_banner(replay: str | None) -> str:
+    """What a report of replayed cassettes says at its top."""
+    where = f" in {replay}" if replay else ""
+    return (
+        f"Built from a replay of the cassettes{where}, not from live upstream data: "
+        "hand-written cassettes say in their headers which facts are real."
+    )
 
 
 def incomplete(untagged: int) -> str:
