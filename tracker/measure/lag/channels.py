@@ -29,8 +29,10 @@ a channel whose observation window ends before the series' day 0 takes no part i
   evidence; it cannot make a watched series unknown;
 - a **release** channel whose evidence starts after day 0 has no row of its own for the series
   (its lag is only bounded), but a build it published is a build a user could install: it
-  covers the combined row from its date (an upper bound, like every dated build). A note
-  channel's first document says "listed by then", not since when: it covers nothing there;
+  covers the combined row from its date (an upper bound, like every dated build), and so does
+  its build of a newer series where another channel watched the series (supersession; the
+  earliest upper bound wins). A note channel's first document says "listed by then", not since
+  when: it covers nothing there;
 - **unknown** only when no channel watched it and no release channel built it: listed with the
   reason like any truncated row, never counted as open.
 
