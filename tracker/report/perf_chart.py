@@ -7,15 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from tracker.measure.perf.inference import REFERENCE, ParityRow  # noqa: E402
-from tracker.mentions.accelerators import short_name  # noqa: E402
-from tracker.present import palette  # noqa: E402
-from tracker.report.charts import save_png  # noqa: E402
+from tracker.measure.perf.inference import REFERENCE, ParityRow
+from tracker.mentions.accelerators import short_name
+from tracker.present import palette
+from tracker.report.charts import save_png
+from tracker.report.round_panels import finish_round_axis, nvidia_rule, round_panels
 
 SCENARIOS = {"Offline": "-", "Server": "--", "Interactive": ":"}
 
@@ -37,19 +33,10 @@ def perf_chart(
     x = {name: i for i, name in enumerate(rounds)}
     # two panels a row: 10 in (1100 CSS px) at most, whatever the number of benchmarks; one a
     # row for small screens (the report's <picture> swaps the two)
-    columns = min(columns, len(benchmarks))
-    rows_n = -(-len(benchmarks) // columns)
-    fig, grid = plt.subplots(
-        rows_n, columns, figsize=(5.0 * columns, 4.4 * rows_n), sharey=True, squeeze=False
-    )
-    axes = [list(grid.flat)]
-    for spare in axes[0][len(benchmarks) :]:
-        spare.set_visible(False)
-    axes = [axes[0][: len(benchmarks)]]
+    fig, grid, axes = round_panels(benchmarks, columns, 4.4)
     top = max(1.25, max(r.ratio_to_best_cuda or 0 for r in drawn) + 0.25)
-    for ax, benchmark in zip(axes[0], benchmarks, strict=True):
-        ax.axhline(1.0, color=palette.colour(REFERENCE), linewidth=1.2)
-        ax.text(-0.3, 1.01, "best NVIDIA = 1", fontsize=8, color="#444", va="bottom")
+    for ax, benchmark in zip(axes, benchmarks, strict=True):
+        nvidia_rule(ax, REFERENCE, 1.01)
         mine = [r for r in drawn if r.benchmark == benchmark and r.regime != REFERENCE]
         for regime in palette.ordered({r.regime for r in mine}):
             for scenario, style in SCENARIOS.items():
@@ -88,14 +75,7 @@ def perf_chart(
         for name, pos in x.items():  # a round without any: said on the chart, not left blank
             if not any(r.round == name for r in mine):
                 ax.text(pos, 0.05, "no non-NVIDIA\nresult", ha="center", fontsize=8, color="#666")
-        ax.set_title(benchmark, fontsize=10)
-        labels = [f"{r}\n{d}" for r, d in zip(rounds, dates, strict=True)] if dates else rounds
-        ax.set_xticks(range(len(rounds)), list(labels), fontsize=8)
-        ax.set_xlim(-0.4, len(rounds) - 0.4)
-        ax.set_ylim(0, top)
-        ax.grid(axis="y", alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
+        finish_round_axis(ax, benchmark, rounds, dates, top, (0.4, 0.4), (-0.14, 2))
     for row in grid:
         row[0].set_ylabel("best per accelerator /\nbest NVIDIA per accelerator", fontsize=9)
     fig.subplots_adjust(hspace=0.55)

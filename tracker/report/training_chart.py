@@ -7,14 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from tracker.measure.perf.training import REFERENCE, TrainingRow  # noqa: E402
-from tracker.present import palette  # noqa: E402
-from tracker.report.charts import save_png  # noqa: E402
+from tracker.measure.perf.training import REFERENCE, TrainingRow
+from tracker.present import palette
+from tracker.report.charts import save_png
+from tracker.report.round_panels import finish_round_axis, nvidia_rule, round_panels
 
 
 def training_chart(
@@ -32,18 +28,10 @@ def training_chart(
     if not drawn or not rounds:
         return False
     x = {name: i for i, name in enumerate(rounds)}
-    columns = min(columns, len(benchmarks))  # 1: the small screens' variant
-    rows_n = -(-len(benchmarks) // columns)
-    fig, grid = plt.subplots(
-        rows_n, columns, figsize=(5.0 * columns, 4.2 * rows_n), sharey=True, squeeze=False
-    )
-    axes = list(grid.flat)
-    for spare in axes[len(benchmarks) :]:
-        spare.set_visible(False)
+    fig, grid, axes = round_panels(benchmarks, columns, 4.2)  # columns 1: small screens
     top = max(2.5, max(r.ratio or 0 for r in drawn) + 0.8)
-    for ax, benchmark in zip(axes, benchmarks, strict=False):
-        ax.axhline(1.0, color=palette.colour(REFERENCE), linewidth=1.2)
-        ax.text(-0.3, 1.02, "best NVIDIA = 1", fontsize=8, color="#444", va="bottom")
+    for ax, benchmark in zip(axes, benchmarks, strict=True):
+        nvidia_rule(ax, REFERENCE, 1.02)
         mine = [r for r in drawn if r.benchmark == benchmark]
         for regime in palette.ordered({r.regime for r in mine}):
             for count in sorted({r.accelerators or 0 for r in mine if r.regime == regime}):
@@ -73,14 +61,7 @@ def training_chart(
         for name, pos in x.items():  # a round without a comparison: said, not left blank
             if not any(r.round == name for r in mine):
                 ax.text(pos, 0.15, "no\ncomparison", ha="center", fontsize=7, color="#666")
-        ax.set_title(benchmark, fontsize=10)
-        labels = [f"{r}\n{d}" for r, d in zip(rounds, dates, strict=True)] if dates else rounds
-        ax.set_xticks(range(len(rounds)), list(labels), fontsize=8)
-        ax.set_xlim(-0.7, len(rounds) - 0.3)
-        ax.set_ylim(0, top)
-        ax.grid(axis="y", alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
+        finish_round_axis(ax, benchmark, rounds, dates, top, (0.7, 0.3), (-0.16, 1))
     for row in grid:
         row[0].set_ylabel("time to train /\nbest NVIDIA time (>1 slower)", fontsize=9)
     fig.subplots_adjust(hspace=0.6)
