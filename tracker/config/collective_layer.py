@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tracker.config.layer_entry import layer_entry
 from tracker.config.preview import preview, unknown_key
 from tracker.errors import ConfigError
 from tracker.versions import parse_version
@@ -86,18 +87,16 @@ def parse_collective_layer(
 ) -> CollectiveLayerRule | None:
     """The ``artifact: collective`` entry of the coverage list, None when there is none
     (ConfigError naming a wrong key, or a second such entry)."""
-    found = [r for r in raw_rules if isinstance(r, Mapping) and r.get("artifact") == "collective"]
-    if not found:
+    entry = layer_entry(
+        raw_rules,
+        "collective",
+        "collectives entry",
+        {"project", "artifact", "since", "regimes"},
+        where,
+    )
+    if entry is None:
         return None
-    if len(found) > 1:
-        raise ConfigError(
-            f"{where}: coverage: one collectives entry (artifact: collective) at most"
-        )
-    raw = found[0]
-    name = f"{where}: coverage rule for {preview(raw.get('project'))}"
-    unknown = unknown_key(raw, {"project", "artifact", "since", "regimes"})
-    if unknown:
-        raise ConfigError(f"{name}: unknown key {unknown}")
+    raw, name = entry
     since = raw.get("since", "")
     if since and parse_version(str(since)) is None:
         raise ConfigError(f"{name}: 'since' must be a version such as \"2.18\"")

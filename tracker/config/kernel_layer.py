@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tracker.config.preview import preview, unknown_key
+from tracker.config.layer_entry import layer_entry
 from tracker.errors import ConfigError
 
 
@@ -26,17 +26,13 @@ def parse_kernel_layer(
 ) -> KernelLayerRule | None:
     """The ``artifact: kernel`` entry of the coverage list, None when there is none
     (ConfigError naming a wrong key, or a second such entry)."""
-    found = [r for r in raw_rules if isinstance(r, Mapping) and r.get("artifact") == "kernel"]
-    if not found:
+    entry = layer_entry(
+        raw_rules, "kernel", "kernel layer entry", {"project", "artifact", "ledger"}, where
+    )
+    if entry is None:
         return None
-    if len(found) > 1:
-        raise ConfigError(f"{where}: coverage: one kernel layer entry (artifact: kernel) at most")
-    raw = found[0]
-    name = f"coverage rule for {preview(raw.get('project'))}"
-    unknown = unknown_key(raw, {"project", "artifact", "ledger"})
-    if unknown:
-        raise ConfigError(f"{where}: {name}: unknown key {unknown}")
+    raw, name = entry
     ledger = raw.get("ledger")
     if ledger is not None and not (isinstance(ledger, str) and ledger):
-        raise ConfigError(f"{where}: {name}: ledger must be a path")
+        raise ConfigError(f"{name}: ledger must be a path")
     return KernelLayerRule(str(raw.get("project") or "kernels"), ledger)
