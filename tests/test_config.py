@@ -378,3 +378,29 @@ def test_the_database_section_sets_the_waits_and_the_environment_wins(tmp_path):
         path.write_text(HEAD + body + "\n")
         with pytest.raises(ConfigError, match=needle):
             load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("parse", "artifact", "message"),
+    [
+        ("kernel", "kernel", "s.yaml: coverage: one kernel layer entry (artifact: kernel) at most"),
+        (
+            "collective",
+            "collective",
+            "s.yaml: coverage: one collectives entry (artifact: collective) at most",
+        ),
+    ],
+)
+def test_a_layer_entry_given_twice_or_with_a_stray_key_is_one_error(parse, artifact, message):
+    from tracker.config.collective_layer import parse_collective_layer
+    from tracker.config.kernel_layer import parse_kernel_layer
+
+    parser = {"kernel": parse_kernel_layer, "collective": parse_collective_layer}[parse]
+    entry = {"project": "x", "artifact": artifact}
+    with pytest.raises(ConfigError) as twice:
+        parser([entry, dict(entry)], "s.yaml")
+    assert str(twice.value) == message
+    with pytest.raises(ConfigError) as stray:
+        parser([{**entry, "colour": "red"}], "s.yaml")
+    assert str(stray.value).startswith("s.yaml: coverage rule for 'x': unknown key")
+    assert parser([{"project": "y"}], "s.yaml") is None
