@@ -19,7 +19,6 @@ def publish_report(
     store: Store,
     out_dir: Path,
     as_of: date | datetime | None = None,
-    banner: str | None = None,
     untagged: int = 0,
     *,
     carry_foreign: bool = False,
@@ -42,8 +41,7 @@ def publish_report(
     # by `nightly --replay` or a later `report`; its issue threads may be a sample
     stored = default_as_of(store)
     replayed = stored is not None
-    if replayed and banner is None:
-        banner = replay_banner(stored.replay if stored else None)
+    banner = replay_banner(stored.replay) if stored is not None else None
     if untagged:
         banner = " ".join(filter(None, [incomplete(untagged), banner]))
     # The chart processes start first: they import matplotlib while this one computes.

@@ -101,7 +101,7 @@ def _builds(
     combo: Combined,
     releases: Sequence[ReleaseFact],
     as_of: datetime | None,
-    released: Sequence[str] = (),
+    released: Sequence[str],
 ) -> dict[str, dict[str, Cover]]:
     """channel -> series -> its first build by as-of, for the release channels (a build is
     published on its own date; a listing's first page is not, so notes are not): the series'

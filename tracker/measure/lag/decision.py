@@ -76,10 +76,10 @@ def decide(day0: datetime, hit: Cover | None, stream: Stream, day0_name: str = D
     open, censored at the window (lag = through - day 0)."""
     unseen = not_observed(day0, stream.through)
     if unseen is not None:
-        fresher = stream.latest is not None and not_observed(day0, stream.latest) is None
-        if hit is None or not fresher:
+        latest = stream.latest
+        if hit is None or latest is None or not_observed(day0, latest) is not None:
             return Decision(UNKNOWN, reason=unseen)
-        stream = replace(stream, through=stream.latest or stream.through)
+        stream = replace(stream, through=latest)  # covered where the fresher source looked
     start = stream.start
     exact = hit is not None and hit.first
     if (start is None or (stream.truncates and day0 < start)) and not exact:

@@ -121,23 +121,22 @@ class Windows:
     def through(self, rules: Iterable[ReadsFacts], as_of: datetime) -> datetime:
         """The definition's observed-through as of `as_of`: the earliest over its sources,
         never after `as_of` (as_of itself when no source of it has a recorded run)."""
-        ends = [
-            self.observed[s]
-            for s in definition_sources(rules, self.delivered)
-            if s in self.observed
-        ]
-        return min([as_of, *ends])
+        return min([as_of, *self._ends(rules)])
 
     def latest(self, rules: Iterable[ReadsFacts], as_of: datetime) -> datetime:
         """How far the freshest of the definition's sources was observed, never after `as_of`:
         evidence a source holds is evidence even where another source of the same definition
         was last read earlier (a build on PyPI in June while the GitHub copy ends in May)."""
-        ends = [
+        ends = self._ends(rules)
+        return min(as_of, max(ends)) if ends else as_of
+
+    def _ends(self, rules: Iterable[ReadsFacts]) -> list[datetime]:
+        """The observed-through of each source that feeds the rules and has a recorded run."""
+        return [
             self.observed[s]
             for s in definition_sources(rules, self.delivered)
             if s in self.observed
         ]
-        return min(as_of, max(ends)) if ends else as_of
 
 
 def not_observed(day0: datetime, through: datetime) -> str | None:
