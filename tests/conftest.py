@@ -149,8 +149,8 @@ def pg_admin(database: str | None = None):
 def demo(tmp_path_factory):
     """The offline demo, run once per session as a user runs it: `tracker nightly --replay
     cassettes/` into a fresh SQLite file, as of DEMO_DAY (a Sunday, the end of ISO week
-    DEMO_WEEK). Returns a `run(*args) -> stdout` for more commands on that store, and the
-    report folder."""
+    DEMO_WEEK). Returns a `run(*args) -> stdout` for more commands on that store, the report
+    folder and the nightly's stdout."""
     from click.testing import CliRunner
 
     from tracker.cli.main import cli
@@ -166,8 +166,10 @@ def demo(tmp_path_factory):
         return result.stdout
 
     out = folder / "report"
-    run("nightly", "--replay", str(REPO / "cassettes"), "--as-of", DEMO_DAY, "--out", str(out))
-    return {"run": run, "report": out, "folder": folder}
+    nightly = run(
+        "nightly", "--replay", str(REPO / "cassettes"), "--as-of", DEMO_DAY, "--out", str(out)
+    )
+    return {"run": run, "report": out, "folder": folder, "nightly": nightly}
 
 
 DEMO_DAY, DEMO_WEEK = "2026-08-16", "2026-W33"
