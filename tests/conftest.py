@@ -108,6 +108,11 @@ def store(request) -> Store:
     return request.getfixturevalue("sqlite_store" if request.param == "sqlite" else "pg_store")
 
 
+# CLI tables fit the terminal's COLUMNS when it is set (tracker.cli.common.terminal_width): the
+# tests read them whole, whatever the shell exported, unless a test sets it
+os.environ.pop("COLUMNS", None)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def pg_reader_role():
     """The read-only role `tracker query` switches to on the test server (named in
