@@ -108,6 +108,11 @@ def store(request) -> Store:
     return request.getfixturevalue("sqlite_store" if request.param == "sqlite" else "pg_store")
 
 
+# CLI tables fit the terminal's COLUMNS when it is set (tracker.cli.common.terminal_width): the
+# tests read them whole, whatever the shell exported, unless a test sets it
+os.environ.pop("COLUMNS", None)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def pg_reader_role():
     """The read-only role `tracker query` switches to on the test server (named in
@@ -149,8 +154,8 @@ def pg_admin(database: str | None = None):
 def demo(tmp_path_factory):
     """The offline demo, run once per session as a user runs it: `tracker nightly --replay
     cassettes/` into a fresh SQLite file, as of DEMO_DAY (a Sunday, the end of ISO week
-    DEMO_WEEK). Returns a `run(*args) -> stdout` for more commands on that store, and the
-    report folder."""
+    DEMO_WEEK). Returns a `run(*args) -> stdout` for more commands on that store, the report
+    folder and the nightly's stdout."""
     from click.testing import CliRunner
 
     from tracker.cli.main import cli
@@ -166,8 +171,10 @@ def demo(tmp_path_factory):
         return result.stdout
 
     out = folder / "report"
-    run("nightly", "--replay", str(REPO / "cassettes"), "--as-of", DEMO_DAY, "--out", str(out))
-    return {"run": run, "report": out, "folder": folder}
+    nightly = run(
+        "nightly", "--replay", str(REPO / "cassettes"), "--as-of", DEMO_DAY, "--out", str(out)
+    )
+    return {"run": run, "report": out, "folder": folder, "nightly": nightly}
 
 
 DEMO_DAY, DEMO_WEEK = "2026-08-16", "2026-W33"

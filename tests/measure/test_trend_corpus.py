@@ -227,7 +227,8 @@ def test_report_view_and_cli_from_real_facts(store, corpus, tmp_path):
     # the trend table comes first, one row per regime
     assert html.index("Is the gap closing?") < html.index("Per project: primary definition")
     table = html[html.index("Is the gap closing?") : html.index("Per project: primary")]
-    assert table.count("<tr><td>rocm</td>") == 1 and table.count("<tr><td>xla</td>") == 1
+    row = '<tr><td data-label="regime">%s</td>'
+    assert table.count(row % "rocm") == 1 and table.count(row % "xla") == 1
     assert "4 artifacts, 2 open" in table and "at least 6 artifacts" in table
     # one real nightly (2026-05-08, ISO week 19): 125 of 207 ROCm GPU jobs passed (the AMD
     # pipeline's bootstrap and image build ran on its CPU host: regime none), nothing in the

@@ -34,7 +34,7 @@ def test_summary_lines_count_every_item_and_the_csv_rows_hold_them():
     out = quality_sections(stale, 45, unknown, [])
     lines = out["lines"]
     assert lines["stale"] == (
-        "2 of 45 sources have no fact in the last 45 days (by regime: neuron 1, none 1; "
+        "2 of 45 configured sources have no fact in the last 45 days (by regime: neuron 1, none 1; "
         "oldest vllm-issues-neuron, 842 d)"
     )
     assert lines["not_counted"].startswith("3 artifacts not counted (by regime: xla 2, neuron 1;")

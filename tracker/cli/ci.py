@@ -121,7 +121,7 @@ def _test_level(config, store, point, show: str, regime, failing: bool, fmt: str
     """``--units`` and ``--tests``: the test-level figures of tracker.measure.ci.tests."""
     from tracker.measure.ci.rates import ci_rate_rows
     from tracker.measure.ci.tests import ci_tests
-    from tracker.present.ci_units_words import JOBS, TESTS, job_label, test_label
+    from tracker.present.ci_units_words import JOBS, TESTS, job_label, reports_label, test_label
 
     headline, _other = ci_rate_rows(config, store)
     figures = ci_tests(config, store, point.when, headline)
@@ -132,7 +132,7 @@ def _test_level(config, store, point, show: str, regime, failing: bool, fmt: str
             if (regime is None or w["regime"] == regime) and w["job_reports"]
         ]
         columns = ["project", "regime", "week", f"job rate ({JOBS})", f"test rate ({TESTS})"]
-        columns.append("jobs without test counts")
+        columns.append("reports without test counts")
         cells = [
             [
                 w["project"],
@@ -140,7 +140,7 @@ def _test_level(config, store, point, show: str, regime, failing: bool, fmt: str
                 w["week"],
                 job_label(w["job_rate"], w["jobs_passed"], w["jobs_passed"] + w["jobs_failed"]),
                 test_label(w["test_rate"], w["tests_passed"], w["tests_counted"]),
-                f"{w['job_level_only']} of {w['job_reports']}",
+                reports_label(w["job_level_only"], w["job_reports"]),
             ]
             for w in weeks
         ]

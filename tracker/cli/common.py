@@ -66,20 +66,66 @@ def when(value) -> str:
     return str(value)
 
 
-def print_table(columns, rows) -> None:
+def terminal_width() -> int | None:
+    """The width a table must fit: COLUMNS when set, else the terminal's when stdout is one;
+    None for a pipe or a file (the whole table, as before; CSV is the machine form)."""
+    import os
+    import shutil
+    import sys
+
+    if os.environ.get("COLUMNS", "").strip().isdigit() or sys.stdout.isatty():
+        return max(20, shutil.get_terminal_size().columns)
+    return None
+
+
+def print_table(columns, rows, keys: int = 1, width: int | None = None) -> None:
     """Print rows as an aligned text table with a header rule. Collected text shows its bidi
     controls as <U+202E> (present.formats.visible_controls, as in the report and the digest):
-    raw, they would reorder the rest of the terminal line."""
+    raw, they would reorder the rest of the terminal line.
+
+    Wider than the terminal (terminal_width, or `width`), the table is printed in blocks of
+    columns one under another, each repeating the first `keys` columns so that every row can
+    be read across (fewer when they would fill more than half a line): no line is longer than
+    the terminal. A column too wide even alone beside the keys has its cells cut, the cut
+    marked with "~"; a pipe or a file gets the whole table (terminal_width is None there)."""
     from tracker.present.formats import visible_controls
 
     cells = [[str(c) for c in columns]] + [
         ["" if v is None else visible_controls(str(v)) for v in r] for r in rows
     ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    limit = width if width is not None else terminal_width()
+    if limit is None or sum(widths) + 2 * (len(widths) - 1) <= limit:
+        _print_block(cells, widths, range(len(columns)))
+        return
+    keys = min(keys, len(columns) - 1)
+    while keys > 1 and sum(widths[:keys]) + 2 * keys > limit // 2:
+        keys -= 1  # the repeated columns leave at least half the line to the others
+    room = limit - sum(widths[:keys]) - 2 * keys
+    blocks: list[list[int]] = []
+    for i in range(keys, len(columns)):
+        used = sum(widths[j] + 2 for j in blocks[-1]) if blocks else None
+        if used is None or used + widths[i] > room:
+            blocks.append([i])
+        else:
+            blocks[-1].append(i)
+    for n, block in enumerate(blocks):
+        if n:
+            click.echo("")
+        shown = [*range(keys), *block]
+        _print_block(cells, widths, shown, limit)
+
+
+def _print_block(cells, widths, shown, limit: int | None = None) -> None:
+    """The columns `shown` of `cells`, each line cut to `limit` characters ("~" at the cut)."""
     for index, row in enumerate(cells):
-        click.echo("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
+        line = "  ".join(row[i].ljust(widths[i]) for i in shown).rstrip()
+        if limit is not None and len(line) > limit:
+            line = line[: limit - 1] + "~"
+        click.echo(line)
         if index == 0:
-            click.echo("  ".join("-" * w for w in widths))
+            rule = "  ".join("-" * widths[i] for i in shown)
+            click.echo(rule if limit is None else rule[:limit])
 
 
 def check_addresses(_ctx: click.Context, param: click.Parameter, value):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import sys
+import textwrap
 from datetime import datetime
 
 import click
@@ -17,6 +18,7 @@ from tracker.cli.common import (
     print_table,
     store_for,
     table_or_csv,
+    terminal_width,
 )
 
 
@@ -199,11 +201,13 @@ def _print_trend(
         writer.writeheader()
         writer.writerows(rows)
         return
-    print_table(TREND_COLUMNS, [[r[c] for c in TREND_COLUMNS] for r in rows])
-    click.echo(
-        "\nslopes in days of lag per year of day 0; inf: open artifacts leave no limit on that"
+    print_table(TREND_COLUMNS, [[r[c] for c in TREND_COLUMNS] for r in rows], keys=3)
+    note = (
+        "slopes in days of lag per year of day 0; inf: open artifacts leave no limit on that"
         f' side (read "at least slope_low"); {THRESHOLDS}'
     )
+    width = terminal_width()  # a terminal's lines are wrapped to it, a file's left whole
+    click.echo("\n" + (textwrap.fill(note, width) if width else note))
 
 
 COMMANDS = (lag,)

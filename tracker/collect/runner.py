@@ -63,6 +63,9 @@ class RunSummary:
 
     batch: str
     results: list[SourceResult] = field(default_factory=list)
+    # sources in sources.yaml, enabled or not: the report's data-quality section counts the
+    # same ones, so the summary line names both numbers ("92 collected of 94 configured")
+    configured: int | None = None
 
     @property
     def failed(self) -> list[SourceResult]:
@@ -89,8 +92,11 @@ class RunSummary:
             out.append(line)
         total_req = sum(r.requests for r in self.results)
         total_304 = sum(r.not_modified for r in self.results)
+        collected = f"{len(self.results)} sources"
+        if self.configured is not None:
+            collected = f"{len(self.results)} collected of {self.configured} configured sources"
         out.append(
-            f"{len(self.results)} sources: {len(self.failed)} failed, "
+            f"{collected}: {len(self.failed)} failed, "
             f"{sum(r.events_new for r in self.results)} new events, "
             f"{total_req} requests ({total_304} not modified)"
         )
@@ -114,7 +120,7 @@ def run_sources(
 ) -> RunSummary:
     """Collect every enabled source (or the ones named in `only`) and save each on its own."""
     specs = [config.source(s) for s in only] if only else [s for s in config.sources if s.enabled]
-    summary = RunSummary(batch=uuid.uuid4().hex[:12])
+    summary = RunSummary(batch=uuid.uuid4().hex[:12], configured=len(config.sources))
     for spec in specs:
         result = run_source(
             spec, store, batch=summary.batch, since=since, replay=replay, record=record

@@ -42,6 +42,12 @@ def test_label(rate: float | None, passed: int, counted: int) -> str:
     return f"{percent(rate)} of {TESTS}, {passed:,}/{counted:,}"
 
 
+def reports_label(without_counts: int, reports: int) -> str:
+    """'34 of 119 job reports': the reports without test counts, out of the week's job test
+    reports (not of the jobs the job rate counts, which come from the runs themselves)."""
+    return f"{without_counts:,} of {reports:,} job reports"
+
+
 def week_row(w: dict[str, Any]) -> dict[str, Any]:
     jobs = w["jobs_passed"] + w["jobs_failed"]
     return {

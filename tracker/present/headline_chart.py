@@ -198,6 +198,7 @@ def draw(
         [series[r] for r in regimes] + [compare[r] for r in regimes if compare and r in compare]
     )
     width = 0.8 / max(1, len(regimes))
+    tallest = 0
     for k, regime in enumerate(regimes):
         nudge = (k - (len(regimes) - 1) / 2) * min(width, 0.12)
         moved = [x + nudge for x in xs]
@@ -208,6 +209,7 @@ def draw(
         points = series[regime]
         covered = [(p.artifacts - p.open) if p else 0 for p in points]
         still_open = [p.open if p else 0 for p in points]
+        tallest = max([tallest, *(p.artifacts for p in points if p)])
         counts.bar(bar_x, covered, width=width, color=palette.colour(regime))
         counts.bar(
             bar_x,
@@ -279,6 +281,9 @@ def draw(
     counts.set_xticks(xs)
     counts.set_xticklabels(tick_labels, fontsize=font - 1)
     counts.set_xlim(-0.6, len(xs) - 0.4)
+    # room above the tallest bar: autoscaling stops at a stacked bar's top (the open part's
+    # bottom is a sticky edge), and a bar touching the frame reads as cut off
+    counts.set_ylim(0, max(1, tallest) * 1.12)
     fig.legend(
         handles=handles,
         loc="lower center",

@@ -44,6 +44,21 @@ def _counts(values: Sequence[str], order_regimes: bool = False) -> str:
     return ", ".join(f"{k} {counted[k]}" for k in keys)
 
 
+def split_unknown(unknown: Sequence[tuple]) -> tuple[list[tuple], list[tuple]]:
+    """The rows no lag is computed for, in the two lists the report names apart: artifacts not
+    counted (a regime's evidence does not reach their day 0) and model families without a known
+    day 0 (regime "all")."""
+    return [u for u in unknown if u[2] != "all"], [u for u in unknown if u[2] == "all"]
+
+
+def not_counted_words(unknown: Sequence[tuple]) -> str:
+    """The console's count of the same rows, under the report's names: "523 artifacts not
+    counted, 109 model families without a known day 0"."""
+    artifacts, families = split_unknown(unknown)
+    words = f"{len(artifacts)} artifacts not counted"
+    return words + (f", {len(families)} model families without a known day 0" if families else "")
+
+
 def quality_sections(
     stale: Sequence[dict],
     sources: int,
@@ -56,13 +71,12 @@ def quality_sections(
     contradicting: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Summary lines (one per section, with counts) and the rows of data_quality.csv."""
-    framework_unknown = [u for u in unknown if u[2] != "all"]
-    day0_unknown = [u for u in unknown if u[2] == "all"]
+    framework_unknown, day0_unknown = split_unknown(unknown)
     lines: dict[str, str] = {}
     if stale:
         oldest = stale[0]
         lines["stale"] = (
-            f"{len(stale)} of {sources} sources have no fact in the last "
+            f"{len(stale)} of {sources} configured sources have no fact in the last "
             f"{stale[0]['stale_after_days']} days (by regime: "
             f"{_counts([r['regime'] or 'none' for r in stale], True)}; oldest "
             f"{oldest['source_id']}, {oldest['days_behind']} d)"

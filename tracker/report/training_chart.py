@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tracker.measure.perf.training import REFERENCE, TrainingRow
 from tracker.present import palette
+from tracker.present.chart_labels import keep_labels_inside
 from tracker.report.charts import save_png
 from tracker.report.round_panels import finish_round_axis, nvidia_rule, round_panels
 
@@ -65,6 +66,7 @@ def training_chart(
     for row in grid:
         row[0].set_ylabel("time to train /\nbest NVIDIA time (>1 slower)", fontsize=9)
     fig.subplots_adjust(hspace=0.6)
+    keep_labels_inside(fig)  # a label left of a point near the y axis would run through it
     save_png(fig, path)
     return True
 

@@ -37,7 +37,12 @@ from tracker.report.chart_data import sparse_friction, split_sparse_ci
 from tracker.report.first_screen import answer_rows, layer_table
 from tracker.report.perf_section import PERF_CSV_COLUMNS, perf_csv_rows, perf_section
 from tracker.report.publish import staged
-from tracker.report.quality import QUALITY_COLUMNS, quality_sections
+from tracker.report.quality import (
+    QUALITY_COLUMNS,
+    not_counted_words,
+    quality_sections,
+    split_unknown,
+)
 from tracker.report.side_by_side import ChartDrawers
 from tracker.report.summary_json import summary_json
 
@@ -306,8 +311,8 @@ def _write(
             regime_colour=palette.colour,
             negative=[s for s in samples if s.negative],
             # model families whose day 0 itself is unknown (regime "all") are listed apart
-            unknown=[u for u in unknown if u[2] != "all"],
-            day0_unknown=[u for u in unknown if u[2] == "all"],
+            unknown=split_unknown(unknown)[0],
+            day0_unknown=split_unknown(unknown)[1],
             overrides=f.overrides,
             model_image=model_image,
             model_rows=model_matrix(samples),
@@ -327,7 +332,7 @@ def _write(
     page = Path(os.path.abspath(out_dir / "index.html"))  # through DIR's link, not its target
     return [
         f"report: {page} ({len(samples)} lag samples: {covered} covered, "
-        f"{len(samples) - covered} open, {len(unknown)} before the evidence reaches; "
+        f"{len(samples) - covered} open; {not_counted_words(unknown)}; "
         f"{len({r['week'] for r in pass_rates})} CI weeks; "
         f"{len({r['week'] for r in friction})} friction weeks; CSV and PNG beside it)"
     ] + _as_of_lines(point, stale)
