@@ -156,6 +156,70 @@ def test_regime_tie_breakers(tagger, text, regime):
     assert tagger.tag(text).regime == regime
 
 
+# Issue 59: the regime comes from an accelerator, not from a vendor's CPU. The CPU lines below are
+# the machine-written lines of environment dumps in public issues (CPU model names and
+# collect_env keys are facts; the issue is given beside each). None of them may make a rocm event.
+_CPU_ONLY = [
+    # pytorch/pytorch#150168: a CPU build of PyTorch on a laptop APU (collect_env, trimmed)
+    "Model name: AMD Ryzen 7 6800U with Radeon Graphics",
+    # brand-o/normiebench#14: a crash report form (cpu / gpu / backend cells)
+    "cpu: AMD Ryzen Z1\ngpu: AMD Radeon Graphics\nbackend: cpu",
+    # pytorch/pytorch#94026: rocminfo's CPU agent
+    "Name: AMD EPYC 7601 32-Core Processor",
+    # imperialbin/imperial#99 (title): a laptop's CPU with its integrated graphics
+    "AMD Ryzen™ 5 4680U Mobile Processor with Radeon™ Graphics",
+    # geerlingguy/sbc-reviews#2: /proc/cpuinfo
+    "vendor_id : AuthenticAMD\nmodel name : AMD Ryzen Threadripper 3960X 24-Core Processor",
+    # hardinfo2/hardinfo2#150 (title)
+    "Wrong info for AMD Ryzen 9 9950X3D",
+    # smxi/inxi#129 (title)
+    "Wrong Threadripper CPU count",
+    # winsiderss/systeminformer#1912 (title)
+    "AMD Ryzen Threadripper PRO 3995WX 64-Cores",
+    # a Ryzen APU's integrated GPU named with its model, as laptops report it
+    "Model name: AMD Ryzen 9 7940HS w/ Radeon 780M Graphics",
+    # pytorch/pytorch#150168 and #137846: collect_env of CPU-only builds
+    "PyTorch version: 2.6.0+cpu\nIs debug build: False\nCUDA used to build PyTorch: None\n"
+    "ROCM used to build PyTorch: N/A\nIs CUDA available: False\nCUDA runtime version: No CUDA\n"
+    "GPU models and configuration: No CUDA\nHIP runtime version: N/A\n"
+    "MIOpen runtime version: N/A\nVendor ID: AuthenticAMD",
+]
+
+
+@pytest.mark.parametrize("dump", _CPU_ONLY)
+@pytest.mark.parametrize("title", ["Tokenizer crashes on long inputs", "Add a --quiet flag"])
+def test_cpu_names_do_not_make_rocm(tagger, title, dump):
+    text = f"{title}\n\n{dump}"
+    assert tagger.tag(text).regime == "none"
+    assert tagger.tag(dump).regime == "none"
+
+
+@pytest.mark.parametrize(
+    "text, regime",
+    [
+        # vllm-project/vllm#9293: collect_env of a CUDA build; the ROCm/HIP/MIOpen keys say N/A
+        (
+            "Illegal memory access in the sampler\n\nCUDA used to build PyTorch: 12.1\n"
+            "ROCM used to build PyTorch: N/A\nGPU models and configuration: GPU 0: NVIDIA "
+            "GeForce RTX 4070 Laptop GPU\nHIP runtime version: N/A\nMIOpen runtime version: N/A",
+            "cuda",
+        ),
+        # pytorch/pytorch#131901: collect_env of a ROCm build on an Instinct GPU with an EPYC host
+        (
+            "HIP_VISIBLE_DEVICES is ignored\n\nCUDA used to build PyTorch: N/A\n"
+            "ROCM used to build PyTorch: 6.1.40091-a8dbc0c19\nGPU models and configuration: AMD "
+            "Instinct MI210 (gfx90a:sramecc+:xnack-)\nModel name: AMD EPYC 7763 64-Core Processor",
+            "rocm",
+        ),
+        ("Crash on AMD Radeon RX 7900 XTX", "rocm"),
+        ("Segfault on a Radeon Pro W7900", "rocm"),
+        ("AMD EPYC host, hang on AMD GPUs", "rocm"),
+    ],
+)
+def test_accelerators_still_make_their_regime(tagger, text, regime):
+    assert tagger.tag(text).regime == regime
+
+
 # docs/tagging.md: framework-version compatibility statements, version bumps and pins are neutral;
 # new hardware or accelerator features are optimization (tie-breaker 1: framing decides); a gap
 # stated as a gap is friction. Regime: the platform the text names.

@@ -28,6 +28,8 @@ import re
 import unicodedata
 from typing import NamedTuple
 
+from tracker.tagger.layout import strip_dump_noise
+
 MAX_RAW_CHARS = 200_000
 MAX_CHARS = 2_000
 CLASSES = ("friction", "optimization", "neutral")
@@ -269,7 +271,7 @@ def item_text(item: dict) -> str:
 
 def prepare(item: dict) -> Prepared:
     """Clean one item (never raises on odd values; see module docstring for the bounds)."""
-    text = clean(item_text(item))
+    text = clean(strip_dump_noise(item_text(item)[: MAX_CHARS * 4]))
     empty = _mostly_garbage(text)
     if empty:
         text = ""
