@@ -20,7 +20,8 @@ TRAINING = Path(
 
 # Measured on the dev split (20 % of ../shared/training held out by source hash) when the model
 # was trained: tagger 1.3.0 (shipped seed): class macro-F1 0.886, regime macro-F1 1.000 (seeds 1-3:
-# 0.899-0.907; 5-fold cross-validation over all labelled field texts: 0.876-0.883). Floors leave
+# 0.899-0.907; 5-fold cross-validation over all labelled field texts: 0.876-0.883); tagger 1.4.0
+# (issue 59: layout, title weight 3, relabelled generic data): 0.894, regime 1.000. Floors leave
 # room for retraining noise.
 DEV_CLASS_FLOOR = 0.86
 DEV_REGIME_FLOOR = 0.95
@@ -395,7 +396,7 @@ def test_label_and_section_signals(tagger):
     "text, label",
     [
         ("App crashes with a segmentation fault when opening settings", "friction"),
-        ("Feature request: add dark mode support", "optimization"),
+        ("Feature request: add dark mode support", "neutral"),  # a generic feature (issue 59)
         ("How do I configure the proxy settings?", "neutral"),
         ("Initial support for MI350X (gfx950)", "optimization"),
         ("Llama 70B is not supported on Inferentia2", "friction"),
@@ -553,9 +554,28 @@ def test_generic_dev_quality_floor(tagger):
     _, dev = split([e for e in load_own() if e.kind == "generic"])
     rows = [dict(e.item(), label=e.label) for e in dev]
     cls, _, _ = evaluate_rows(tagger, rows)
-    assert (
-        cls.macro_f1 >= 0.80
-    )  # measured on the 69 held-out generic examples: 0.926 (1.2.0), 0.941 (1.3.0)
+    # Measured on the held-out generic examples: 0.926 (1.2.0, 69), 0.941 (1.3.0, 69); 0.821
+    # (1.4.0, 88: relabelled by the guide, generic feature requests neutral, optimization now
+    # rare, so its F1 weighs as much as the two large classes).
+    assert cls.macro_f1 >= 0.78
+
+
+GENERIC_PUBLIC = Path(__file__).resolve().parent / "data" / "generic_public_issues.jsonl"
+
+
+def test_generic_public_bugs_are_friction_and_features_are_not(tagger):
+    # Issue 59: on real GitHub issues of other projects, bugs are friction and feature requests
+    # are not (tests/tagger/data/generic_public_issues.md). Tagger 1.3.0: friction-vs-not
+    # macro-F1 0.868, bug recall 0.939, 10 of 63 feature requests friction; 1.4.0: see
+    # benchmarks/tagger.py --quality.
+    from tracker.tagger.evaluate import score
+
+    rows = [json.loads(line) for line in GENERIC_PUBLIC.read_text(encoding="utf-8").splitlines()]
+    pred = ["friction" if t.tag == "friction" else "not" for t in tagger.tag_many(rows)]
+    gold = ["friction" if r["label"] == "friction" else "not" for r in rows]
+    bugs = [p for r, p in zip(rows, pred, strict=True) if r["kind"] == "bug"]
+    assert score(gold, pred, ("friction", "not")).macro_f1 >= 0.88
+    assert bugs.count("friction") / len(bugs) >= 0.85
 
 
 def test_nlp_pipe_path_agrees_with_tag_many(tagger):
