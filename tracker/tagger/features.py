@@ -28,7 +28,7 @@ import re
 import unicodedata
 from typing import NamedTuple
 
-from tracker.tagger.layout import split_layout, strip_dump_noise
+from tracker.tagger.layout import read_layout
 
 MAX_RAW_CHARS = 200_000
 MAX_CHARS = 2_000
@@ -276,7 +276,7 @@ def prepare(item: dict) -> Prepared:
     The text is the title and prose first, then the scaffolding ``layout.split_layout`` found
     (template headings, checklists, environment dumps, logs); ``head`` says where the first
     part ends: the classifier reads only that, the rules read all of it."""
-    head, tail = split_layout(strip_dump_noise(item_text(item)[: MAX_CHARS * 4]))
+    head, tail = read_layout(item_text(item)[: MAX_CHARS * 4])
     text = clean(head)
     head_chars = len(text)
     if tail and head_chars < MAX_CHARS - 1:

@@ -48,7 +48,6 @@ _EMPTY_VALUE = re.compile(
 # Every value _EMPTY_VALUE accepts starts with one of these letters after the colon.
 _EMPTY_HINTS = (": n", ":n", ": f", ":f", ": c", ":c", ": u", ":u")
 _TRADEMARK = re.compile(r"\((?:TM|R)\)|[™®]", re.I)
-_TRADEMARK_HINTS = ("(TM)", "(tm)", "(R)", "™", "®")
 _IGPU = re.compile(r"\bRadeon\s+(?:Vega\s*\d*|\d{3,4}[MS])\s+Graphics\b", re.I)
 
 
@@ -56,11 +55,11 @@ def strip_dump_noise(text: str) -> str:
     """``text`` without its ``key: N/A``-style lines below the title, trademark marks, and with
     integrated-GPU names folded (module docstring)."""
     cut = text.find("\n") + 1
-    if cut and ":" in text[cut:]:
+    if cut and text.find(":", cut) >= 0:
         low = text[cut:].lower()
         if any(h in low for h in _EMPTY_HINTS):
             text = text[:cut] + _EMPTY_VALUE.sub("", text[cut:])
-    if any(h in text for h in _TRADEMARK_HINTS):
+    if ("™" in text or "®" in text or "(" in text) and _TRADEMARK.search(text):
         text = _TRADEMARK.sub("", text)
     if "adeon" in text:
         text = _IGPU.sub("Radeon Graphics", text)
@@ -69,9 +68,12 @@ def strip_dump_noise(text: str) -> str:
 
 MAX_LINES = 400
 
-# Lines that could be scaffolding: one cheap search decides whether a text needs the line pass.
+# Lines that could be scaffolding. A body with none of these characters has none (the common
+# case, decided by one character-class scan); otherwise one anchored search decides whether
+# the line pass runs.
+_ANY = re.compile(r'[`~<#*>|\[:"]')
 _HINT = re.compile(
-    r"```|~~~|<details|^\s*(?:#|[-*+]\s*\[[ xX]\]|\*\*|>|\||Traceback|File \"|\[(?:pip|conda))"
+    r"^[ \t]*(?:```|~~~|<details|#|[-*+]\s*\[[ xX]\]|\*\*|>|\||Traceback|File \"|\[(?:pip|conda))"
     r"|^[^\n:]{1,60}:[ \t]+\S",
     re.M,
 )
@@ -183,9 +185,10 @@ def _heading_kind(line: str) -> tuple[str, str] | None:
 
 def split_layout(raw: str) -> Layout:
     """Split ``raw`` (first line: the title) into prose and scaffolding (module docstring)."""
-    title, sep, body = raw.partition("\n")
-    if not sep or not _HINT.search(body):
+    nl = raw.find("\n")
+    if nl < 0 or not _ANY.search(raw, nl) or not _HINT.search(raw, nl + 1):
         return Layout(raw, "")
+    title, body = raw[:nl], raw[nl + 1 :]
     head: list[str] = [title]
     tail: list[str] = []
     markers: list[str] = []
@@ -271,3 +274,16 @@ def split_layout(raw: str) -> Layout:
     if markers:
         head.append(" ".join(markers))
     return Layout("\n".join(head), "\n".join(tail))
+
+
+# Characters without which neither function above changes a text (one scan decides for most).
+_EITHER = re.compile(r'[`~<#*>|\[:"(\u2122\u00ae]')
+
+
+def read_layout(raw: str) -> Layout:
+    """:func:`split_layout` of :func:`strip_dump_noise`, with one shared fast path: most texts
+    (release-note items, CI failures, plain titles) have none of the characters either looks
+    for and come back unchanged after a single scan."""
+    if not _EITHER.search(raw) and "adeon" not in raw:
+        return Layout(raw, "")
+    return split_layout(strip_dump_noise(raw))

@@ -194,13 +194,14 @@ def _forward(model: Model, docs, is_train: bool):
         pos_in_doc = numpy.arange(len(uni)) - (numpy.cumsum(lens) - lens)[doc_ids]
         is_title = pos_in_doc < title_lens[doc_ids]
         slot = out_start + lengths - title_lens  # where each document's title part begins
-        out[slot[doc_ids[is_title]] + pos_in_doc[is_title]] = uni[is_title] ^ _TITLE_SALT
+        title_slots = slot[doc_ids[is_title]] + pos_in_doc[is_title]
+        out[title_slots] = uni[is_title] ^ _TITLE_SALT
     values = numpy.ones(total, dtype="f")
     weight = model.attrs.get("title_weight", 1.0)
     if title and weight != 1.0:
         # The title's own features count ``title_weight`` times (architecture v4): a long body
         # (a problem statement under a feature request's title) should not drown the title.
-        values[slot[doc_ids[is_title]] + pos_in_doc[is_title]] = weight
+        values[title_slots] = weight
     return (out, values, lengths.astype("int32")), _no_backprop
 
 
