@@ -101,8 +101,20 @@ def test_plain_texts_pass_unchanged():
         assert split_layout(text) == (text, "")
 
 
-def test_bounded_on_huge_bodies():
-    body = "\n".join(f"key{i}: value {i}" for i in range(50_000))
+@pytest.mark.parametrize(
+    "body",
+    [
+        "\n".join(f"key{i}: value {i}" for i in range(50_000)),
+        "# " + " #" * 4000,  # a heading line made to backtrack
+        "**" + "*" * 7000,
+        "a" * 30 + ":" + " " * 7000 + "x",
+        "```\n" + "x\n" * 50_000,  # an unclosed code block
+        "|" * 8000,
+        "a: N/A\n" * 5000,
+        "Radeon " * 5000 + "Graphics",
+    ],
+)
+def test_bounded_on_hostile_bodies(body):
     start = time.perf_counter()
     p = prepare({"title": "Crash", "body": body})
     assert time.perf_counter() - start < 1.0
