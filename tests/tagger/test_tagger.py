@@ -20,7 +20,8 @@ TRAINING = Path(
 
 # Measured on the dev split (20 % of ../shared/training held out by source hash) when the model
 # was trained: tagger 1.3.0 (shipped seed): class macro-F1 0.886, regime macro-F1 1.000 (seeds 1-3:
-# 0.899-0.907; 5-fold cross-validation over all labelled field texts: 0.876-0.883). Floors leave
+# 0.899-0.907; 5-fold cross-validation over all labelled field texts: 0.876-0.883); tagger 1.4.0
+# (issue 59: layout, title weight 3, relabelled generic data): 0.894, regime 1.000. Floors leave
 # room for retraining noise.
 DEV_CLASS_FLOOR = 0.86
 DEV_REGIME_FLOOR = 0.95
@@ -153,6 +154,70 @@ def test_mentions_normalised_with_status(tagger, text, expected):
     ],
 )
 def test_regime_tie_breakers(tagger, text, regime):
+    assert tagger.tag(text).regime == regime
+
+
+# Issue 59: the regime comes from an accelerator, not from a vendor's CPU. The CPU lines below are
+# the machine-written lines of environment dumps in public issues (CPU model names and
+# collect_env keys are facts; the issue is given beside each). None of them may make a rocm event.
+_CPU_ONLY = [
+    # pytorch/pytorch#150168: a CPU build of PyTorch on a laptop APU (collect_env, trimmed)
+    "Model name: AMD Ryzen 7 6800U with Radeon Graphics",
+    # brand-o/normiebench#14: a crash report form (cpu / gpu / backend cells)
+    "cpu: AMD Ryzen Z1\ngpu: AMD Radeon Graphics\nbackend: cpu",
+    # pytorch/pytorch#94026: rocminfo's CPU agent
+    "Name: AMD EPYC 7601 32-Core Processor",
+    # imperialbin/imperial#99 (title): a laptop's CPU with its integrated graphics
+    "AMD Ryzen™ 5 4680U Mobile Processor with Radeon™ Graphics",
+    # geerlingguy/sbc-reviews#2: /proc/cpuinfo
+    "vendor_id : AuthenticAMD\nmodel name : AMD Ryzen Threadripper 3960X 24-Core Processor",
+    # hardinfo2/hardinfo2#150 (title)
+    "Wrong info for AMD Ryzen 9 9950X3D",
+    # smxi/inxi#129 (title)
+    "Wrong Threadripper CPU count",
+    # winsiderss/systeminformer#1912 (title)
+    "AMD Ryzen Threadripper PRO 3995WX 64-Cores",
+    # a Ryzen APU's integrated GPU named with its model, as laptops report it
+    "Model name: AMD Ryzen 9 7940HS w/ Radeon 780M Graphics",
+    # pytorch/pytorch#150168 and #137846: collect_env of CPU-only builds
+    "PyTorch version: 2.6.0+cpu\nIs debug build: False\nCUDA used to build PyTorch: None\n"
+    "ROCM used to build PyTorch: N/A\nIs CUDA available: False\nCUDA runtime version: No CUDA\n"
+    "GPU models and configuration: No CUDA\nHIP runtime version: N/A\n"
+    "MIOpen runtime version: N/A\nVendor ID: AuthenticAMD",
+]
+
+
+@pytest.mark.parametrize("dump", _CPU_ONLY)
+@pytest.mark.parametrize("title", ["Tokenizer crashes on long inputs", "Add a --quiet flag"])
+def test_cpu_names_do_not_make_rocm(tagger, title, dump):
+    text = f"{title}\n\n{dump}"
+    assert tagger.tag(text).regime == "none"
+    assert tagger.tag(dump).regime == "none"
+
+
+@pytest.mark.parametrize(
+    "text, regime",
+    [
+        # vllm-project/vllm#9293: collect_env of a CUDA build; the ROCm/HIP/MIOpen keys say N/A
+        (
+            "Illegal memory access in the sampler\n\nCUDA used to build PyTorch: 12.1\n"
+            "ROCM used to build PyTorch: N/A\nGPU models and configuration: GPU 0: NVIDIA "
+            "GeForce RTX 4070 Laptop GPU\nHIP runtime version: N/A\nMIOpen runtime version: N/A",
+            "cuda",
+        ),
+        # pytorch/pytorch#131901: collect_env of a ROCm build on an Instinct GPU with an EPYC host
+        (
+            "HIP_VISIBLE_DEVICES is ignored\n\nCUDA used to build PyTorch: N/A\n"
+            "ROCM used to build PyTorch: 6.1.40091-a8dbc0c19\nGPU models and configuration: AMD "
+            "Instinct MI210 (gfx90a:sramecc+:xnack-)\nModel name: AMD EPYC 7763 64-Core Processor",
+            "rocm",
+        ),
+        ("Crash on AMD Radeon RX 7900 XTX", "rocm"),
+        ("Segfault on a Radeon Pro W7900", "rocm"),
+        ("AMD EPYC host, hang on AMD GPUs", "rocm"),
+    ],
+)
+def test_accelerators_still_make_their_regime(tagger, text, regime):
     assert tagger.tag(text).regime == regime
 
 
@@ -331,7 +396,7 @@ def test_label_and_section_signals(tagger):
     "text, label",
     [
         ("App crashes with a segmentation fault when opening settings", "friction"),
-        ("Feature request: add dark mode support", "optimization"),
+        ("Feature request: add dark mode support", "neutral"),  # a generic feature (issue 59)
         ("How do I configure the proxy settings?", "neutral"),
         ("Initial support for MI350X (gfx950)", "optimization"),
         ("Llama 70B is not supported on Inferentia2", "friction"),
@@ -489,9 +554,28 @@ def test_generic_dev_quality_floor(tagger):
     _, dev = split([e for e in load_own() if e.kind == "generic"])
     rows = [dict(e.item(), label=e.label) for e in dev]
     cls, _, _ = evaluate_rows(tagger, rows)
-    assert (
-        cls.macro_f1 >= 0.80
-    )  # measured on the 69 held-out generic examples: 0.926 (1.2.0), 0.941 (1.3.0)
+    # Measured on the held-out generic examples: 0.926 (1.2.0, 69), 0.941 (1.3.0, 69); 0.821
+    # (1.4.0, 88: relabelled by the guide, generic feature requests neutral, optimization now
+    # rare, so its F1 weighs as much as the two large classes).
+    assert cls.macro_f1 >= 0.78
+
+
+GENERIC_PUBLIC = Path(__file__).resolve().parent / "data" / "generic_public_issues.jsonl"
+
+
+def test_generic_public_bugs_are_friction_and_features_are_not(tagger):
+    # Issue 59: on real GitHub issues of other projects, bugs are friction and feature requests
+    # are not (tests/tagger/data/generic_public_issues.md). Tagger 1.3.0: friction-vs-not
+    # macro-F1 0.868, bug recall 0.939, 10 of 63 feature requests friction; 1.4.0: see
+    # benchmarks/tagger.py --quality.
+    from tracker.tagger.evaluate import score
+
+    rows = [json.loads(line) for line in GENERIC_PUBLIC.read_text(encoding="utf-8").splitlines()]
+    pred = ["friction" if t.tag == "friction" else "not" for t in tagger.tag_many(rows)]
+    gold = ["friction" if r["label"] == "friction" else "not" for r in rows]
+    bugs = [p for r, p in zip(rows, pred, strict=True) if r["kind"] == "bug"]
+    assert score(gold, pred, ("friction", "not")).macro_f1 >= 0.88
+    assert bugs.count("friction") / len(bugs) >= 0.85
 
 
 def test_nlp_pipe_path_agrees_with_tag_many(tagger):

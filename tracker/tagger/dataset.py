@@ -21,8 +21,10 @@ Three sources, each a list of :class:`Example` (``text``, ``label``, ``regime``,
    statements (``compat.py``) are neutral even under "Improvements", and "Fixed ..." items are
    friction under any heading.
 3. ``own``: ``tracker/tagger/data/*.jsonl``, examples written and labelled for this project by
-   the rules of docs/tagging.md (``kind`` = ``field`` or ``generic``: GitHub issues of unrelated
-   projects).
+   the rules of docs/tagging.md (``kind`` = ``field`` or ``generic``: made-up issues in the
+   shapes of other projects' GitHub issues, issue forms and environment dumps included; a
+   generic feature request is neutral, a requested speed-up optimization, a bug friction:
+   docs/tagging.md "Issues from outside the accelerator field").
 
 Dev split: an item is dev when ``crc32(source) % 5 == 0`` (20 %, deterministic, independent of
 file order). Weak items whose text equals a dev text are dropped so dev stays unseen.

@@ -28,6 +28,8 @@ import re
 import unicodedata
 from typing import NamedTuple
 
+from tracker.tagger.layout import read_layout
+
 MAX_RAW_CHARS = 200_000
 MAX_CHARS = 2_000
 CLASSES = ("friction", "optimization", "neutral")
@@ -146,6 +148,7 @@ class Prepared(NamedTuple):
     prior: tuple[float, ...] | None  # from labels, one per class in CLASSES order
     label_regime: str | None
     context: str | None = None  # heading / topic / intro lines, for model mentions' status
+    head: int = MAX_CHARS  # characters of ``text`` the classifier reads (title, prose, markers)
 
 
 def canonical_section(section: str | None) -> str | None:
@@ -268,11 +271,20 @@ def item_text(item: dict) -> str:
 
 
 def prepare(item: dict) -> Prepared:
-    """Clean one item (never raises on odd values; see module docstring for the bounds)."""
-    text = clean(item_text(item))
+    """Clean one item (never raises on odd values; see module docstring for the bounds).
+
+    The text is the title and prose first, then the scaffolding ``layout.split_layout`` found
+    (template headings, checklists, environment dumps, logs); ``head`` says where the first
+    part ends: the classifier reads only that, the rules read all of it."""
+    head, tail = read_layout(item_text(item)[: MAX_CHARS * 4])
+    text = clean(head)
+    head_chars = len(text)
+    if tail and head_chars < MAX_CHARS - 1:
+        # Scaffolding after the prose: read by the rules (regime, mentions), not the classifier.
+        text = f"{text}\n{clean(tail)}"[:MAX_CHARS]
     empty = _mostly_garbage(text)
     if empty:
-        text = ""
+        text, head_chars = "", 0
     labels = item.get("labels")
     prior = label_regime = None
     if labels:
@@ -285,7 +297,8 @@ def prepare(item: dict) -> Prepared:
         if section:
             # The pseudo-token goes on the title line (titles are short; the title is what decides).
             text = f"{section} {text}"
-    return Prepared(text, empty, prior, label_regime, item_context(item))
+            head_chars += len(section) + 1
+    return Prepared(text, empty, prior, label_regime, item_context(item), head_chars)
 
 
 def item_context(item: dict) -> str | None:

@@ -108,7 +108,11 @@ def _title_lens(uni: numpy.ndarray, lens: numpy.ndarray, doc_ids: numpy.ndarray)
 
 
 def extract_ngrams_batched(
-    ngram_size: int, attr: int = LOWER, lead: bool = False, title: bool = False
+    ngram_size: int,
+    attr: int = LOWER,
+    lead: bool = False,
+    title: bool = False,
+    title_weight: float = 1.0,
 ) -> Model:
     """Thinc layer: ``List[Doc] -> (keys uint64, counts float32, lengths int32)``.
 
@@ -121,6 +125,7 @@ def extract_ngrams_batched(
     model.attrs["attr"] = attr
     model.attrs["lead"] = lead
     model.attrs["title"] = title
+    model.attrs["title_weight"] = title_weight
     return model
 
 
@@ -189,8 +194,15 @@ def _forward(model: Model, docs, is_train: bool):
         pos_in_doc = numpy.arange(len(uni)) - (numpy.cumsum(lens) - lens)[doc_ids]
         is_title = pos_in_doc < title_lens[doc_ids]
         slot = out_start + lengths - title_lens  # where each document's title part begins
-        out[slot[doc_ids[is_title]] + pos_in_doc[is_title]] = uni[is_title] ^ _TITLE_SALT
-    return (out, numpy.ones(total, dtype="f"), lengths.astype("int32")), _no_backprop
+        title_slots = slot[doc_ids[is_title]] + pos_in_doc[is_title]
+        out[title_slots] = uni[is_title] ^ _TITLE_SALT
+    values = numpy.ones(total, dtype="f")
+    weight = model.attrs.get("title_weight", 1.0)
+    if title and weight != 1.0:
+        # The title's own features count ``title_weight`` times (architecture v4): a long body
+        # (a problem statement under a feature request's title) should not drown the title.
+        values[title_slots] = weight
+    return (out, values, lengths.astype("int32")), _no_backprop
 
 
 def _no_backprop(d_output):

@@ -18,7 +18,10 @@ Results, stored on each Doc:
 Multi-token patterns (compared by NORM): "AMD GPU(s)/hardware/accelerator(s)/Instinct/<ROCm
 name>", "Composable Kernel", "amd-smi" are strong ROCm cues; "PyTorch/XLA", "PT/XLA" a strong XLA
 cue. Contexts that cancel a weak cue: "XLA GPU", "XLA:CUDA", "TF XLA", "JAX XLA", "OpenXLA XLA"
-(XLA the compiler, not TPU); "AMD CPU/EPYC/Ryzen/Zen".
+(XLA the compiler, not TPU); "AMD CPU/EPYC/Ryzen/Threadripper/Zen" (an AMD CPU). A ROCm cue right
+before "Graphics" is the integrated graphics of an AMD CPU ("AMD Ryzen 7 6800U with Radeon
+Graphics" in an environment dump; ``layout.strip_dump_noise`` folds "Radeon(TM) 780M Graphics"
+to that form), not an accelerator: neither it nor an "AMD" before it counts.
 
 Regime decision (docs/tagging.md tie-breakers):
   1. a non-CUDA platform named anywhere (outside a comparison) wins over CUDA-looking names
@@ -61,6 +64,7 @@ NOT_XLA_NEXT = 1 << 12  # after "XLA": XLA the compiler on GPU/CPU, not TPU
 NOT_XLA_PREV = 1 << 13  # before "XLA": TF XLA, JAX XLA, OpenXLA
 NOT_ROCM_NEXT = 1 << 14  # after "AMD": an AMD CPU
 COLON, SLASH, HYPHEN, SMI, COMPOSABLE, KERNEL, PT = (1 << b for b in range(15, 22))
+GRAPHICS = 1 << 22  # "Graphics" after "Radeon": a CPU's integrated graphics
 _W_ROCM, _W_XLA = 1 << (4 + REGIMES.index("rocm")), 1 << (4 + REGIMES.index("xla"))
 _ROCM, _XLA = REGIMES.index("rocm"), REGIMES.index("xla")
 _REGIME_NAMES = REGIMES + ("none",)
@@ -68,7 +72,24 @@ _REGIME_NAMES = REGIMES + ("none",)
 _GPU_WORDS = ("gpu", "gpus", "hardware", "accelerator", "accelerators", "zzplat_rocm")
 _NOT_XLA_AFTER = ("gpu", "gpus", "cpu", "cpus", "zzplat_cuda", "zzplat_rocm")
 _NOT_XLA_BEFORE = ("tf", "zzfw_tensorflow", "openxla", "zzfw_jax")
-_NOT_ROCM_AFTER = ("cpu", "cpus", "epyc", "ryzen", "zen", "zen4", "zen5")
+_NOT_ROCM_AFTER = (
+    "cpu",
+    "cpus",
+    "epyc",
+    "ryzen",
+    "threadripper",
+    "athlon",
+    "opteron",
+    "processor",
+    "processors",
+    "apu",
+    "apus",
+    "zen",
+    "zen2",
+    "zen3",
+    "zen4",
+    "zen5",
+)
 
 # Results live in doc.user_data["tracker_rules"] = (regime, mentions): reading and writing doc._
 # costs an object per access. The extensions are views on it.
@@ -102,6 +123,7 @@ def cue_words() -> dict[str, int]:
     add(_NOT_XLA_AFTER, NOT_XLA_NEXT)
     add(_NOT_XLA_BEFORE, NOT_XLA_PREV)
     add(_NOT_ROCM_AFTER, NOT_ROCM_NEXT)
+    add(["graphics"], GRAPHICS)
     for word, bit in (
         (":", COLON),
         ("/", SLASH),
@@ -199,9 +221,13 @@ def decide_batch(
     nxt2 = numpy.where(nz + 2 < end, padded[nz + 2], 0)
     prev = numpy.where(tok > 0, padded[nz - 1], 0)
 
+    # "Radeon Graphics": integrated graphics of a CPU, at this token or (for an "AMD" before
+    # it) at the next one.
+    igpu = ((bits & (1 << _ROCM)) != 0) & ((nxt & GRAPHICS) != 0)
+    igpu_next = ((nxt & (1 << _ROCM)) != 0) & ((nxt2 & GRAPHICS) != 0)
     weak_rocm, weak_xla = (bits & _W_ROCM) != 0, (bits & _W_XLA) != 0
     multi_rocm = (
-        (weak_rocm & ((nxt & AMD_GPU_NEXT) != 0))
+        (weak_rocm & ((nxt & AMD_GPU_NEXT) != 0) & ~igpu_next)
         | (weak_rocm & ((nxt & HYPHEN) != 0) & ((nxt2 & SMI) != 0))
         | (((bits & COMPOSABLE) != 0) & ((nxt & KERNEL) != 0))
     )
@@ -213,7 +239,7 @@ def decide_batch(
             | (((nxt & COLON) != 0) & ((nxt2 & NOT_XLA_NEXT) != 0))
             | ((prev & NOT_XLA_PREV) != 0)
         )
-    ) | (weak_rocm & ((nxt & NOT_ROCM_NEXT) != 0))
+    ) | (weak_rocm & (((nxt & NOT_ROCM_NEXT) != 0) | igpu_next))
 
     # A cue right after a comparison word is a comparison target (tie-breaker 2): no comparison
     # word among the COMPARISON_WINDOW tokens before it in the same Doc.
@@ -229,6 +255,7 @@ def decide_batch(
     for i in range(len(REGIMES)):
         strong_reg[(bits & (1 << i)) != 0] = i
         weak_reg[((bits & (1 << (4 + i))) != 0) & ~cancelled] = i
+    strong_reg[igpu] = -1
     # (position, regime, strong) of every counted hit;
     # a MULTI match adds a strong hit where it starts.
     # ``pos`` indexes ``nz``.

@@ -35,7 +35,8 @@ LEARN_RATE = 0.002
 def _spacy_examples(nlp, data: list[Example]) -> list[SpacyExample]:
     out = []
     for ex in data:
-        doc = nlp.make_doc(prepare(ex.item()).text)
+        p = prepare(ex.item())
+        doc = nlp.make_doc(p.text[: p.head])  # the classifier reads the head only
         cats = {c: float(c == ex.label) for c in CLASSES}
         out.append(SpacyExample.from_dict(doc, {"cats": cats}))
     return out
