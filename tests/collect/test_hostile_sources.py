@@ -131,9 +131,12 @@ def test_releases_next_link_elsewhere_is_refused_page_one_saved(store, httpserve
 
 
 def test_tags_next_link_elsewhere_is_refused(store, httpserver, other, token):
-    tags = [{"name": t, "commit": {"sha": JAX_SHA[t]}} for t in JAX_SHA]
-    httpserver.expect_request("/repos/jax-ml/jax/tags").respond_with_json(
-        tags, headers={"Link": f'<{other.url_for("/repos/jax-ml/jax/tags")}?page=2>; rel="next"'}
+    tags = [
+        {"ref": f"refs/tags/{t}", "object": {"sha": JAX_SHA[t], "type": "commit"}} for t in JAX_SHA
+    ]
+    refs = "/repos/jax-ml/jax/git/matching-refs/tags"
+    httpserver.expect_request(refs).respond_with_json(
+        tags, headers={"Link": f'<{other.url_for(refs)}?page=2>; rel="next"'}
     )
     for tag, when in JAX[:2]:
         httpserver.expect_request(
@@ -229,10 +232,17 @@ def test_tags_same_page_under_fresh_urls_ends_after_two_requests(store, httpserv
     def listing(request: Request) -> Response:
         page = int(request.args.get("page", 1))
         link = f'<{httpserver.url_for(request.path)}?per_page=100&page={page + 1}>; rel="next"'
-        body = [{"name": "jax-v0.4.35", "commit": {"sha": JAX_SHA["jax-v0.4.35"]}}]
+        body = [
+            {
+                "ref": "refs/tags/jax-v0.4.35",
+                "object": {"sha": JAX_SHA["jax-v0.4.35"], "type": "commit"},
+            }
+        ]
         return Response(json.dumps(body), headers={"Link": link})
 
-    httpserver.expect_request("/repos/jax-ml/jax/tags").respond_with_handler(listing)
+    httpserver.expect_request("/repos/jax-ml/jax/git/matching-refs/tags").respond_with_handler(
+        listing
+    )
     httpserver.expect_request(
         f"/repos/jax-ml/jax/git/commits/{JAX_SHA['jax-v0.4.35']}"
     ).respond_with_json({"committer": {"date": JAX[0][1]}})

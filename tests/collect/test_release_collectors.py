@@ -332,8 +332,17 @@ def test_malformed_releases_body_fails_the_source(httpserver, body, content_type
 # --- github_tags ----------------------------------------------------------------------------
 
 
-def tag(name, sha):
-    return {"name": name, "commit": {"sha": sha, "url": f"https://api.github.com/c/{sha}"}}
+REFS = "/repos/o/r/git/matching-refs/tags"
+
+
+def tag(name, sha, kind="commit"):
+    """One item of the matching-refs listing: a lightweight tag names its commit, an annotated
+    one (kind "tag") its tag object."""
+    return {"ref": f"refs/tags/{name}", "object": {"sha": sha, "type": kind}}
+
+
+def tag_object(sha, date, commit_sha):
+    return {"sha": sha, "tagger": {"date": date}, "object": {"sha": commit_sha, "type": "commit"}}
 
 
 def commit(sha, date):
@@ -347,7 +356,7 @@ def test_tags_dated_by_commit_and_known_tags_not_looked_up_again(httpserver):
         tag("latest-build", "ccc"),
         tag("vnext", "ddd"),
     ]
-    httpserver.expect_request("/repos/o/r/tags").respond_with_json(listing)
+    httpserver.expect_request(REFS).respond_with_json(listing)
     httpserver.expect_request("/repos/o/r/git/commits/bbb").respond_with_json(
         commit("bbb", "2025-11-14T12:24:41-08:00")
     )
@@ -374,7 +383,7 @@ def test_tags_dated_by_commit_and_known_tags_not_looked_up_again(httpserver):
     # Next run: one new tag; only its commit is looked up.
     httpserver.clear_log()
     httpserver.clear_all_handlers()
-    httpserver.expect_request("/repos/o/r/tags").respond_with_json([tag("v0.3.0", "eee")] + listing)
+    httpserver.expect_request(REFS).respond_with_json([tag("v0.3.0", "eee")] + listing)
     httpserver.expect_request("/repos/o/r/git/commits/eee").respond_with_json(
         commit("eee", "2026-01-10T00:00:00Z")
     )
@@ -390,7 +399,7 @@ def test_tags_dated_by_commit_and_known_tags_not_looked_up_again(httpserver):
     events = list(github_tags.collect(again))
     assert [e.version for e in events] == ["0.3.0"]  # known tags older than since: not re-sent
     assert [entry[0].path for entry in httpserver.log] == [
-        "/repos/o/r/tags",
+        REFS,
         "/repos/o/r/git/commits/eee",
     ]
 
@@ -399,7 +408,7 @@ def test_a_bad_tag_or_commit_look_up_is_one_skip(httpserver):
     # A commit that answers 404 or null, and a listing item that is not a tag: each a skip
     # naming it; the other tags are stored and the failed look-ups are tried again next run.
     listing = [tag("v0.3.0", "ccc"), None, tag("v0.2.0", "bbb"), tag("v0.1.0", "aaa")]
-    httpserver.expect_request("/repos/o/r/tags").respond_with_json(listing)
+    httpserver.expect_request(REFS).respond_with_json(listing)
     httpserver.expect_request("/repos/o/r/git/commits/ccc").respond_with_data("", status=404)
     httpserver.expect_request("/repos/o/r/git/commits/bbb").respond_with_json(None)
     httpserver.expect_request("/repos/o/r/git/commits/aaa").respond_with_json(
@@ -419,9 +428,7 @@ def test_a_bad_tag_or_commit_look_up_is_one_skip(httpserver):
 
 
 def test_tag_lookup_budget_defers_the_rest(httpserver):
-    httpserver.expect_request("/repos/o/r/tags").respond_with_json(
-        [tag("v2.0.0", "b"), tag("v1.0.0", "a")]
-    )
+    httpserver.expect_request(REFS).respond_with_json([tag("v2.0.0", "b"), tag("v1.0.0", "a")])
     httpserver.expect_request("/repos/o/r/git/commits/b").respond_with_json(
         commit("b", "2025-02-01T00:00:00Z")
     )
@@ -434,6 +441,92 @@ def test_tag_lookup_budget_defers_the_rest(httpserver):
     )
     assert [e.version for e in github_tags.collect(ctx)] == ["2.0.0"]
     assert ctx.state["pending"] is True and "v1.0.0" not in ctx.state["tags"]
+
+
+HISTORY = """# Release history
+
+| Version | Release date |
+| ------- | ------------ |
+| [6.2.0](https://example.test/6.2.0) | August 2, 2024 |
+| [7.14](https://example.test/7.14) | July 20, 2026 |
+"""
+
+
+def test_an_annotated_tag_is_dated_by_its_tag_object_never_its_commit(httpserver):
+    # TheRock 7.14's shape: the tag (2026-07-15) came six days after the commit it points at
+    # (2026-07-09); a lightweight tag beside it has only its commit's date.
+    httpserver.expect_request(REFS).respond_with_json(
+        [tag("therock-7.14", "t714", "tag"), tag("therock-7.9.0", "c790")]
+    )
+    httpserver.expect_request("/repos/o/r/git/tags/t714").respond_with_json(
+        tag_object("t714", "2026-07-15T13:57:38+00:00", "c714")
+    )
+    httpserver.expect_request("/repos/o/r/git/commits/c790").respond_with_json(
+        commit("c790", "2025-10-15T22:14:36+00:00")
+    )
+    ctx = make_ctx(
+        "github_tags", http=http(), api_url=httpserver.url_for("").rstrip("/"), repo="o/r"
+    )
+    events = {e.version: e for e in github_tags.collect(ctx)}
+    assert events["7.14"].occurred_at == datetime(2026, 7, 15, 13, 57, 38, tzinfo=UTC)
+    assert events["7.14"].attrs["date_source"] == "tag"
+    assert events["7.14"].attrs["sha"] == "c714"  # the tagged commit, not the tag object
+    assert events["7.9.0"].occurred_at == datetime(2025, 10, 15, 22, 14, 36, tzinfo=UTC)
+    assert events["7.9.0"].attrs["date_source"] == "commit"
+    # the commit the annotated tag points at is never looked up
+    assert "/repos/o/r/git/commits/c714" not in [entry[0].path for entry in httpserver.log]
+
+
+def test_the_release_history_dates_a_tag_when_it_is_the_earliest_record(httpserver):
+    # ROCm 6.2.0's shape: a lightweight tag on a commit of 2024-08-20, a release history of
+    # 2024-08-02: the history wins. An annotated tag older than its history row keeps its tag date.
+    httpserver.expect_request(REFS).respond_with_json(
+        [tag("rocm-6.2.0", "c620"), tag("rocm-7.14.0", "t714", "tag"), tag("rocm-6.1.0", "c610")]
+    )
+    httpserver.expect_request("/repos/o/r/git/commits/c620").respond_with_json(
+        commit("c620", "2024-08-20T15:17:56-06:00")
+    )
+    httpserver.expect_request("/repos/o/r/git/tags/t714").respond_with_json(
+        tag_object("t714", "2026-07-15T13:57:38+00:00", "c714")
+    )
+    httpserver.expect_request("/repos/o/r/git/commits/c610").respond_with_json(
+        commit("c610", "2024-04-16T18:22:13-06:00")
+    )
+    httpserver.expect_request("/history.md").respond_with_data(HISTORY)
+    ctx = make_ctx(
+        "github_tags",
+        http=http(),
+        api_url=httpserver.url_for("").rstrip("/"),
+        repo="o/r",
+        history_url=httpserver.url_for("/history.md"),
+    )
+    events = {e.version: e for e in github_tags.collect(ctx)}
+    assert events["6.2.0"].occurred_at == datetime(2024, 8, 2, tzinfo=UTC)
+    assert events["6.2.0"].attrs["date_source"] == "release_history"
+    # 7.14 and 7.14.0 are one release; the tag (07-15) is earlier than the history (07-20)
+    assert events["7.14.0"].occurred_at == datetime(2026, 7, 15, 13, 57, 38, tzinfo=UTC)
+    assert events["7.14.0"].attrs["date_source"] == "tag"
+    # not in the history: its commit is the only date there is
+    assert events["6.1.0"].attrs["date_source"] == "commit"
+
+
+def test_a_release_is_dated_by_publication_never_by_created_at(httpserver):
+    # created_at is the date of the tag's commit: it dates nothing. The history's day wins
+    # where it is earlier than published_at.
+    early = dict(rel("rocm-6.2.0", "2024-08-20T21:17:56Z"), created_at="2024-07-30T00:00:00Z")
+    late = dict(rel("v1.0.0", "2025-01-10T00:00:00Z"), created_at="2024-12-01T00:00:00Z")
+    unpublished = dict(rel("v0.9.0", None), created_at="2024-11-01T00:00:00Z")
+    httpserver.expect_request("/history.md").respond_with_data(HISTORY)
+    ctx = make_ctx(history_url=httpserver.url_for("/history.md"), http=http())
+    parsed = list(github_releases.parse(page_bytes(early, late, unpublished), ctx))
+    events = {e.version: e for e in parsed if e.kind == "release"}
+    assert events["6.2.0"].occurred_at == datetime(2024, 8, 2, tzinfo=UTC)
+    assert events["6.2.0"].attrs["date_source"] == "release_history"
+    notes = [e for e in parsed if e.kind == "note" and e.version == "6.2.0"]
+    assert notes and all(n.occurred_at == events["6.2.0"].occurred_at for n in notes)
+    assert events["1.0.0"].occurred_at == datetime(2025, 1, 10, tzinfo=UTC)
+    assert events["1.0.0"].attrs["date_source"] == "published"
+    assert "0.9.0" not in events and ctx.skipped == 1 and "no published_at" in ctx.warnings[0]
 
 
 @pytest.mark.parametrize(
@@ -752,6 +845,18 @@ def test_cassette_facts():
     events, _ = replay(specs["rocm-releases"])
     note = next(e for e in events if e.kind == "note" and e.title == "PyTorch 2.4 support added")
     assert note.version == "6.3.0" and note.attrs["section"] == "Release highlights"
+    # publication, never a commit before it: ROCm 6.2.0 by its release history (its tag's
+    # commit is of 2024-08-20), TheRock 7.14 by its tag object (its commit is of 2026-07-09)
+    for source, version, day in [
+        ("rocm-releases", "6.2.0", "2024-08-02"),
+        ("rocm-tags", "6.2.0", "2024-08-02"),
+        ("rocm-tags", "6.3.0", "2024-12-03"),
+        ("therock-tags", "7.14", "2026-07-15"),
+        ("therock-tags", "7.11", "2026-02-11"),
+    ]:
+        events, _ = replay(specs[source])
+        dated = {e.version: e.occurred_at.date().isoformat() for e in events if e.kind == "release"}
+        assert dated[version] == day, (source, version)
     events, _ = replay(specs["tpu-inference-tags"])
     assert {e.version: e.occurred_at.isoformat() for e in events}["0.27.0"] == (
         "2026-08-20T06:44:37+00:00"

@@ -4,8 +4,11 @@ TheRock release records replayed through the real collectors into SQLite and Pos
 answer per layer, as a user reads them.
 
 The expected dates are the upstream facts the cassettes carry: day 0 the series' first NCCL tag
-(its commit, UTC); available the ROCm release that first carries the series (ROCm/ROCm's
-release record or tag, TheRock's tag commit)."""
+(its commit, UTC: a lightweight tag); available the ROCm release that first carries the series,
+dated by the earliest record of its publication (ROCm's release history, ROCm/ROCm's release
+record or tag, TheRock's tag object), never by a commit that came before the release: ROCm
+6.2.0 on 2024-08-02 (its tag's commit is of 2024-08-20), TheRock 7.14 on 2026-07-15 (its tag's
+commit is of 2026-07-09)."""
 
 from __future__ import annotations
 
@@ -30,18 +33,18 @@ THEROCK = "https://github.com/ROCm/TheRock/releases/tag/therock-"
 # series -> (day 0, available, the release that carries it first)
 EXPECTED = {
     "2.18": ("2023-04-18", "2023-12-15", ROCM + "6.0.0"),
-    "2.19": ("2023-09-26", "2024-08-20", ROCM + "6.2.0"),
-    "2.20": ("2024-02-13", "2024-08-20", ROCM + "6.2.0"),
-    "2.21": ("2024-04-02", "2024-12-05", ROCM + "6.3.0"),
+    "2.19": ("2023-09-26", "2024-08-02", ROCM + "6.2.0"),
+    "2.20": ("2024-02-13", "2024-08-02", ROCM + "6.2.0"),
+    "2.21": ("2024-04-02", "2024-12-03", ROCM + "6.3.0"),
     "2.22": ("2024-06-19", "2025-04-11", ROCM + "6.4.0"),
     "2.23": ("2024-09-17", "2025-09-16", ROCM + "7.0.0"),
     "2.24": ("2025-01-07", "2025-09-16", ROCM + "7.0.0"),
     "2.25": ("2025-01-27", "2025-09-16", ROCM + "7.0.0"),
     "2.26": ("2025-03-12", "2025-09-16", ROCM + "7.0.0"),
     "2.27": ("2025-05-30", "2025-10-30", ROCM + "7.1.0"),
-    "2.28": ("2025-09-02", "2026-02-09", THEROCK + "7.11"),
-    "2.29": ("2025-12-24", "2026-07-09", THEROCK + "7.14"),
-    "2.30": ("2026-04-15", "2026-07-09", THEROCK + "7.14"),
+    "2.28": ("2025-09-02", "2026-02-11", THEROCK + "7.11"),
+    "2.29": ("2025-12-24", "2026-07-15", THEROCK + "7.14"),
+    "2.30": ("2026-04-15", "2026-07-15", THEROCK + "7.14"),
 }
 
 
@@ -102,8 +105,8 @@ def test_views_and_summary_give_the_layer_answer(demo):
     layers = {(r["layer"], r["regime"]): r for r in summary["layers"]}
     mine = layers[("collective", "rocm")]
     assert (mine["pooled_artifacts"], mine["pooled_open"], mine["unknown"]) == (13, 0, 0)
-    # the 12 months before 2026-08-22: 2.28 (160 d), 2.29 (197 d), 2.30 (85 d)
-    assert (mine["artifacts"], mine["open"], mine["median_days"]) == (3, 0, 160)
+    # the 12 months before 2026-08-22: 2.28 (162 d), 2.29 (203 d), 2.30 (91 d)
+    assert (mine["artifacts"], mine["open"], mine["median_days"]) == (3, 0, 162)
     assert view[("collective", "rocm")]["median_days"] == mine["median_days"]
     assert view[("collective", "rocm")]["verdict"] == mine["verdict"]
     assert layers[("collective", "neuron")]["verdict"] == "not measured"

@@ -169,3 +169,39 @@ def test_the_digest_says_a_channels_build_once_naming_the_channel(demo):
     lines = [line for line in text.splitlines() if line.startswith("- covered: jax 0.11.0 ")]
     assert len(lines) == 1
     assert lines[0].startswith("- covered: jax 0.11.0 (earliest_build via therock) on 2026-07-30")
+
+
+# PyTorch 2.3 to 2.9 on ROCm: PyTorch's own ROCm wheel indexes (rocm6.0, rocm6.1, rocm6.3), each
+# build dated by an upper bound, its release's first PyPI upload (promotion puts the wheels on
+# download.pytorch.org before PyPI): series -> (day 0, available, lag, ROCm, wheel tags).
+OLD = "cp310-cp310-linux_x86_64"
+NEW = "cp312-cp312-manylinux_2_28_x86_64"
+OLD_SERIES = {
+    "2.3": ("2024-04-23", "2024-04-24", "1", "6.0", OLD),
+    "2.4": ("2024-07-23", "2024-07-24", "1", "6.0", OLD),
+    "2.5": ("2024-10-17", "2024-10-17", "0", "6.1", OLD),
+    "2.6": ("2025-01-29", "2025-01-29", "0", "6.1", "cp310-cp310-manylinux_2_28_x86_64"),
+    "2.7": ("2025-04-23", "2025-04-23", "0", "6.3", NEW),
+    "2.8": ("2025-08-06", "2025-08-06", "0", "6.3", NEW),
+    "2.9": ("2025-10-14", "2025-10-15", "1", "6.3", NEW),
+}
+
+
+def test_every_pytorch_series_since_2_3_has_a_rocm_row_from_its_own_wheels(lag_rows):
+    primary = {
+        r["series"]: r
+        for r in lag_rows
+        if (r["project"], r["regime"], r["definition"]) == ("pytorch", "rocm", "earliest_build")
+    }
+    assert {f"2.{n}" for n in range(3, 14)} <= set(primary)
+    assert all(primary[f"2.{n}"]["status"] == "covered" for n in range(3, 14))
+    for series, (day0, available, lag, rocm, tags) in OLD_SERIES.items():
+        row = primary[series]
+        assert (row["day0"], row["available"], row["lag_days"], row["channel"]) == (
+            day0,
+            available,
+            lag,
+            "upstream_wheels",
+        ), series
+        wheel = f"rocm{rocm}/torch-{series}.0%2Brocm{rocm}-{tags}.whl"
+        assert row["evidence_url"] == "https://download.pytorch.org/whl/" + wheel

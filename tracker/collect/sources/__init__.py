@@ -273,7 +273,12 @@ KINDS: dict[str, Kind] = {
     "github_releases": _kind(
         "github_releases",
         {"repo": "text"},
-        {"api_url": "text", "include_prereleases": "bool", "freshness_days": "non_negative_number"},
+        {
+            "api_url": "text",
+            "include_prereleases": "bool",
+            "freshness_days": "non_negative_number",
+            "history_url": "text",
+        },
     ),
     "github_tags": _kind(
         "github_tags",
@@ -283,6 +288,7 @@ KINDS: dict[str, Kind] = {
             "tag_pattern": "pattern",
             "include_prereleases": "bool",
             "max_lookups": "non_negative_int",
+            "history_url": "text",
         },
     ),
     "mlperf_inference": _kind(

@@ -2,7 +2,8 @@
 
 Source keys: ``repo`` ("owner/name"); optional ``api_url`` (default https://api.github.com),
 ``include_prereleases`` (default true: pre-releases are kept and marked in attrs),
-``freshness_days`` (default 30).
+``freshness_days`` (default 30), ``history_url`` (the vendor's release history, version -> day,
+read once per run: ROCm's ``docs/release/versions.md``).
 
 Contract:
 - ``GET {api_url}/repos/{repo}/releases?per_page=100`` through ``ctx.http.get_pages`` (Link
@@ -13,9 +14,14 @@ Contract:
   the same body. Notes that an edit removed, and releases of the window that disappeared upstream,
   are reported with ``ctx.mark_vanished`` (the runner marks, never deletes). ``ctx.state["recent"]``
   keeps ``{tag: {"published": iso, "notes": n}}`` for the releases inside the window.
+- A release is dated by the earliest record of its publication (`_published`): its
+  ``published_at``, or the release history's day for its version when that is earlier (ROCm
+  6.2.0: 2024-08-20 on GitHub, 2024-08-02 in AMD's release history); attrs ``date_source`` say which
+  (``published`` or ``release_history``). ``created_at`` never dates a release: it is the date of
+  the tag's commit, which can come before anything shipped; a release without ``published_at``
+  (and not in the history) is skipped.
 - A draft release (``draft: true``; listed only to tokens with push access) is not a release:
-  it has no ``published_at``, and its ``created_at`` is the tag commit's date, which could set
-  day 0 before anything shipped. Drafts are passed over (logged, not a skip: nothing is wrong
+  it has no ``published_at``. Drafts are passed over (logged, not a skip: nothing is wrong
   with them); the store's readers drop any draft that got in another way (tracker.measure.facts).
 - A tag that is not a version is skipped (``ctx.skip`` naming the tag); an empty body gives the
   release event alone and a logged skip of its notes.
@@ -27,14 +33,16 @@ Contract:
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from markdown_it import MarkdownIt
+from packaging.version import Version
 
 from tracker.collect.sources import CollectContext, load_json
+from tracker.collect.sources._published import earliest, release_history
 from tracker.errors import FatalHTTPError
 from tracker.events import OUT_OF_RANGE, Event, computable, parse_time
 from tracker.versions import parse_version
@@ -115,8 +123,12 @@ def bullets(markdown: str) -> list[Bullet]:
     return [b for b in found if b is not None]
 
 
-def release_events(release: dict, ctx: CollectContext) -> list[Event]:
-    """The release event and its note events for one GitHub release object; [] when skipped."""
+def release_events(
+    release: dict, ctx: CollectContext, history: Mapping[Version, datetime] | None = None
+) -> list[Event]:
+    """The release event and its note events for one GitHub release object, dated by the
+    earliest record of its publication (`history`: the source's release history, version ->
+    day); [] when skipped."""
     spec = ctx.spec
     tag = str(release.get("tag_name") or "")
     if release.get("draft"):
@@ -126,16 +138,24 @@ def release_events(release: dict, ctx: CollectContext) -> list[Event]:
     if parsed is None:
         ctx.skip(f"release {tag!r}", "tag is not a version")
         return []
-    when = parse_time(release.get("published_at")) or parse_time(release.get("created_at"))
-    if when is None:
-        ctx.skip(f"release {tag!r}", "no published_at or created_at date")
+    dated = earliest(
+        parsed.version, {"published": parse_time(release.get("published_at"))}, history or {}
+    )
+    if dated is None:
+        ctx.skip(f"release {tag!r}", "no published_at date")
         return []
+    when, date_source = dated
     if not computable(when):  # skipped here, the release with its notes: one line, one skip
         ctx.skip(f"release {tag!r}", f"date {when.isoformat()} {OUT_OF_RANGE}")
         return []
     url = _text(release.get("html_url"))
     prerelease = bool(release.get("prerelease")) or parsed.prerelease
-    attrs = {"tag": tag, "prerelease": prerelease, "draft": bool(release.get("draft"))}
+    attrs = {
+        "tag": tag,
+        "prerelease": prerelease,
+        "draft": bool(release.get("draft")),
+        "date_source": date_source,
+    }
     if parsed.local:
         attrs["local"] = parsed.local
     body = _text(release.get("body")).strip()
@@ -185,6 +205,7 @@ def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
     """Events of one page of the releases API (a JSON array of release objects)."""
     page = load_json(content, ctx, "releases page")
     include_pre = bool(ctx.option("include_prereleases", True))
+    history = release_history(ctx)
     for position, release in enumerate(page):
         if not isinstance(release, dict):
             ctx.skip(f"release at position {position}", f"not a JSON object: {release!r:.60}")
@@ -193,7 +214,7 @@ def parse(content: bytes, ctx: CollectContext) -> Iterator[Event]:
             continue
         events: list[Event] = []
         with ctx.item(f"release at position {position}"):
-            events = release_events(release, ctx)
+            events = release_events(release, ctx, history)
         yield from events
 
 
@@ -217,6 +238,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     boundary = min(ctx.since, window_start) if ctx.since else None
     include_pre = bool(ctx.option("include_prereleases", True))
     previous: dict[str, dict] = dict(ctx.state.get("recent") or {})
+    history = release_history(ctx)
 
     seen: set[str] = set()
     recent: dict[str, dict] = {}
@@ -235,7 +257,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
                 continue
             tag = str(release.get("tag_name") or "")
             seen.add(tag)
-            when = parse_time(release.get("published_at")) or parse_time(release.get("created_at"))
+            when = parse_time(release.get("published_at"))
             if boundary is not None and when is not None and when < boundary:
                 # Ordering is by creation, not strictly by publish date: finish the page.
                 reached_old = True
@@ -244,7 +266,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
                 continue
             events = []
             with ctx.item(f"release {tag!r:.80}"):
-                events = release_events(release, ctx)
+                events = release_events(release, ctx, history)
             if events and when is not None and when >= window_start:
                 recent[tag] = {"published": when.isoformat(), "notes": _notes_count(events)}
             yield from events
