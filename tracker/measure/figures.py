@@ -19,7 +19,7 @@ from typing import Any
 
 from tracker.config import Config
 from tracker.measure.ci.jobs import CiJobs, ci_jobs
-from tracker.measure.ci.rates import ci_rate_rows
+from tracker.measure.ci.rates import ci_rate_rows, unrecorded
 from tracker.measure.ci.tests import CiTests, ci_tests
 from tracker.measure.facts import LagFacts, load_lag_facts, observed_ends
 from tracker.measure.headline import quarters as headline
@@ -88,6 +88,9 @@ class Figures:
     response: ResponseFigures = field(default_factory=ResponseFigures)
     # the headline answer per layer and regime (framework first: the lead)
     layers: list[LayerAnswer] = field(default_factory=list)
+    # (project, regime) pairs a CI source is configured for without any record: every output
+    # says "no public CI record" for them, never a rate (measure.ci.rates.unrecorded)
+    ci_unrecorded: list[dict] = field(default_factory=list)
 
     @property
     def as_of(self) -> datetime:
@@ -156,6 +159,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         benchmark=_benchmark(config, facts, as_of),
         response=issue_response_figures(config, store, as_of, regimes),
         layers=_layers(config, facts, samples, unknown, lag, regimes, as_of),
+        ci_unrecorded=unrecorded(config, [*pass_rates, *other_rates]),
     )
 
 

@@ -66,6 +66,8 @@ def summary_json(
         ],
         "ci_pass_rate_weekly": pass_rates,
         "ci_pass_rate_other_triggers": other_rates,
+        # configured (project, regime) pairs without a public CI record: no rate, these words
+        "ci_no_public_record": f.ci_unrecorded,
         "friction_weekly": friction,
         "analyst_overrides": f.overrides,
         "independent_benchmark": benchmark_json(f.benchmark),

@@ -21,9 +21,12 @@ reported beside it, per trigger and labelled, never added in:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tracker.config.triggers import Selectors
+
+if TYPE_CHECKING:
+    from tracker.config import Config
 
 UNKNOWN_TRIGGER = "unknown"
 COUNTS = ("runs_passed", "runs_failed", "jobs_passed", "jobs_failed")
@@ -77,3 +80,33 @@ def ci_rate_rows(config, store) -> tuple[list[dict[str, Any]], list[dict[str, An
     """(headline, other) rows of the store's ``v_ci_pass_rate_weekly`` under sources.yaml's
     trigger selectors: what the report, the digest and the trend read."""
     return split_by_trigger(store.view_rows("v_ci_pass_rate_weekly"), config.triggers)
+
+
+NO_RECORD = "no public CI record"
+
+
+def unrecorded(config: Config, rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The (project, regime) pairs a CI source of sources.yaml is configured for (its own
+    regime and its workflows' regimes) that no weekly CI row counts anything for, with the
+    sources that have no record: what every output says instead of a rate ("no public CI
+    record"; docs/methodology.md, CI pass rate). ``rows``: every trigger's rows."""
+    counted = {
+        (row.get("project"), row.get("regime"))
+        for row in rows
+        if any(int(row.get(name) or 0) for name in COUNTS)
+    }
+    missing: dict[tuple[str, str], list[str]] = {}
+    for spec in config.sources:
+        if spec.id not in config.triggers or not spec.enabled:
+            continue
+        regimes = {spec.regime} if spec.regime else set()
+        for flow in spec.options.get("workflows") or ():
+            if isinstance(flow, Mapping) and flow.get("regime"):
+                regimes.add(str(flow["regime"]))
+        for regime in regimes - {"none"}:
+            if (spec.project, regime) not in counted:
+                missing.setdefault((spec.project, regime), []).append(spec.id)
+    return [
+        {"project": project, "regime": regime, "sources": sorted(ids), "text": NO_RECORD}
+        for (project, regime), ids in sorted(missing.items())
+    ]
