@@ -23,7 +23,7 @@ from tracker.jobs.config import load_config
 
 REPO = Path(__file__).resolve().parents[2]
 SHAPES = REPO / "tests" / "collect" / "cassettes" / "ci-shapes"
-CI_KINDS = {"github_actions", "buildkite", "test_report_history", "json_history"}
+CI_KINDS = {"github_actions", "buildkite", "test_report_history", "ci_json_history"}
 MADE_UP = re.compile(r"illustrative|invented|placeholder|made up|by hand", re.I)
 # the inputs of a CI figure: outcomes, times (weeks, streaks, ages) and counts
 FIGURE_INPUT = re.compile(
