@@ -8,6 +8,7 @@ pytorch/xla's build_and_test.yml runs is empty (no public record of its TPU runs
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -65,3 +66,36 @@ def test_the_first_table_says_no_public_ci_record_for_a_regime_without_one():
     trends = Trends(lag=[], friction=friction_trends([friction], as_of), as_of=as_of)
     (row,) = headline(trends)
     assert row["ci"] == "no public CI record for this regime: nothing to compare"
+
+
+def test_a_sampled_record_is_labelled_beside_its_rates(sqlite_store, tmp_path):
+    """AMD's CI dashboard kept the newest JAX CUDA run at each commit: the report, the digest and
+    summary.json say so beside the rates, with the weeks the sample covers (issue 54, item 3)."""
+    config = load_config(REPO / "sources.yaml")
+    ids = ["jax-ci-dashboard-cuda"]
+    assert run_sources(config, sqlite_store, only=ids, replay=REPO / "cassettes").exit_code == 0
+    out = tmp_path / "report"
+    publish_report(config, sqlite_store, out, as_of=date(2026, 4, 10))
+    line = "jax, cuda (jax-ci-dashboard-cuda, 2026-W08 to 2026-W15): a sample: AMD's CI dashboard"
+    html = (out / "index.html").read_text()
+    assert "A sample, not every run" in html and line.replace("'", "&#39;") in html
+    (entry,) = json.loads((out / "summary.json").read_text())["ci_samples"]
+    assert (entry["first_week"], entry["last_week"]) == ("2026-W08", "2026-W15")
+    assert "never a run all of whose test jobs were skipped" in entry["sample"]
+    text, _ = render(digest_data(config, sqlite_store, week_of(date(2026, 4, 6))), {})
+    assert f"- {line}" in text.replace("\r\n", "\n")
+
+
+def test_job_health_headers_count_what_their_tables_show(sqlite_store, tmp_path):
+    """vLLM's amd-ci nightlies: more jobs fail at their newest run than the table lists, and the
+    header says how many it shows (issue 54, item 4)."""
+    config = load_config(REPO / "sources.yaml")
+    ids = ["vllm-amd-ci"]
+    assert run_sources(config, sqlite_store, only=ids, replay=REPO / "cassettes").exit_code == 0
+    out = tmp_path / "report"
+    publish_report(config, sqlite_store, out, as_of=date(2026, 5, 20))
+    html = (out / "index.html").read_text()
+    header = re.search(r"ROCm: (\d+) of (\d+) jobs failing at their newest run, (\d+) shown", html)
+    assert header, "the ROCm job-health header names how many of its failing jobs it shows"
+    section = html[header.end() : html.index("The week of changes", header.end())]
+    assert section.count("<tr><td>") == int(header.group(3)) < int(header.group(1))

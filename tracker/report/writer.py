@@ -302,6 +302,7 @@ def _write(
             ci_sparse=ci_sparse,
             ci_freshness=trend_words.freshness_lines(f.trends.ci_last_week, as_of),
             ci_no_record=ci_record_words.no_record_lines(f.ci_unrecorded),
+            ci_samples=ci_record_words.sample_lines(f.ci_samples),
             friction_sparse=sparse_friction(friction),
             quality=quality["lines"],
             regime_colour=palette.colour,

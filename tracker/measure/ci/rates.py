@@ -110,3 +110,29 @@ def unrecorded(config: Config, rows: Iterable[Mapping[str, Any]]) -> list[dict[s
         {"project": project, "regime": regime, "sources": sorted(ids), "text": NO_RECORD}
         for (project, regime), ids in sorted(missing.items())
     ]
+
+
+def sampled_sources(config: Config, rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The CI sources whose record is a sample (their ``sample`` key in sources.yaml says what
+    it is and its bias) with the project, regime and ISO weeks their rows count anything in:
+    what the report, the digest and summary.json say beside the rates that rest on them
+    (docs/methodology.md, CI runs from a dashboard's committed history)."""
+    said = {s.id: str(s.options["sample"]) for s in config.sources if s.options.get("sample")}
+    weeks: dict[tuple[str, str, str], list[str]] = {}
+    for row in rows:
+        source = str(row.get("source_id"))
+        if source in said and any(int(row.get(name) or 0) for name in COUNTS):
+            key = (str(row.get("project")), str(row.get("regime")), source)
+            weeks.setdefault(key, []).append(str(row["week"]))
+    return [
+        {
+            "project": project,
+            "regime": regime,
+            "source_id": source,
+            "first_week": min(found),
+            "last_week": max(found),
+            "sample": said[source],
+        }
+        for (project, regime, source), found in sorted(weeks.items())
+        if regime != "none"
+    ]
