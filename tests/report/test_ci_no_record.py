@@ -82,6 +82,8 @@ def test_a_sampled_record_is_labelled_beside_its_rates(sqlite_store, tmp_path):
     (entry,) = json.loads((out / "summary.json").read_text())["ci_samples"]
     assert (entry["first_week"], entry["last_week"]) == ("2026-W08", "2026-W15")
     assert "never a run all of whose test jobs were skipped" in entry["sample"]
+    cuda = next(r for r in json.loads((out / "summary.json").read_text())["gap_trend"]["by_regime"])
+    assert cuda["regime"] == "cuda" and "partly a sample of runs (jax: " in cuda["ci"]
     text, _ = render(digest_data(config, sqlite_store, week_of(date(2026, 4, 6))), {})
     assert f"- {line}" in text.replace("\r\n", "\n")
 
@@ -99,3 +101,14 @@ def test_job_health_headers_count_what_their_tables_show(sqlite_store, tmp_path)
     assert header, "the ROCm job-health header names how many of its failing jobs it shows"
     section = html[header.end() : html.index("The week of changes", header.end())]
     assert section.count("<tr><td>") == int(header.group(3)) < int(header.group(1))
+
+
+def test_the_first_table_says_when_a_regime_s_ci_figure_rests_partly_on_a_sample():
+    friction = {"regime": "rocm", "week": "2026-W30", "friction": 1, "optimization": 0}
+    as_of = datetime(2026, 8, 22, tzinfo=UTC)
+    trends = Trends(lag=[], friction=friction_trends([friction], as_of), as_of=as_of)
+    trends.ci_sampled = {"rocm": ["jax", "sglang"]}
+    (row,) = headline(trends)
+    assert row["ci"].endswith(
+        "; partly a sample of runs (jax, sglang: the CI section says what it is)"
+    )

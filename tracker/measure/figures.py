@@ -129,6 +129,12 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         pass_rates, other_rates, friction, stale, raw_rates = reads.result()
     stale_keys = stale_definitions(spans, as_of, config.report)
     regimes = [r.id for r in config.regimes] or sorted({s.regime for s in samples})
+    sampled = sampled_sources(config, raw_rates)
+    trends = compute_trends(samples, as_of, pass_rates, friction, reference, lag=lag)
+    for row in (r for r in sampled if r["headline_jobs"]):
+        projects = trends.ci_sampled.setdefault(row["regime"], [])
+        if row["project"] not in projects:
+            projects.append(row["project"])
     return Figures(
         point=point,
         facts=facts,
@@ -137,7 +143,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         spans=spans,
         lag=lag,
         answers=answers(lag, regimes, reference, as_of),
-        trends=compute_trends(samples, as_of, pass_rates, friction, reference, lag=lag),
+        trends=trends,
         series=headline.quarterly_series(samples, as_of, stale_keys),
         summaries=summarize(samples, as_of),
         pass_rates=pass_rates,
@@ -162,7 +168,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         response=issue_response_figures(config, store, as_of, regimes),
         layers=_layers(config, facts, samples, unknown, lag, regimes, as_of),
         ci_unrecorded=unrecorded(config, raw_rates),
-        ci_samples=sampled_sources(config, raw_rates),
+        ci_samples=sampled,
     )
 
 

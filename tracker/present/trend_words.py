@@ -178,6 +178,17 @@ def stale_ci_text(trends: Trends, regime: str, as_of: datetime) -> str:
     return ""
 
 
+def sampled_text(trends: Trends, regime: str) -> str:
+    """ "; partly a sample of runs (jax, pytorch: the CI section says what it is)" for a regime
+    some of whose CI rows rest on a sampled record, else ""."""
+    projects = trends.ci_sampled.get(regime)
+    if not projects:
+        return ""
+    return (
+        f"; partly a sample of runs ({', '.join(sorted(projects))}: the CI section says what it is)"
+    )
+
+
 def rate_text(
     t: RateTrend | None, what: str = "data", ends: str | None = None, windows: bool = False
 ) -> str:
@@ -242,7 +253,8 @@ def headline(trends: Trends) -> list[dict]:
                     "; " + newest_text(trends.ci_newest[regime], trends.as_of)
                     if regime in trends.ci_newest
                     else ""
-                ),
+                )
+                + sampled_text(trends, regime),
                 "friction": rate_text(
                     friction.get(regime),
                     "tagged events",

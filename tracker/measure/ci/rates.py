@@ -114,16 +114,22 @@ def unrecorded(config: Config, rows: Iterable[Mapping[str, Any]]) -> list[dict[s
 
 def sampled_sources(config: Config, rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The CI sources whose record is a sample (their ``sample`` key in sources.yaml says what
-    it is and its bias) with the project, regime and ISO weeks their rows count anything in:
+    it is and its bias) with the project, regime and ISO weeks their rows count anything in, and
+    whether the headline job rate counts jobs of theirs:
     what the report, the digest and summary.json say beside the rates that rest on them
     (docs/methodology.md, CI runs from a dashboard's committed history)."""
     said = {s.id: str(s.options["sample"]) for s in config.sources if s.options.get("sample")}
     weeks: dict[tuple[str, str, str], list[str]] = {}
+    headline: set[tuple[str, str, str]] = set()
     for row in rows:
         source = str(row.get("source_id"))
         if source in said and any(int(row.get(name) or 0) for name in COUNTS):
             key = (str(row.get("project")), str(row.get("regime")), source)
             weeks.setdefault(key, []).append(str(row["week"]))
+            chosen = config.triggers.get(source)
+            selected = chosen is None or str(row.get("trigger") or UNKNOWN_TRIGGER) in chosen
+            if selected and int(row.get("jobs_passed") or 0) + int(row.get("jobs_failed") or 0):
+                headline.add(key)
     return [
         {
             "project": project,
@@ -132,6 +138,8 @@ def sampled_sources(config: Config, rows: Iterable[Mapping[str, Any]]) -> list[d
             "first_week": min(found),
             "last_week": max(found),
             "sample": said[source],
+            # its jobs count in the headline job rate (the trend's CI figure)
+            "headline_jobs": (project, regime, source) in headline,
         }
         for (project, regime, source), found in sorted(weeks.items())
         if regime != "none"
