@@ -1,7 +1,9 @@
 """The digest shows each regime's headline CI rate with the triggers it counts, and the runs of
 other triggers apart and labelled (issue 20, item 1).
 
-Real shapes: the shipped sources.yaml and the hand-written jax-ci and pytorch-ci-rocm cassettes,
+Real shapes: the shipped sources.yaml and the test fixtures tests/collect/cassettes/ci-shapes
+(the shipped cassettes hold no run of these workflows: no public record, issue 54), jax-ci and
+pytorch-ci-rocm,
 whose runs carry the trigger their workflow's `on:` really has (JAX's wheel_tests_continuous.yml
 on schedule, its rocm-ci.yml on push, cloud-tpu-ci-nightly.yml by workflow_dispatch; PyTorch's
 rocm-mi300.yml on push and on its daily periodic-mode schedule). Job names and runner labels are
@@ -19,6 +21,7 @@ from tracker.digest.mail import render
 from tracker.jobs.config import load_config
 
 REPO = Path(__file__).resolve().parents[2]
+SHAPES = REPO / "tests" / "collect" / "cassettes" / "ci-shapes"
 
 
 def section(text: str, title: str) -> str:
@@ -30,7 +33,7 @@ def section(text: str, title: str) -> str:
 def test_digest_headline_names_its_triggers_and_lists_the_rest_apart(sqlite_store):
     config = load_config(REPO / "sources.yaml")
     ids = ["jax-ci", "pytorch-ci-rocm"]
-    summary = run_sources(config, sqlite_store, only=ids, replay=REPO / "cassettes")
+    summary = run_sources(config, sqlite_store, only=ids, replay=SHAPES)
     assert summary.exit_code == 0
     data = digest_data(config, sqlite_store, week_of(date(2026, 5, 4)))
     text, html = render(data, {})

@@ -70,6 +70,7 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
     )
     from tracker.present.benchmark_words import first_config_lines
     from tracker.present.ci_jobs_words import regime_blocks
+    from tracker.present.ci_record_words import no_record_lines, sample_lines
     from tracker.present.ci_units_words import digest_lines as unit_lines
     from tracker.present.ci_units_words import week_label
     from tracker.present.formats import http_only
@@ -128,6 +129,10 @@ def digest_data(config: Config, store: Store, week: DigestWeek) -> dict[str, Any
             "ci": ci_block(ci_rows, regime, week, previous),
             "ci_newest": stale_ci_text(figures.trends, regime, week.as_of),
             "ci_other": ci_other_block(ci_other_rows, regime, week, previous),
+            # configured projects without a public CI record on this regime: words, no rate
+            "ci_no_record": no_record_lines(figures.ci_unrecorded, [regime]),
+            # the sources whose record is a sample: what it is, beside the rates
+            "ci_samples": sample_lines(figures.ci_samples, [regime]),
             "ci_jobs": ci_jobs.get(regime),
             # both units, each named (jobs = test groups, tests), the newest week up to this one
             "ci_units": unit_lines(figures.ci_tests, [regime], week_label(week.as_of)),

@@ -19,7 +19,7 @@ from typing import Any
 
 from tracker.config import Config
 from tracker.measure.ci.jobs import CiJobs, ci_jobs
-from tracker.measure.ci.rates import ci_rate_rows
+from tracker.measure.ci.rates import sampled_sources, split_by_trigger, unrecorded
 from tracker.measure.ci.tests import CiTests, ci_tests
 from tracker.measure.facts import LagFacts, load_lag_facts, observed_ends
 from tracker.measure.headline import quarters as headline
@@ -88,6 +88,11 @@ class Figures:
     response: ResponseFigures = field(default_factory=ResponseFigures)
     # the headline answer per layer and regime (framework first: the lead)
     layers: list[LayerAnswer] = field(default_factory=list)
+    # (project, regime) pairs a CI source is configured for without any record: every output
+    # says "no public CI record" for them, never a rate (measure.ci.rates.unrecorded)
+    ci_unrecorded: list[dict] = field(default_factory=list)
+    # CI sources whose record is a sample: what it is, its weeks (ci.rates.sampled_sources)
+    ci_samples: list[dict] = field(default_factory=list)
 
     @property
     def as_of(self) -> datetime:
@@ -121,9 +126,15 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         spans: dict = {}
         samples = facts.samples(as_of, unknown, spans)
         lag = lag_trends(samples, as_of, reference, unknown=unknown)
-        pass_rates, other_rates, friction, stale = reads.result()
+        pass_rates, other_rates, friction, stale, raw_rates = reads.result()
     stale_keys = stale_definitions(spans, as_of, config.report)
     regimes = [r.id for r in config.regimes] or sorted({s.regime for s in samples})
+    sampled = sampled_sources(config, raw_rates)
+    trends = compute_trends(samples, as_of, pass_rates, friction, reference, lag=lag)
+    for row in (r for r in sampled if r["headline_jobs"]):
+        projects = trends.ci_sampled.setdefault(row["regime"], [])
+        if row["project"] not in projects:
+            projects.append(row["project"])
     return Figures(
         point=point,
         facts=facts,
@@ -132,7 +143,7 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         spans=spans,
         lag=lag,
         answers=answers(lag, regimes, reference, as_of),
-        trends=compute_trends(samples, as_of, pass_rates, friction, reference, lag=lag),
+        trends=trends,
         series=headline.quarterly_series(samples, as_of, stale_keys),
         summaries=summarize(samples, as_of),
         pass_rates=pass_rates,
@@ -156,6 +167,8 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         benchmark=_benchmark(config, facts, as_of),
         response=issue_response_figures(config, store, as_of, regimes),
         layers=_layers(config, facts, samples, unknown, lag, regimes, as_of),
+        ci_unrecorded=unrecorded(config, raw_rates),
+        ci_samples=sampled,
     )
 
 
@@ -216,16 +229,18 @@ def _benchmark(config: Config, facts: LagFacts, as_of: datetime) -> BenchmarkFig
 
 def _weekly_and_stale(
     config: Config, store: Store, as_of: datetime
-) -> tuple[list, list, list, list[dict[str, Any]]]:
-    """(headline CI rows, other-trigger CI rows, friction rows, stale sources) from the store."""
+) -> tuple[list, list, list, list[dict[str, Any]], list[dict[str, Any]]]:
+    """(headline CI rows, other-trigger CI rows, friction rows, stale sources, the weekly CI
+    rows per source and trigger) from the store."""
     # Headline: the triggers each source's selector names (nightly builds); the rest apart.
-    pass_rates, other_rates = ci_rate_rows(config, store)
+    raw = store.view_rows("v_ci_pass_rate_weekly")
+    pass_rates, other_rates = split_by_trigger(raw, config.triggers)
     # Views have no inherent order (PostgreSQL returns any): sort, so files and tables are stable.
     friction = sorted(
         store.view_rows("v_friction_weekly"), key=lambda r: (r["regime"] or "", r["week"])
     )
     # Data quality: streams that ended long before as-of (their open rows age with the silence).
-    return pass_rates, other_rates, friction, stale_sources(store, config, as_of)
+    return pass_rates, other_rates, friction, stale_sources(store, config, as_of), raw
 
 
 def lag_rows_for_store(samples: Sequence[LagSample], as_of: datetime) -> list[dict]:

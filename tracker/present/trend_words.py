@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 from datetime import date, datetime
 
+from tracker.measure.ci.rates import NO_RECORD
 from tracker.measure.headline.trends import Trends
 from tracker.measure.stats.rate_trend import RateTrend
 from tracker.measure.stats.trend import (
@@ -56,12 +57,13 @@ THRESHOLDS = (
 )
 
 
-def ends_text(what: str, week: str | None, as_of: datetime | None) -> str:
+def ends_text(what: str, week: str | None, as_of: datetime | None, none: str | None = None) -> str:
     """Why a rate column is empty: "CI data ends 2026-W19 (2026-05-10), 104 d before the
-    as-of date: nothing to compare in the last 12 weeks", or that there is none at all."""
+    as-of date: nothing to compare in the last 12 weeks", or that there is none at all
+    (`none`: what to say then, e.g. "no public CI record for this regime")."""
     window = f"the last {RECENT_WEEKS + PRIOR_WEEKS} weeks"
     if not week:
-        return f"no {what} collected for this regime: nothing to compare"
+        return f"{none or f'no {what} collected for this regime'}: nothing to compare"
     year, _, number = week.partition("-W")
     end = date.fromisocalendar(int(year), int(number), 7)
     behind = f", {(as_of.date() - end).days} d before the as-of date" if as_of else ""
@@ -176,6 +178,17 @@ def stale_ci_text(trends: Trends, regime: str, as_of: datetime) -> str:
     return ""
 
 
+def sampled_text(trends: Trends, regime: str) -> str:
+    """ "; partly a sample of runs (jax, pytorch: the CI section says what it is)" for a regime
+    some of whose CI rows rest on a sampled record, else ""."""
+    projects = trends.ci_sampled.get(regime)
+    if not projects:
+        return ""
+    return (
+        f"; partly a sample of runs ({', '.join(sorted(projects))}: the CI section says what it is)"
+    )
+
+
 def rate_text(
     t: RateTrend | None, what: str = "data", ends: str | None = None, windows: bool = False
 ) -> str:
@@ -229,13 +242,19 @@ def headline(trends: Trends) -> list[dict]:
                 "ci": rate_text(
                     ci.get(regime),
                     "CI jobs",
-                    ends_text("CI data", trends.ci_last_week.get(regime), trends.as_of),
+                    ends_text(
+                        "CI data",
+                        trends.ci_last_week.get(regime),
+                        trends.as_of,
+                        f"{NO_RECORD} for this regime",
+                    ),
                 )
                 + (
                     "; " + newest_text(trends.ci_newest[regime], trends.as_of)
                     if regime in trends.ci_newest
                     else ""
-                ),
+                )
+                + sampled_text(trends, regime),
                 "friction": rate_text(
                     friction.get(regime),
                     "tagged events",

@@ -66,6 +66,10 @@ def summary_json(
         ],
         "ci_pass_rate_weekly": pass_rates,
         "ci_pass_rate_other_triggers": other_rates,
+        # configured (project, regime) pairs without a public CI record: no rate, these words
+        "ci_no_public_record": f.ci_unrecorded,
+        # CI sources whose record is a sample: what it is, its bias and its weeks
+        "ci_samples": f.ci_samples,
         "friction_weekly": friction,
         "analyst_overrides": f.overrides,
         "independent_benchmark": benchmark_json(f.benchmark),

@@ -26,7 +26,7 @@ from tracker.measure.lag.silent import HINT as SILENT_HINT
 from tracker.measure.models.summary import REGIMES as MODEL_REGIMES
 from tracker.measure.models.summary import model_matrix
 from tracker.measure.stats.survival import LagSummary
-from tracker.present import ci_jobs_words, ci_units_words, palette, trend_words
+from tracker.present import ci_jobs_words, ci_record_words, ci_units_words, palette, trend_words
 from tracker.present.benchmark_words import pair_rows
 from tracker.present.ci_units_words import UNIT_COLUMNS
 from tracker.present.formats import http_only, percent, visible_controls
@@ -306,6 +306,8 @@ def _write(
             layers=layer_table(f),
             ci_sparse=ci_sparse,
             ci_freshness=trend_words.freshness_lines(f.trends.ci_last_week, as_of),
+            ci_no_record=ci_record_words.no_record_lines(f.ci_unrecorded),
+            ci_samples=ci_record_words.sample_lines(f.ci_samples),
             friction_sparse=sparse_friction(friction),
             quality=quality["lines"],
             regime_colour=palette.colour,

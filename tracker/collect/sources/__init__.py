@@ -223,6 +223,18 @@ KINDS: dict[str, Kind] = {
         {"org": "text", "pipeline": "text"},
         {**_CI_COMMON, "per_page": "positive_int"},
     ),
+    "ci_json_history": _kind(
+        "ci_json_history",
+        {"repo": "text", "path": "text", "key": "text"},
+        {
+            "refs": "text_list",
+            "job_regimes": _options.job_regimes_problem,
+            "trigger": "text_list",  # the triggers the headline rate counts (measure.ci_rates)
+            "sample": "text",  # what the record is, said beside its figures (measure.ci.rates)
+            "api_url": "text",
+            "raw_url": "text",
+        },
+    ),
     "changelog_markdown": _kind(
         "changelog_markdown", {"url": "text"}, {"package": "text", "heading_level": "positive_int"}
     ),

@@ -210,15 +210,7 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     read: list[str] = _state_list(ctx, "read")
     blobs: dict[str, str] = _state_map(ctx, "blobs")
     for ref in ctx.option("refs") or [None]:
-        listed: list[tuple[datetime, str]] = []
-        for item in _ref_commits(ctx, api, repo, folder, ref):
-            sha, when = item["sha"], commit_date(item)
-            if not _SHA.match(sha):
-                ctx.skip(f"a commit of {folder}", f"{preview(sha)} is not a commit id")
-            elif when is None:
-                ctx.skip(f"commit {sha[:10]} of {folder}", "no committer date")
-            else:
-                listed.append((when, sha))
+        listed = listed_commits(ctx, api, repo, folder, ref)
         times = dict((sha, when) for when, sha in listed)
         for sha in chosen_commits(listed, every):
             if sha in read:
@@ -228,6 +220,24 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
     del read[:-READ_LIMIT]
     for name in sorted(blobs)[:-BLOB_LIMIT]:
         del blobs[name]
+
+
+def listed_commits(
+    ctx: CollectContext, api: str, repo: str, path: str, ref: str | None
+) -> list[tuple[datetime, str]]:
+    """(committer time, sha) of the commits of `ref` (None: the default branch) that touched
+    `path` (a folder or a file), as listed (newest first); a listed item without a commit id or
+    a committer date is a logged skip. Also read by ci_json_history."""
+    listed: list[tuple[datetime, str]] = []
+    for item in _ref_commits(ctx, api, repo, path, ref):
+        sha, when = item["sha"], commit_date(item)
+        if not _SHA.match(sha):
+            ctx.skip(f"a commit of {path}", f"{preview(sha)} is not a commit id")
+        elif when is None:
+            ctx.skip(f"commit {sha[:10]} of {path}", "no committer date")
+        else:
+            listed.append((when, sha))
+    return listed
 
 
 def _ref_commits(ctx: CollectContext, api: str, repo: str, folder: str, ref: str | None):

@@ -37,6 +37,9 @@ class Trends:
     # per regime whose CI rate cannot be compared as of as_of: the comparison at its newest
     # comparable weeks (rate_trend.newest_data_trends), shown with their weeks and age
     ci_newest: dict[str, RateTrend] = field(default_factory=dict)
+    # per regime, the projects whose CI rows come from a sampled record (a source's `sample`
+    # key: measure.ci.rates.sampled_sources): the CI column says its figure rests partly on one
+    ci_sampled: dict[str, list[str]] = field(default_factory=dict)
 
     def regimes(self) -> list[str]:
         found = {t.regime for t in self.lag} | {t.regime for t in self.ci + self.friction}
