@@ -80,6 +80,9 @@ class TimeOrderReads:
         Far-dated rows are listed by far_dated_events, not here. Reads the rows derived when
         the events were written (time_contradictions), not every event."""
         d = self.dialect
+        # SQLite: the derived rows first, whatever its planner guesses of the tables' sizes
+        # (CROSS JOIN keeps the order); PostgreSQL's planner has the statistics.
+        first = "CROSS JOIN" if d == "sqlite" else "JOIN"
         listed = text(
             f"SELECT e.id, e.source_id, e.kind, e.external_id, "
             f"CAST({_utc(d, 'e.occurred_at')} AS TEXT) AS occurred_at, "
@@ -87,7 +90,7 @@ class TimeOrderReads:
             f"THEN 'ended ' || CAST({_utc(d, 'e.ended_at')} AS TEXT) || ', before it began' "
             f"ELSE 'before its issue was opened (' || CAST({_utc(d, 'i.occurred_at')} AS TEXT) "
             "|| ')' END AS why "
-            "FROM time_contradictions t JOIN events e ON e.id = t.event_id "
+            f"FROM time_contradictions t {first} events e ON e.id = t.event_id "
             "LEFT JOIN comment_issues ci ON t.reason = 'early' AND ci.comment_id = t.event_id "
             "LEFT JOIN events i ON i.id = ci.issue_id "
             "ORDER BY e.source_id, e.id LIMIT :limit"
