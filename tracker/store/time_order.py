@@ -6,7 +6,9 @@ ended before it started: ``ended_at`` earlier than ``occurred_at``), and a comme
 the issue it answers was opened, cannot both be right; which one is wrong cannot be told. Such
 rows are left out of every figure (`in_order` in SQL, `answers_before_opening` for a comment
 read beside its issue) and listed in the report's data-quality section and summary.json
-(`Store.contradicting_events`), as far-dated rows are (`Store.far_dated_events`).
+(`Store.contradicting_events`), as far-dated rows are (`Store.far_dated_events`). The listing
+reads the rows derived when the events were written (tracker.store.derived, with
+`contradictions_sql`), not every stored event.
 
 A mixin of `tracker.store.Store`, like tracker.store.reads.
 """
