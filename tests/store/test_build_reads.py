@@ -89,3 +89,21 @@ def test_a_new_anchor_is_derived_over_every_stored_record_at_its_first_read(stor
     assert _picked(store, ["vllm-openai-rocm:"]) == ["image"]
     assert _picked(store, ["rocm/vllm-dev:"]) == ["dev"]
     assert _picked(store, ["vllm-openai-rocm:", "rocm/vllm-dev:"]) == ["dev", "image"]
+
+
+def test_a_long_plain_text_picks_by_its_start(store):
+    """A pattern's plain text longer than the store keeps (ANCHOR_CHARS) picks the records
+    holding its start: more records to match, never fewer; no key too long for PostgreSQL."""
+    from tracker.store.build_reads import ANCHOR_CHARS
+
+    long = "vllm-openai-rocm:" + "é" * 3000
+    with store.transaction() as conn:
+        store.upsert_events(
+            conn,
+            [
+                _event("whole", "issue", "x " + long),
+                _event("start", "issue", "x " + long[:ANCHOR_CHARS] + " and then"),
+                _event("none", "issue", "x " + long[: ANCHOR_CHARS - 1]),
+            ],
+        )
+    assert _picked(store, [long]) == ["start", "whole"]

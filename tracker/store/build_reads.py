@@ -26,6 +26,10 @@ from tracker.store.tables import dated, events, ids_in, ids_param
 # Kinds of records whose text can name a build (CI runs, jobs and benchmark results cannot).
 TEXT_KINDS = ("release", "note", "issue", "comment", "commit")
 MAX_ANCHORS = 200  # plain texts per read, and kept derived: a bound on the statement's size
+# An anchor is kept by its first ANCHOR_CHARS characters (at most 2 kB of UTF-8: PostgreSQL's
+# btree keys hold about 2.7 kB). A record holding a text holds its start, and the patterns
+# themselves decide (measure.lag.builds): a shorter anchor only picks more records to match.
+ANCHOR_CHARS = 500
 _KINDS_SQL = ", ".join(f"'{kind}'" for kind in TEXT_KINDS)
 
 
@@ -33,6 +37,11 @@ def _like(text: str) -> str:
     """A LIKE pattern for `text` anywhere, its wildcards escaped (with "\\")."""
     escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
+
+
+def _kept(anchors: Sequence[str]) -> list[str]:
+    """`anchors` as the store keeps them (ANCHOR_CHARS), once each, at most MAX_ANCHORS."""
+    return list(dict.fromkeys(a[:ANCHOR_CHARS] for a in anchors if a))[:MAX_ANCHORS]
 
 
 def anchor_rows_sql(where: str) -> str:
@@ -71,7 +80,7 @@ class BuildReads:
         TEXT_KINDS holding one of `anchors` (ignoring case) in its title, body or attrs,
         oldest first; far-dated rows left out (tables.dated). Anchors not derived yet are
         derived first (derive_anchors)."""
-        wanted = [a for a in dict.fromkeys(anchors) if a][:MAX_ANCHORS]
+        wanted = _kept(anchors)
         if not wanted:
             return []
         self.derive_anchors(wanted)
@@ -100,7 +109,7 @@ class BuildReads:
         every stored record once (then against every record written). The anchors kept beyond
         MAX_ANCHORS, oldest first among those not asked for, are dropped with their rows.
         Returns the anchors derived now (none when all were kept)."""
-        wanted = list(dict.fromkeys(a for a in anchors if a))[:MAX_ANCHORS]
+        wanted = _kept(anchors)
         with self._connect() as conn:
             kept = set(conn.execute(select(build_anchors.c.anchor)).scalars())
         if not set(wanted) - kept:
