@@ -1,6 +1,7 @@
 """Whole-process benchmarks of the tracker CLI, each next to its baseline from the same run.
 
     python -m benchmarks [--quick] [--only NAME ...] [--repeat 3] [--fresh] [--md FILE]
+                         [--report-sizes N ...]
 
 From the repository root. tracker is a black box here: every figure is a `tracker ...`
 subprocess (default .venv/bin/tracker; --tracker PATH), wall time and peak RSS, median of
@@ -78,6 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", choices=NAMES, help="run only these")
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
     parser.add_argument("--fresh", action="store_true", help="regenerate cached files and stores")
+    parser.add_argument(
+        "--report-sizes",
+        type=int,
+        nargs="+",
+        metavar="N",
+        help="events of the report's stores instead of the mode's (e.g. 200000 1000000)",
+    )
     parser.add_argument("--tracker", type=Path, default=ROOT / ".venv" / "bin" / "tracker")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "tracker-bench")
     parser.add_argument("--md", type=Path, help="also write the markdown table to FILE")
@@ -90,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.tracker.exists():
         parser.error(f"{args.tracker} not found: install tracker in .venv or pass --tracker")
     mode = "quick" if args.quick else "full"
-    sizes = SIZES[mode]
+    sizes = dict(SIZES[mode])
+    if args.report_sizes:
+        sizes["report"] = sorted(args.report_sizes)
     only = args.only or list(NAMES)
     args.cache.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()

@@ -153,3 +153,60 @@ def test_a_ci_run_or_job_that_ended_before_it_started_is_in_no_weekly_pass_rate(
     listed = store.contradicting_events()
     assert sorted(e["external_id"] for e in listed["events"]) == ["ci_job:back", "ci_run:2"]
     assert listed["count"] == 2
+
+
+def test_contradictions_are_derived_as_events_are_written_in_any_order(store):
+    """A comment stored before its issue, then the issue: the contradiction is found when the
+    issue is written (its comments are compared again); the issue and a job written again with
+    times that agree leave the listing; a comment of no stored issue contradicts nothing."""
+
+    def listed() -> list[str]:
+        return sorted(e["external_id"] for e in store.contradicting_events()["events"])
+
+    def job(ended: datetime) -> Event:
+        return Event(
+            "ci", "vllm", "ci_job", "job:1", t("2026-03-01", 5), "job", url="https://ci/1",
+            regime="rocm", outcome="passed", ended_at=ended,
+        )  # fmt: skip
+
+    with store.transaction() as conn:
+        store.upsert_events(
+            conn,
+            [comment("r-rocm", 11, 1, t("2026-02-09")), comment("r-rocm", 12, 7, t("2026-01-01"))],
+        )
+    assert listed() == []
+    with store.transaction() as conn:
+        store.upsert_events(conn, [issue("r-rocm", 1, t("2026-02-10")), job(t("2026-03-01", 3))])
+    assert listed() == ["comment:11", "job:1"]
+    assert store.contradicting_events()["count"] == 2
+    with store.transaction() as conn:  # corrected upstream
+        store.upsert_events(conn, [issue("r-rocm", 1, t("2026-02-08")), job(t("2026-03-01", 6))])
+    assert listed() == []
+    assert store.contradicting_events()["count"] == 0
+
+
+def test_the_listing_reads_the_derived_rows_not_every_event(sqlite_store):
+    """SQLite's plans: the count and the listing of contradicting events read the derived
+    table and look events up by id; no read scans the events. Fails if the listing goes back
+    to scanning every event."""
+    from sqlalchemy import event
+
+    statements: list[tuple] = []
+
+    def capture(conn, cursor, statement, parameters, context, executemany):
+        statements.append((statement, parameters))
+
+    event.listen(sqlite_store.engine, "before_cursor_execute", capture)
+    try:
+        sqlite_store.contradicting_events()
+    finally:
+        event.remove(sqlite_store.engine, "before_cursor_execute", capture)
+    with sqlite_store.engine.connect() as conn:
+        plans = [
+            [row[3] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", params)]
+            for sql, params in statements
+        ]
+    assert len(plans) == 2, statements
+    steps = [step for plan in plans for step in plan]
+    assert any("time_contradictions" in step for step in steps), plans
+    assert not any(step.startswith(("SCAN e", "SCAN i", "SCAN events")) for step in steps), plans

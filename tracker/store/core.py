@@ -22,9 +22,10 @@ from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 from tracker.config.database import DatabaseWaits, database_waits
 from tracker.errors import StoreError
 from tracker.events import Event, now_utc
-from tracker.store.build_reads import BuildReads
+from tracker.store.build_reads import BuildReads, lock_anchors
 from tracker.store.ci_reads import CiReads
 from tracker.store.ci_test_reads import CiTestReads
+from tracker.store.derived import derive_written
 from tracker.store.migrate import Migrations
 from tracker.store.perf_reads import PerfReads
 from tracker.store.quality_reads import QualityReads
@@ -211,24 +212,29 @@ class Store(
         """upsert_events without counting what was new (a bulk import counts once, at the end);
         return the rows written (duplicates within `items`: the last one wins)."""
         seen_at = seen_at or now_utc()
+        items = list(items)
+        if not items:
+            return 0
+        lock_anchors(conn, self.dialect)
         if self.dialect == "sqlite":
             seen, flag = sqlite_time(seen_at), int(imported)
             assert seen is not None  # seen_at is a datetime
             params = {item.id: sqlite_row(item, seen, flag, _dumps) for item in items}
-            if params:
-                raw = conn.connection.driver_connection
-                assert raw is not None  # a connection in use has its driver connection
-                raw.executemany(self._sqlite_upsert_sql(), list(params.values()))
-            return len(params)
-        rows = {item.id: event_row(item, seen_at, imported) for item in items}
-        if not rows:
-            return 0
-        values = list(rows.values())
-        if self.dialect == "postgresql":
-            self._copy_upsert(conn, values)
+            raw = conn.connection.driver_connection
+            assert raw is not None  # a connection in use has its driver connection
+            raw.executemany(self._sqlite_upsert_sql(), list(params.values()))
+            written = len(params)
         else:
-            conn.execute(self._upsert_statement(), values)  # other dialects: plain Core
-        return len(values)
+            rows = {item.id: event_row(item, seen_at, imported) for item in items}
+            values = list(rows.values())
+            if self.dialect == "postgresql":
+                self._copy_upsert(conn, values)
+            else:
+                conn.execute(self._upsert_statement(), values)  # other dialects: plain Core
+            written = len(values)
+        # what is derived from the events is derived now, once (tracker.store.derived)
+        derive_written(conn, self.dialect, items)
+        return written
 
     def _upsert_statement(self):
         stmt = self._insert()(events)

@@ -6,6 +6,10 @@ the slow side of a backfill.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from typing import Any
+
 from sqlalchemy import (
     Boolean,
     Column,
@@ -102,6 +106,18 @@ def dated(dialect: str, table: str = "events") -> TextClause:
     that feeds a figure has (the far-dated rows it leaves out are listed by
     Store.far_dated_events; beside it, store.time_order.in_order for contradicting times)."""
     return text(computable(dialect, f"{table}.occurred_at"))
+
+
+def ids_in(dialect: str, column: str, param: str = "ids") -> str:
+    """SQL true for rows whose `column` is one of the ids bound as `param` (ids_param)."""
+    if dialect == "sqlite":
+        return f"{column} IN (SELECT value FROM json_each(:{param}))"
+    return f"{column} = ANY(CAST(:{param} AS VARCHAR[]))"
+
+
+def ids_param(dialect: str, ids: Sequence[str]) -> Any:
+    """`ids` bound for ids_in: one parameter whatever their number."""
+    return json.dumps(list(ids)) if dialect == "sqlite" else list(ids)
 
 
 def known_time(dialect: str, column: Column) -> ColumnElement:
@@ -370,4 +386,10 @@ issue_response_quarterly = Table(
 )
 
 from tracker.store.ci_tables import ci_job_health, ci_parity  # noqa: E402, F401  (one metadata)
+from tracker.store.derived_tables import (  # noqa: E402, F401  (one metadata)
+    build_anchors,
+    comment_issues,
+    text_anchors,
+    time_contradictions,
+)
 from tracker.store.perf_tables import perf_training  # noqa: E402, F401  (one metadata)
