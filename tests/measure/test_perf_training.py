@@ -189,3 +189,79 @@ def test_the_v60_row_from_its_cassette(store, tmp_path):
     assert "NCCL 2.28.3-1" in v60.nvidia.versions
     silent = {(r.round, r.regime) for r in figures.rows if r.status == NO_SUBMISSION}
     assert silent == {("v6.0", "xla"), ("v6.0", "neuron")}
+
+
+V51_ROCM_AT_8 = {
+    "round": "v5.1",
+    "round_date": "2025-11-12",
+    "benchmark": "llama2_70b_lora",
+    "accelerators": "8",
+    "regime": "rocm",
+    "status": "measured",
+    "minutes": "10.18",
+    "nvidia_minutes": "5.97",
+    "ratio_to_nvidia": "1.706",
+    "accelerator": "AMD Instinct MI355X",
+    "system": "MI355X_EPYC_9575F_pytorch",
+    "submitter": "AMD",
+    "availability": "Available on-premise",
+    "software_versions": "ROCm 7.0.0",
+    "evidence_url": "https://github.com/mlcommons/training_results_v5.1/tree/"
+    "441d65f4445cd59687466533fd9f55399136e7a4/AMD/results/MI355X_EPYC_9575F_pytorch/llama2_70b_lora",
+    "nvidia_accelerator": "NVIDIA Blackwell Ultra GPU (GB300)",
+    "nvidia_system": "theia_ngpu8_ngc25.09_nemo",
+    "nvidia_software_versions": "CUDA 13.0.1.012, cuDNN 9.13.1.26, NCCL 2.28.3-1",
+    "nvidia_evidence_url": "https://github.com/mlcommons/training_results_v5.1/tree/"
+    "441d65f4445cd59687466533fd9f55399136e7a4/NVIDIA/results/theia_ngpu8_ngc25.09_nemo/"
+    "llama2_70b_lora",
+}
+
+
+def test_cli_training_rows_whole_under_their_headers(sqlite_store, tmp_path):
+    # Every cell under its own header, in the CSV and in the table: the CLI once wrote the
+    # evidence URL under nvidia_accelerator and the accelerator name under evidence_url.
+    import csv
+    import io
+
+    stored_rounds(sqlite_store, tmp_path)
+    db = f"sqlite:///{tmp_path / 'tracker.db'}"
+    args = ["--db", db, "perf", "--suite", "training", "--as-of", "2026-08-22"]
+    result = CliRunner().invoke(cli, [*args, "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    found = [
+        r for r in rows if (r["round"], r["regime"], r["accelerators"]) == ("v5.1", "rocm", "8")
+    ]
+    assert found == [V51_ROCM_AT_8]
+    # the same row in the report's perf_training.csv, cell for cell (numbers as the CLI rounds)
+    from tracker.report.training_section import training_csv_rows
+
+    figures = training_figures(
+        sqlite_store.perf_results(datetime(2026, 8, 22, tzinfo=UTC), "training_result"),
+        ["cuda", "rocm", "xla", "neuron"],
+    )
+    report = [
+        r for r in training_csv_rows(figures) if (r["round"], r["regime"]) == ("v5.1", "rocm")
+    ]
+    assert [
+        str(report[0][c])
+        for c in V51_ROCM_AT_8
+        if c not in ("round_date", "minutes", "nvidia_minutes", "ratio_to_nvidia")
+    ] == [  # fmt: skip
+        v
+        for c, v in V51_ROCM_AT_8.items()
+        if c not in ("round_date", "minutes", "nvidia_minutes", "ratio_to_nvidia")
+    ]
+    # the table: each cell starts where its header starts
+    table = CliRunner().invoke(cli, args)
+    assert table.exit_code == 0, table.output
+    header, _rule, *lines = table.stdout.splitlines()
+    names = header.split()
+    starts = [header.index(f"  {n} ") + 2 if i else 0 for i, n in enumerate(names[:-1])]
+    starts.append(header.rindex(names[-1]))
+    line = next(x for x in lines if x.startswith("v5.1") and " rocm " in x and "MI355X" in x)
+    cells = {
+        n: line[a:b].strip() for n, a, b in zip(names, starts, [*starts[1:], None], strict=True)
+    }
+    assert cells == {k: v for k, v in V51_ROCM_AT_8.items() if k in names}
+    assert "evidence_url" not in names and len(names) == 15

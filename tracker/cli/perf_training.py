@@ -47,30 +47,15 @@ def print_training(
 
 
 def training_cells(row) -> list:
-    """One TrainingRow as the CLI's cells (minutes to 2 places, the ratio to 3)."""
-    best, cuda = row.best, row.nvidia
-
-    def minutes(entry) -> str:
-        return "" if entry is None else f"{entry.minutes:.2f}"
-
-    return [
-        row.round,
-        row.round_date.date().isoformat(),
-        row.benchmark or "(any)",
-        "" if row.accelerators is None else row.accelerators,
-        row.regime,
-        row.status,
-        minutes(best),
-        minutes(cuda),
-        "" if row.ratio is None else f"{row.ratio:.3f}",
-        best.accelerator if best else "",
-        best.system if best else "",
-        best.submitter if best else "",
-        best.availability if best else "",
-        best.versions if best else "",
-        cuda.accelerator if cuda else "",
-        cuda.system if cuda else "",
-        cuda.versions if cuda else "",
-        best.url if best else "",
-        cuda.url if cuda else "",
-    ]
+    """One TrainingRow as the CLI's cells, in COLUMNS' order: read by column name from the row
+    the view and perf_training.csv hold (so a cell can never sit under another's header);
+    minutes to 2 places, the ratio to 3."""
+    values = row.store_row(row.round_date)
+    values["round_date"] = row.round_date.date().isoformat()
+    values["benchmark"] = row.benchmark or "(any)"
+    values["accelerators"] = row.accelerators if row.accelerators is not None else ""
+    for name in ("minutes", "nvidia_minutes"):
+        values[name] = "" if values[name] is None else f"{values[name]:.2f}"
+    ratio = values["ratio_to_nvidia"]
+    values["ratio_to_nvidia"] = "" if ratio is None else f"{ratio:.3f}"
+    return ["" if values[c] is None else values[c] for c in COLUMNS]
