@@ -227,7 +227,24 @@ V51_ROCM_AT_8 = {
     "nvidia_evidence_url": "https://github.com/mlcommons/training_results_v5.1/tree/"
     "441d65f4445cd59687466533fd9f55399136e7a4/NVIDIA/results/theia_ngpu8_ngc25.09_nemo/"
     "llama2_70b_lora",
+    # realized efficiency: 3,456 samples of 8,192 tokens in about 667 s a run on 8 MI355X, FP8
+    # by the system file's sw_notes; 4N per token, N = 68.71e9, over 2,516.6 / 5,033.2 TFLOP/s
+    "samples_per_second": "0.650",
+    "tokens_per_second": "5327",
+    "format_used": "FP8",
+    "format_evidence": "https://github.com/mlcommons/training_results_v5.1/blob/"
+    "441d65f4445cd59687466533fd9f55399136e7a4/AMD/systems/MI355X_EPYC_9575F_pytorch.json",
+    "efficiency_bf16": "0.582",
+    "efficiency_bf16_attention": "0.650",
+    "efficiency_format": "0.291",
+    "efficiency_format_attention": "0.325",
 }
+
+
+# The cells the CLI rounds (the report's CSV keeps the full numbers).
+ROUNDED = {"round_date", "minutes", "nvidia_minutes", "ratio_to_nvidia", "samples_per_second",
+           "tokens_per_second", "efficiency_bf16", "efficiency_bf16_attention",
+           "efficiency_format", "efficiency_format_attention"}  # fmt: skip
 
 
 def test_cli_training_rows_whole_under_their_headers(sqlite_store, tmp_path):
@@ -262,14 +279,8 @@ def test_cli_training_rows_whole_under_their_headers(sqlite_store, tmp_path):
         if (r["round"], r["regime"], r["benchmark"], r["accelerators"])
         == ("v5.1", "rocm", "llama2_70b_lora", 8)
     ]
-    assert [
-        str(report[0][c])
-        for c in V51_ROCM_AT_8
-        if c not in ("round_date", "minutes", "nvidia_minutes", "ratio_to_nvidia")
-    ] == [  # fmt: skip
-        v
-        for c, v in V51_ROCM_AT_8.items()
-        if c not in ("round_date", "minutes", "nvidia_minutes", "ratio_to_nvidia")
+    assert [str(report[0][c]) for c in V51_ROCM_AT_8 if c not in ROUNDED] == [  # fmt: skip
+        v for c, v in V51_ROCM_AT_8.items() if c not in ROUNDED
     ]
     # the table: each cell starts where its header starts
     table = CliRunner().invoke(cli, args)
@@ -283,7 +294,7 @@ def test_cli_training_rows_whole_under_their_headers(sqlite_store, tmp_path):
         n: line[a:b].strip() for n, a, b in zip(names, starts, [*starts[1:], None], strict=True)
     }
     assert cells == {k: v for k, v in V51_ROCM_AT_8.items() if k in names}
-    assert "evidence_url" not in names and len(names) == 15
+    assert "evidence_url" not in names and len(names) == 22
 
 
 def test_every_shared_benchmark_and_count_against_nvidias_best(store, tmp_path):
@@ -314,3 +325,62 @@ def test_every_shared_benchmark_and_count_against_nvidias_best(store, tmp_path):
         ("v5.1", "llama2_70b_lora", 8, "rocm"), ("v5.1", "llama2_70b_lora", 16, "rocm"),
         ("v5.1", "llama31_8b", 8, "rocm"),
     }  # fmt: skip
+
+
+def test_realized_efficiency_and_format_adoption_from_the_logs(store, tmp_path):
+    # v5.0 and v5.1 llama2_70b_lora at 8: throughput from the run logs' samples_count and
+    # run_start/run_stop, the format from the system file or the submission's configs (ledger),
+    # efficiency over the dense peaks of data/accelerator_peaks.yaml.
+    results = stored_rounds(store, tmp_path, extra=("mlperf-training-v4-1", "mlperf-training-v6-0"))
+    figures = training_figures(results, ["cuda", "rocm", "xla", "neuron"])
+    rows = {(r.round, r.benchmark, r.accelerators, r.regime): r for r in figures.rows}
+
+    def shown(key):
+        e = rows[key].best.realized
+        return (round(e.tokens_per_s), e.used.label, *(round(x, 3) for x in e.bf16),
+                *(round(x, 3) for x in e.at_format))  # fmt: skip
+
+    assert shown(("v5.1", "llama2_70b_lora", 8, "rocm")) == (5327, "FP8", 0.582, 0.65, 0.291, 0.325)
+    assert shown(("v5.1", "llama2_70b_lora", 8, "cuda")) == (
+        9015, "FP4", 0.991, 1.107, 0.165, 0.185)  # fmt: skip
+    assert shown(("v5.0", "llama2_70b_lora", 8, "rocm")) == (
+        2544, "FP8", 0.535, 0.597, 0.267, 0.299)  # fmt: skip
+    assert shown(("v5.0", "llama2_70b_lora", 8, "cuda")) == (
+        4931, "FP8", 0.542, 0.606, 0.271, 0.303)  # fmt: skip
+    # a set whose submission names no format: "not stated", no efficiency at a format
+    mango = rows[("v5.0", "llama2_70b_lora", 16, "rocm")].best.realized
+    assert mango.used.label == "not stated" and mango.at_format == (None, None)
+    assert mango.bf16[0] is not None  # the BF16 peak needs no format
+    # stable diffusion: throughput in samples, no FLOPs convention, no efficiency
+    sd = rows[("v4.1", "stable_diffusion", 8, "xla")].best.realized
+    assert round(sd.samples_per_s, 2) == 85.81 and sd.convention is None and sd.bf16 == (None, None)
+    adoption = {(a.regime, a.format): a for a in figures.adoption}
+    fp4 = adoption[("rocm", "fp4")]
+    assert (fp4.first_round, fp4.nvidia_round, fp4.lag_days, fp4.bound) == (
+        "v6.0", "v5.1", 216, "exact")  # fmt: skip
+    assert "AMD/results/MI355X_EPYC_9575F_primus" in fp4.evidence
+    assert "config_common_fp4.sh" in fp4.nvidia_evidence
+    fp8 = adoption[("rocm", "fp8")]
+    # NVIDIA's v4.1 FP8 is its first stated in the rounds read: a lower bound
+    assert (fp8.first_round, fp8.nvidia_round, fp8.lag_days, fp8.bound) == (
+        "v5.0", "v4.1", 203, "at least")  # fmt: skip
+    assert adoption[("xla", "fp4")].bound == "not stated"  # TPU's sets name no format
+
+
+def test_a_run_log_names_its_samples_and_precision():
+    from tracker.collect.sources.mlperf_training import read_run
+
+    run = read_run(
+        ':::MLLOG {"time_ms": 1, "key": "lowest_numerical_precision_linear", "value": "mxfp4"}\n'
+        ':::MLLOG {"time_ms": 5, "key": "run_start"}\n'
+        ':::MLLOG {"time_ms": 7, "key": "eval_accuracy", "metadata": {"samples_count": 96}}\n'
+        ':::MLLOG {"time_ms": 9, "key": "run_stop", "metadata": {"status": "success"}}\n'
+    )
+    assert (run["samples"], run["precision"]) == (96, "mxfp4")
+    stop = read_run(
+        ':::MLLOG {"time_ms": 5, "key": "run_start"}\n'
+        ':::MLLOG {"time_ms": 7, "key": "eval_accuracy", "metadata": {"samples_count": 96}}\n'
+        ':::MLLOG {"time_ms": 9, "key": "run_stop", "metadata": {"status": "success", '
+        '"samples_count": 128}}\n'
+    )
+    assert stop["samples"] == 128 and "precision" not in stop
