@@ -150,9 +150,13 @@ def test_digest_says_a_new_round_once(sqlite_store, tmp_path):
     texts = {line["text"].split(" (")[0]: line["text"] for line in lines}
     assert (
         "ROCm 1.96x NVIDIA's time on llama2_70b_lora at 8 accelerators (MI325X 21.6 min vs "
-        "GB200 11.0 min); no submission from Neuron"
+        "GB200 11.0 min; of the dense BF16 peak: MI325X FP8 53%-60% vs GB200 FP8 54%-61%); "
+        "no submission from Neuron"
     ) in texts["MLPerf Training v5.0"]
     assert "ROCm 1.71x" in texts["MLPerf Training v5.1"] and "no submission from XLA, Neuron" in (
+        texts["MLPerf Training v5.1"])  # fmt: skip
+    # the realized efficiency beside it, when the round lands (both sides read from the logs)
+    assert "of the dense BF16 peak: MI355X FP8 58%-65% vs GB300 FP4 99%-111%" in (
         texts["MLPerf Training v5.1"])  # fmt: skip
     assert new_training_round_lines(figures, seen + timedelta(days=7), seen + timedelta(14)) == []
 
