@@ -51,7 +51,7 @@ def test_a_round_is_one_event_per_result_set_and_read_once_per_commit(store, htt
     requests = serve(httpserver)
     config = config_for(httpserver)
     first = run_sources(config, store).results[0]
-    assert (first.status, first.events_new, first.requests) == ("ok", 5, requests), first.error
+    assert (first.status, first.events_new, first.requests) == ("ok", 9, requests), first.error
     events = {e["external_id"]: e for e in store.iter_events()}
     dell = events["v5.1:Dell/1xXE9780x8B200-SXM-180GB/llama2_70b_lora"]
     assert dell["kind"] == "training_result" and dell["regime"] == "cuda"
@@ -80,10 +80,10 @@ def test_max_files_cuts_a_run_short_and_the_next_goes_on(sqlite_store, httpserve
     first = run_sources(config, sqlite_store).results[0]
     assert first.status == "ok" and first.events_new == 2 and first.items_skipped == 1
     counts = [first.events_new]
-    for _ in range(3):
+    for _ in range(5):
         counts.append(run_sources(config, sqlite_store).results[0].events_new)
-    assert counts == [2, 2, 1, 0]
-    assert len(list(sqlite_store.iter_events())) == 5
+    assert counts == [2, 2, 2, 2, 1, 0]  # 9 result sets of 11 or 12 files, 25 files a run
+    assert len(list(sqlite_store.iter_events())) == 9
 
 
 def test_hostile_files_are_skipped_one_by_one(sqlite_store, httpserver):
@@ -95,11 +95,16 @@ def test_hostile_files_are_skipped_one_by_one(sqlite_store, httpserver):
                      ':::MLLOG {"key": "run_start", "time_ms": "soon"}\n:::MLLOG {bad\n'},
     )  # fmt: skip
     result = run_sources(config_for(httpserver), sqlite_store).results[0]
-    assert result.status == "ok" and result.events_new == 4, result.error
-    events = {e["attrs"]["system"]: e["attrs"] for e in sqlite_store.iter_events()}
-    assert "tyche_ngpu8_ngc25.09_nemo" not in events  # its system file is not an object
-    assert events["MI350X_EPYC_9575F_pytorch"]["unread"] == 1  # a 404: no score later
-    assert events["MI355X_EPYC_9575F_pytorch"]["runs"][0]["problem"] == "run_start not recorded"
+    assert result.status == "ok" and result.events_new == 8, result.error
+    events = {
+        (e["attrs"]["system"], e["attrs"]["benchmark"]): e["attrs"]
+        for e in sqlite_store.iter_events()
+    }
+    lora = "llama2_70b_lora"
+    assert ("tyche_ngpu8_ngc25.09_nemo", lora) not in events  # its system file is no object
+    assert events[("MI350X_EPYC_9575F_pytorch", lora)]["unread"] == 1  # a 404: no score later
+    assert events[("MI355X_EPYC_9575F_pytorch", lora)]["runs"][0]["problem"] == (
+        "run_start not recorded")  # fmt: skip
 
 
 def test_system_fields_of_real_shapes():

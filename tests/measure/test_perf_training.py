@@ -95,7 +95,7 @@ def test_the_figure_on_the_real_v50_v51_result_sets(store, tmp_path):
     assert silent == {("v5.1", "xla"), ("v5.1", "neuron"), ("v5.0", "neuron")}
     assert [r.round for r in figures.rows][0] == "v5.1"  # newest round first
     # the Dell B200 set with its aborted run is scored (9 runs), not the best of its regime
-    dell = [i for i in results if i["attrs"]["submitter"] == "Dell"][0]["attrs"]
+    dell = [i for i in results if i["attrs"]["system"] == "1xXE9780x8B200-SXM-180GB"][0]["attrs"]
     assert [bool(r.get("problem")) for r in dell["runs"]].count(True) == 1
     assert time_to_train(dell)[0] == pytest.approx(10.0899625, abs=1e-6)
 
@@ -123,8 +123,21 @@ def test_cli_suite_training_csv_and_view(sqlite_store, tmp_path):
     )
     sqlite_store.replace_perf_training(figures.store_rows(datetime(2026, 8, 22, tzinfo=UTC)))
     view = sqlite_store.view_rows("v_perf_training")
-    rocm = {(r["round"], round(r["ratio_to_nvidia"], 3)) for r in view if r["regime"] == "rocm"}
-    assert rocm == {("v5.0", 1.962), ("v5.1", 1.706), ("v6.0", 1.474)}
+    rocm = {
+        (r["round"], r["benchmark"], r["accelerators"], round(r["ratio_to_nvidia"], 3))
+        for r in view
+        if r["regime"] == "rocm"
+    }
+    assert rocm == {
+        ("v5.0", "bert", 8, 32.66),  # tinycorp's tinybox (tinygrad on MI300X)
+        ("v5.0", "llama2_70b_lora", 8, 1.962),
+        ("v5.0", "llama2_70b_lora", 16, 2.692),
+        ("v5.0", "llama2_70b_lora", 32, 3.481),
+        ("v5.1", "llama2_70b_lora", 8, 1.706),
+        ("v5.1", "llama2_70b_lora", 16, 2.208),
+        ("v5.1", "llama31_8b", 8, 1.48),
+        ("v6.0", "llama2_70b_lora", 8, 1.474),
+    }
 
 
 def test_digest_says_a_new_round_once(sqlite_store, tmp_path):
@@ -137,9 +150,13 @@ def test_digest_says_a_new_round_once(sqlite_store, tmp_path):
     texts = {line["text"].split(" (")[0]: line["text"] for line in lines}
     assert (
         "ROCm 1.96x NVIDIA's time on llama2_70b_lora at 8 accelerators (MI325X 21.6 min vs "
-        "GB200 11.0 min); no submission from Neuron"
+        "GB200 11.0 min; of the dense BF16 peak: MI325X FP8 53%-60% vs GB200 FP8 54%-61%); "
+        "no submission from Neuron"
     ) in texts["MLPerf Training v5.0"]
     assert "ROCm 1.71x" in texts["MLPerf Training v5.1"] and "no submission from XLA, Neuron" in (
+        texts["MLPerf Training v5.1"])  # fmt: skip
+    # the realized efficiency beside it, when the round lands (both sides read from the logs)
+    assert "of the dense BF16 peak: MI355X FP8 58%-65% vs GB300 FP4 99%-111%" in (
         texts["MLPerf Training v5.1"])  # fmt: skip
     assert new_training_round_lines(figures, seen + timedelta(days=7), seen + timedelta(14)) == []
 
@@ -189,3 +206,185 @@ def test_the_v60_row_from_its_cassette(store, tmp_path):
     assert "NCCL 2.28.3-1" in v60.nvidia.versions
     silent = {(r.round, r.regime) for r in figures.rows if r.status == NO_SUBMISSION}
     assert silent == {("v6.0", "xla"), ("v6.0", "neuron")}
+
+
+V51_ROCM_AT_8 = {
+    "round": "v5.1",
+    "round_date": "2025-11-12",
+    "benchmark": "llama2_70b_lora",
+    "accelerators": "8",
+    "regime": "rocm",
+    "status": "measured",
+    "minutes": "10.18",
+    "nvidia_minutes": "5.97",
+    "ratio_to_nvidia": "1.706",
+    "accelerator": "AMD Instinct MI355X",
+    "system": "MI355X_EPYC_9575F_pytorch",
+    "submitter": "AMD",
+    "availability": "Available on-premise",
+    "software_versions": "ROCm 7.0.0",
+    "evidence_url": "https://github.com/mlcommons/training_results_v5.1/tree/"
+    "441d65f4445cd59687466533fd9f55399136e7a4/AMD/results/MI355X_EPYC_9575F_pytorch/llama2_70b_lora",
+    "nvidia_accelerator": "NVIDIA Blackwell Ultra GPU (GB300)",
+    "nvidia_system": "theia_ngpu8_ngc25.09_nemo",
+    "nvidia_software_versions": "CUDA 13.0.1.012, cuDNN 9.13.1.26, NCCL 2.28.3-1",
+    "nvidia_evidence_url": "https://github.com/mlcommons/training_results_v5.1/tree/"
+    "441d65f4445cd59687466533fd9f55399136e7a4/NVIDIA/results/theia_ngpu8_ngc25.09_nemo/"
+    "llama2_70b_lora",
+    # realized efficiency: 3,456 samples of 8,192 tokens in about 667 s a run on 8 MI355X, FP8
+    # by the system file's sw_notes; 4N per token, N = 68.71e9, over 2,516.6 / 5,033.2 TFLOP/s
+    "samples_per_second": "0.650",
+    "tokens_per_second": "5327",
+    "format_used": "FP8",
+    "format_evidence": "https://github.com/mlcommons/training_results_v5.1/blob/"
+    "441d65f4445cd59687466533fd9f55399136e7a4/AMD/systems/MI355X_EPYC_9575F_pytorch.json",
+    "efficiency_bf16": "0.582",
+    "efficiency_bf16_attention": "0.650",
+    "efficiency_format": "0.291",
+    "efficiency_format_attention": "0.325",
+}
+
+
+# The cells the CLI rounds (the report's CSV keeps the full numbers).
+ROUNDED = {"round_date", "minutes", "nvidia_minutes", "ratio_to_nvidia", "samples_per_second",
+           "tokens_per_second", "efficiency_bf16", "efficiency_bf16_attention",
+           "efficiency_format", "efficiency_format_attention"}  # fmt: skip
+
+
+def test_cli_training_rows_whole_under_their_headers(sqlite_store, tmp_path):
+    # Every cell under its own header, in the CSV and in the table: the CLI once wrote the
+    # evidence URL under nvidia_accelerator and the accelerator name under evidence_url.
+    import csv
+    import io
+
+    stored_rounds(sqlite_store, tmp_path)
+    db = f"sqlite:///{tmp_path / 'tracker.db'}"
+    args = ["--db", db, "perf", "--suite", "training", "--as-of", "2026-08-22"]
+    result = CliRunner().invoke(cli, [*args, "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    found = [
+        r
+        for r in rows
+        if (r["round"], r["regime"], r["accelerators"], r["benchmark"])
+        == ("v5.1", "rocm", "8", "llama2_70b_lora")
+    ]
+    assert found == [V51_ROCM_AT_8]
+    # the same row in the report's perf_training.csv, cell for cell (numbers as the CLI rounds)
+    from tracker.report.training_section import training_csv_rows
+
+    figures = training_figures(
+        sqlite_store.perf_results(datetime(2026, 8, 22, tzinfo=UTC), "training_result"),
+        ["cuda", "rocm", "xla", "neuron"],
+    )
+    report = [
+        r
+        for r in training_csv_rows(figures)
+        if (r["round"], r["regime"], r["benchmark"], r["accelerators"])
+        == ("v5.1", "rocm", "llama2_70b_lora", 8)
+    ]
+    assert [str(report[0][c]) for c in V51_ROCM_AT_8 if c not in ROUNDED] == [  # fmt: skip
+        v for c, v in V51_ROCM_AT_8.items() if c not in ROUNDED
+    ]
+    # the table: each cell starts where its header starts
+    table = CliRunner().invoke(cli, args)
+    assert table.exit_code == 0, table.output
+    header, _rule, *lines = table.stdout.splitlines()
+    names = header.split()
+    starts = [header.index(f"  {n} ") + 2 if i else 0 for i, n in enumerate(names[:-1])]
+    starts.append(header.rindex(names[-1]))
+    line = next(x for x in lines if x.startswith("v5.1") and " rocm " in x and "lora   8 " in x)
+    cells = {
+        n: line[a:b].strip() for n, a, b in zip(names, starts, [*starts[1:], None], strict=True)
+    }
+    assert cells == {k: v for k, v in V51_ROCM_AT_8.items() if k in names}
+    assert "evidence_url" not in names and len(names) == 22
+
+
+def test_every_shared_benchmark_and_count_against_nvidias_best(store, tmp_path):
+    # Every benchmark and accelerator count where a regime other than CUDA submitted, scored
+    # from the cassettes' real logs: AMD's llama3.1-8b at 8 in v5.1 (MI355X 99.71 min vs
+    # GB300 67.37 min), MangoBoost's two- and four-node MI300X/MI325X LoRA sets, Google's TPU v5p
+    # stable diffusion at 8 (16 TensorCores) in v4.1.
+    results = stored_rounds(store, tmp_path, extra=("mlperf-training-v4-1",))
+    figures = training_figures(results, ["cuda", "rocm", "xla", "neuron"])
+    rows = {(r.round, r.benchmark, r.accelerators, r.regime): r for r in figures.rows}
+    b8 = rows[("v5.1", "llama31_8b", 8, "rocm")]
+    assert (b8.best.part, b8.nvidia.part) == ("MI355X", "GB300")
+    assert (round(b8.best.minutes, 2), round(b8.nvidia.minutes, 2)) == (99.71, 67.37)
+    assert b8.ratio == pytest.approx(1.480, abs=5e-4)
+    sd = rows[("v4.1", "stable_diffusion", 8, "xla")]
+    assert (sd.best.system, sd.nvidia.system) == (
+        "cloud-tpu-v5p-16-maxdiffusion",
+        "b200_preview_nemo",
+    )
+    assert sd.ratio == pytest.approx(49.6766 / 19.5171, abs=5e-4)
+    compared = {(r.round, r.benchmark, r.accelerators, r.regime) for r in figures.compared()}
+    assert compared == {
+        ("v4.1", "gpt3", 512, "xla"), ("v4.1", "gpt3", 3072, "xla"),
+        ("v4.1", "stable_diffusion", 8, "xla"), ("v4.1", "stable_diffusion", 64, "xla"),
+        ("v4.1", "stable_diffusion", 512, "xla"), ("v4.1", "stable_diffusion", 1024, "xla"),
+        ("v5.0", "bert", 8, "rocm"), ("v5.0", "llama2_70b_lora", 8, "rocm"),
+        ("v5.0", "llama2_70b_lora", 16, "rocm"), ("v5.0", "llama2_70b_lora", 32, "rocm"),
+        ("v5.1", "llama2_70b_lora", 8, "rocm"), ("v5.1", "llama2_70b_lora", 16, "rocm"),
+        ("v5.1", "llama31_8b", 8, "rocm"),
+    }  # fmt: skip
+
+
+def test_realized_efficiency_and_format_adoption_from_the_logs(store, tmp_path):
+    # v5.0 and v5.1 llama2_70b_lora at 8: throughput from the run logs' samples_count and
+    # run_start/run_stop, the format from the system file or the submission's configs (ledger),
+    # efficiency over the dense peaks of data/accelerator_peaks.yaml.
+    results = stored_rounds(store, tmp_path, extra=("mlperf-training-v4-1", "mlperf-training-v6-0"))
+    figures = training_figures(results, ["cuda", "rocm", "xla", "neuron"])
+    rows = {(r.round, r.benchmark, r.accelerators, r.regime): r for r in figures.rows}
+
+    def shown(key):
+        e = rows[key].best.realized
+        return (round(e.tokens_per_s), e.used.label, *(round(x, 3) for x in e.bf16),
+                *(round(x, 3) for x in e.at_format))  # fmt: skip
+
+    assert shown(("v5.1", "llama2_70b_lora", 8, "rocm")) == (5327, "FP8", 0.582, 0.65, 0.291, 0.325)
+    assert shown(("v5.1", "llama2_70b_lora", 8, "cuda")) == (
+        9015, "FP4", 0.991, 1.107, 0.165, 0.185)  # fmt: skip
+    assert shown(("v5.0", "llama2_70b_lora", 8, "rocm")) == (
+        2544, "FP8", 0.535, 0.597, 0.267, 0.299)  # fmt: skip
+    assert shown(("v5.0", "llama2_70b_lora", 8, "cuda")) == (
+        4931, "FP8", 0.542, 0.606, 0.271, 0.303)  # fmt: skip
+    # a set whose submission names no format: "not stated", no efficiency at a format
+    mango = rows[("v5.0", "llama2_70b_lora", 16, "rocm")].best.realized
+    assert mango.used.label == "not stated" and mango.at_format == (None, None)
+    assert mango.bf16[0] is not None  # the BF16 peak needs no format
+    # stable diffusion: throughput in samples, no FLOPs convention, no efficiency
+    sd = rows[("v4.1", "stable_diffusion", 8, "xla")].best.realized
+    assert round(sd.samples_per_s, 2) == 85.81 and sd.convention is None and sd.bf16 == (None, None)
+    adoption = {(a.regime, a.format): a for a in figures.adoption}
+    fp4 = adoption[("rocm", "fp4")]
+    assert (fp4.first_round, fp4.nvidia_round, fp4.lag_days, fp4.bound) == (
+        "v6.0", "v5.1", 216, "exact")  # fmt: skip
+    assert "AMD/results/MI355X_EPYC_9575F_primus" in fp4.evidence
+    assert "config_common_fp4.sh" in fp4.nvidia_evidence
+    fp8 = adoption[("rocm", "fp8")]
+    # NVIDIA's v4.1 FP8 is its first stated in the rounds read: a lower bound
+    assert (fp8.first_round, fp8.nvidia_round, fp8.lag_days, fp8.bound) == (
+        "v5.0", "v4.1", 203, "at least")  # fmt: skip
+    assert adoption[("xla", "fp4")].bound == "not stated"  # TPU's sets name no format
+
+
+def test_a_run_log_names_its_samples_and_precision():
+    from tracker.collect.sources.mlperf_training import read_run
+
+    run = read_run(
+        ':::MLLOG {"time_ms": 1, "key": "lowest_numerical_precision_linear", "value": "mxfp4"}\n'
+        ':::MLLOG {"time_ms": 5, "key": "run_start"}\n'
+        ':::MLLOG {"time_ms": 7, "key": "eval_accuracy", "metadata": {"samples_count": 96}}\n'
+        ':::MLLOG {"time_ms": 9, "key": "run_stop", "metadata": {"status": "success"}}\n'
+    )
+    assert (run["samples"], run["precision"]) == (96, "mxfp4")
+    stop = read_run(
+        ':::MLLOG {"time_ms": 5, "key": "run_start"}\n'
+        ':::MLLOG {"time_ms": 7, "key": "eval_accuracy", "metadata": {"samples_count": 96}}\n'
+        ':::MLLOG {"time_ms": 9, "key": "run_stop", "metadata": {"status": "success", '
+        '"samples_count": 128}}\n'
+    )
+    assert stop["samples"] == 128 and "precision" not in stop

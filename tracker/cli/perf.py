@@ -43,10 +43,12 @@ COLUMNS = (
 )
 @click.option(
     "--suite",
-    type=click.Choice(["inference", "training"]),
+    type=click.Choice(["inference", "training", "formats"]),
     default="inference",
     show_default=True,
-    help="MLPerf Inference (throughput per accelerator) or MLPerf Training (time to train).",
+    help="MLPerf Inference (throughput per accelerator), MLPerf Training (time to train, "
+    "throughput and realized efficiency) or formats (when each regime's best MLPerf Training "
+    "result first used FP8 and FP4, beside NVIDIA).",
 )
 @click.option("--regime", default=None, help="Only this regime.")
 @click.option(
@@ -72,13 +74,22 @@ def perf(ctx: click.Context, as_of, suite, regime, benchmark, fmt) -> None:
     olympic mean of the runs, failed runs dropped, times scaling.json's factor) beside the best
     NVIDIA one at the same count, and ratio_to_nvidia = minutes / nvidia_minutes (> 1: slower).
     A regime without any result set in a round has a row saying "no submission in this round".
-    The view v_perf_training holds the same rows as of the newest report.
+    Each row also carries its best result set's realized efficiency: samples (and tokens) per
+    second per accelerator, the number format it trained in (read from the submission; "not
+    stated" otherwise) and model FLOP/s over the accelerator's dense peak at BF16 and at that
+    format, without and with attention (docs/methodology.md, "Realized efficiency"). The views
+    v_perf_training and v_perf_efficiency hold the same rows as of the newest report.
+
+    With --suite formats: per regime and format (FP8, FP4), the first MLPerf Training round
+    whose best result set used it, NVIDIA's, and the lag in days (bound: exact, at least, not
+    yet, not stated); the view v_format_adoption holds the same rows.
 
     \b
     Examples:
       tracker perf --benchmark llama2-70b-99
       tracker perf --regime rocm --format csv > rocm-perf.csv
       tracker perf --suite training --benchmark llama2_70b_lora
+      tracker perf --suite formats
     """
     from tracker.measure.perf.inference import perf_figures
     from tracker.store.asof import resolve_as_of
@@ -88,6 +99,11 @@ def perf(ctx: click.Context, as_of, suite, regime, benchmark, fmt) -> None:
     config = load_config(ctx.obj["sources"])
     regimes = [r.id for r in config.regimes]
     one_of(regime, regimes, f"is not a regime of {config.path}", "--regime")
+    if suite == "formats":
+        from tracker.cli.perf_training import print_adoption
+
+        print_adoption(store.perf_results(point.when, "training_result"), regimes, fmt)
+        return
     if suite == "training":
         from tracker.cli.perf_training import print_training
 

@@ -78,7 +78,7 @@ def new_training_round_lines(
                 f"{palette.short_name(regime)} {row.ratio:.2f}x NVIDIA's time on "
                 f"{row.benchmark} at {row.accelerators} accelerators "
                 f"({row.best.part} {row.best.minutes:.1f} min vs {row.nvidia.part} "
-                f"{row.nvidia.minutes:.1f} min)"
+                f"{row.nvidia.minutes:.1f} min{_efficiency(row)})"
             )
         silent = [
             palette.short_name(r)
@@ -94,3 +94,16 @@ def new_training_round_lines(
         url = compared[0].best.url if compared and compared[0].best else ""
         lines.append({"text": text, "url": url})
     return lines
+
+
+def _efficiency(row: Any) -> str:
+    """ "; realized efficiency of the BF16 peak: MI355X FP8 58-65 % vs GB300 FP4 99-111 %" when
+    both sides have one (docs/methodology.md, "Realized efficiency"), else nothing."""
+    sides = []
+    for entry in (row.best, row.nvidia):
+        realized = entry.realized if entry is not None else None
+        low, high = realized.bf16 if realized is not None else (None, None)
+        if realized is None or low is None or high is None:
+            return ""
+        sides.append(f"{entry.part} {realized.used.label} {low:.0%}-{high:.0%}")
+    return "; of the dense BF16 peak: " + " vs ".join(sides)

@@ -1,9 +1,10 @@
 """The report job: resolve the as-of date, compute every figure once, save the derived tables
-(lag_samples, lag_trend, perf_parity, perf_training, ci_job_health, ci_parity, issue_response,
-issue_response_quarterly: what the views v_lag_series, v_lag_trend, v_perf_parity,
-v_perf_training, v_ci_job_health, v_ci_parity, v_issue_response and v_issue_response_quarterly
-read) and write the report from the same figures. `tracker report` and the nightly job both run
-it, so the views always hold the numbers of the newest report."""
+(lag_samples, lag_trend, perf_parity, perf_training, perf_format_adoption, ci_job_health,
+ci_parity, issue_response, issue_response_quarterly: what the views v_lag_series, v_lag_trend,
+v_perf_parity, v_perf_training, v_perf_efficiency, v_format_adoption, v_ci_job_health,
+v_ci_parity, v_issue_response and v_issue_response_quarterly read) and write the report from
+the same figures. `tracker report` and the nightly job both run it, so the views always hold the
+numbers of the newest report."""
 
 from __future__ import annotations
 
@@ -50,7 +51,10 @@ def publish_report(
         store.replace_lag_samples(figures.lag_sample_rows())
         store.replace_lag_trend(figures.lag_trend_rows())
         store.replace_perf_parity(figures.perf.store_rows(figures.as_of))
-        store.replace_perf_training(figures.training.store_rows(figures.as_of))
+        store.replace_perf_training(
+            figures.training.store_rows(figures.as_of),
+            figures.training.adoption_rows(figures.as_of),
+        )
         if figures.ci_jobs is not None:
             store.replace_ci_health(figures.ci_jobs.health_rows(), figures.ci_jobs.parity_rows())
         store.replace_issue_response(

@@ -15,13 +15,17 @@ import matplotlib.pyplot as plt  # noqa: E402
 from tracker.present import palette  # noqa: E402
 
 
-def round_panels(benchmarks: Sequence[str], columns: int, panel_height: float):
+def round_panels(benchmarks: Sequence[str], columns: int, panel_height: float, sharey: bool = True):
     """(figure, grid of axes, one axes per benchmark): `columns` panels a row at most, 5 in
-    wide each; the grid's spare panels hidden."""
+    wide each; the grid's spare panels hidden; one y scale for all unless `sharey` is False."""
     columns = min(columns, len(benchmarks))
     rows_n = -(-len(benchmarks) // columns)
     fig, grid = plt.subplots(
-        rows_n, columns, figsize=(5.0 * columns, panel_height * rows_n), sharey=True, squeeze=False
+        rows_n,
+        columns,
+        figsize=(5.0 * columns, panel_height * rows_n),
+        sharey=sharey,
+        squeeze=False,
     )
     axes = list(grid.flat)
     for spare in axes[len(benchmarks) :]:

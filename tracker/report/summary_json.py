@@ -13,6 +13,10 @@ from tracker.present.benchmark_words import benchmark_json
 from tracker.report import response_section as waits
 
 
+def _day(when) -> str | None:
+    return when.date().isoformat() if when else None
+
+
 def summary_json(
     f: Figures,
     banner: str | None,
@@ -78,5 +82,17 @@ def summary_json(
         "training_performance": {
             "method": "docs/methodology.md#delivered-performance-training",
             "rows": training_rows,
+        },
+        "format_adoption": {
+            "method": "docs/methodology.md#number-format-adoption",
+            "rows": [
+                a.store_row(as_of)
+                | {
+                    "first_round_date": _day(a.first_date),
+                    "nvidia_first_round_date": _day(a.nvidia_date),
+                    "as_of": as_of.isoformat(),
+                }
+                for a in f.training.adoption
+            ],
         },
     }

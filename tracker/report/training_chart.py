@@ -23,17 +23,22 @@ def training_chart(
     columns: int = 2,
 ) -> bool:
     """One panel per benchmark: x = rounds, oldest first; y = ratio (regime / best NVIDIA time
-    at the same count; 1 = as fast, above = slower), a line per regime and count, each point
-    naming the parts. False when there is nothing to draw."""
-    drawn = [r for r in rows if r.benchmark in benchmarks and r.regime != REFERENCE and r.ratio]
+    at the same count; 1 = as fast, above = slower), a line per regime at the benchmark's
+    smallest compared accelerator count (the other counts are in the round tables and
+    perf_training.csv), each point naming the parts; each panel its own scale. False when there
+    is nothing to draw."""
+    compared = [r for r in rows if r.benchmark in benchmarks and r.regime != REFERENCE and r.ratio]
+    smallest = {b: min(r.accelerators or 0 for r in compared if r.benchmark == b)
+                for b in {r.benchmark for r in compared}}  # fmt: skip
+    drawn = [r for r in compared if r.accelerators == smallest[r.benchmark]]
     if not drawn or not rounds:
         return False
     x = {name: i for i, name in enumerate(rounds)}
-    fig, grid, axes = round_panels(benchmarks, columns, 4.2)  # columns 1: small screens
-    top = max(2.5, max(r.ratio or 0 for r in drawn) + 0.8)
+    fig, grid, axes = round_panels(benchmarks, columns, 4.2, sharey=False)  # 1 column: phones
     for ax, benchmark in zip(axes, benchmarks, strict=True):
         nvidia_rule(ax, REFERENCE, 1.02)
         mine = [r for r in drawn if r.benchmark == benchmark]
+        top = max(2.5, max(r.ratio or 0 for r in mine) * 1.35)
         for regime in palette.ordered({r.regime for r in mine}):
             for count in sorted({r.accelerators or 0 for r in mine if r.regime == regime}):
                 points = sorted(

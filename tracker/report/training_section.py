@@ -12,6 +12,7 @@ from tracker.measure.perf.training import (
 )
 from tracker.measure.perf.training import NO_SUBMISSION, REFERENCE, TrainingFigures
 from tracker.present import palette
+from tracker.report.efficiency_chart import lead_rows
 
 
 def training_section(training: TrainingFigures) -> dict[str, Any]:
@@ -49,6 +50,22 @@ def training_section(training: TrainingFigures) -> dict[str, Any]:
             }
         )
     return {
+        "efficiency": [_efficiency_line(r) for r in lead_rows(training.rows, measured=False)],
+        "adoption": [
+            {
+                "regime": palette.name(a.regime),
+                "format": a.format.upper(),
+                "first_round": a.first_round,
+                "first_date": a.first_date.date().isoformat() if a.first_date else None,
+                "evidence": a.evidence,
+                "nvidia_round": a.nvidia_round,
+                "nvidia_date": a.nvidia_date.date().isoformat() if a.nvidia_date else None,
+                "nvidia_evidence": a.nvidia_evidence,
+                "lag_days": a.lag_days,
+                "bound": a.bound,
+            }
+            for a in training.adoption
+        ],
         "regimes": [{"id": r, "name": palette.name(r)} for r in regimes],
         "rounds": rounds,
         "presence": [
@@ -58,6 +75,30 @@ def training_section(training: TrainingFigures) -> dict[str, Any]:
             }
             for r in regimes
         ],
+    }
+
+
+def _efficiency_line(row: Any) -> dict[str, Any]:
+    """One row of the realized-efficiency table (the lead benchmark at its compared count)."""
+    best = row.best
+    realized = best.realized
+
+    def share(pair: tuple[float | None, float | None]) -> str:
+        low, high = pair
+        return "" if low is None or high is None else f"{low:.0%}-{high:.0%}"
+
+    return {
+        "round": row.round,
+        "regime": palette.name(row.regime),
+        "part": best.part,
+        "system": f"{best.submitter} {best.system}",
+        "url": best.url,
+        "format": realized.used.label,
+        "format_said": realized.used.said,
+        "format_evidence": realized.used.evidence,
+        "tokens": None if realized.tokens_per_s is None else f"{realized.tokens_per_s:,.0f}",
+        "bf16": share(realized.bf16),
+        "at_format": share(realized.at_format),
     }
 
 

@@ -71,6 +71,8 @@ IMAGES = {
     "perf_narrow": "delivered_performance_narrow.png",  # one panel a row (<picture>)
     "training": "delivered_training_performance.png",
     "training_narrow": "delivered_training_performance_narrow.png",
+    "efficiency": "realized_efficiency.png",
+    "efficiency_narrow": "realized_efficiency_narrow.png",
     "parity": "ci_parity.png",
     "response": "first_response.png",
 }
@@ -188,6 +190,12 @@ def _write(
                 name, "tracker.report.training_chart", "training_chart",
                 stage / IMAGES[name], f.training.rows, f.training.shared_benchmarks(),
                 [r.round for r in f.training.rounds],
+                [f"{r.published:%Y-%m-%d}" for r in f.training.rounds], columns,
+            )  # fmt: skip
+        for name, columns in (("efficiency", 2), ("efficiency_narrow", 1)):
+            drawers.draw(
+                name, "tracker.report.efficiency_chart", "efficiency_chart",
+                stage / IMAGES[name], f.training.rows, [r.round for r in f.training.rounds],
                 [f"{r.published:%Y-%m-%d}" for r in f.training.rounds], columns,
             )  # fmt: skip
         training_rows = trained.training_csv_rows(f.training)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, select
 
 from tracker.events import utc
-from tracker.store.perf_tables import perf_training
+from tracker.store.perf_tables import perf_format_adoption, perf_training
 from tracker.store.tables import dated, events, perf_parity
 
 
@@ -62,9 +62,13 @@ class PerfReads:
             if rows:
                 conn.execute(perf_parity.insert(), rows)
 
-    def replace_perf_training(self, rows: list[dict]) -> None:
-        """Swap in the training rows of one report run (one transaction)."""
+    def replace_perf_training(self, rows: list[dict], adoption: list[dict] | None = None) -> None:
+        """Swap in the training rows and the format-adoption rows of one report run (one
+        transaction)."""
         with self.transaction() as conn:
             conn.execute(perf_training.delete())
             if rows:
                 conn.execute(perf_training.insert(), rows)
+            conn.execute(perf_format_adoption.delete())
+            if adoption:
+                conn.execute(perf_format_adoption.insert(), adoption)

@@ -8,6 +8,21 @@ from sqlalchemy import Column, Float, Integer, String, Table, Text
 
 from tracker.store.columns import Timestamp, metadata
 
+
+def realized_columns() -> list[Column]:
+    """Realized efficiency of the row's best result set (docs/methodology.md)."""
+    return [
+        Column("samples_per_second", Float, comment="per accelerator, runs' samples / seconds"),
+        Column("tokens_per_second", Float, comment="per accelerator, where samples are tokens"),
+        Column("format_used", String(32), comment="BF16 | FP8 | FP4 | not stated"),
+        Column("format_evidence", Text, comment="the file that says the format"),
+        Column("efficiency_bf16", Float, comment="model FLOP/s / dense BF16 peak, no attention"),
+        Column("efficiency_bf16_attention", Float, comment="the same with causal attention"),
+        Column("efficiency_format", Float, comment="over the dense peak of the format used"),
+        Column("efficiency_format_attention", Float, comment="the same with causal attention"),
+    ]
+
+
 perf_training = Table(
     "perf_training",
     metadata,
@@ -34,6 +49,24 @@ perf_training = Table(
     Column("nvidia_software_versions", Text),
     Column("nvidia_evidence_url", Text),
     Column("ratio_to_nvidia", Float, comment="minutes / nvidia_minutes; > 1 slower"),
+    *realized_columns(),
     Column("as_of", Timestamp, nullable=False),
     comment="each regime's best MLPerf Training time to train; rewritten by each report",
+)
+
+perf_format_adoption = Table(
+    "perf_format_adoption",
+    metadata,
+    Column("regime", String(32), primary_key=True),
+    Column("format", String(16), primary_key=True, comment="fp8 | fp4 (NVFP4 or MXFP4)"),
+    Column("first_round", String(32), comment="the regime's first round whose best used it"),
+    Column("first_round_date", Timestamp),
+    Column("evidence_url", Text, comment="the file that says the format"),
+    Column("nvidia_first_round", String(32)),
+    Column("nvidia_first_round_date", Timestamp),
+    Column("nvidia_evidence_url", Text),
+    Column("lag_days", Integer, comment="first_round_date - nvidia_first_round_date"),
+    Column("bound", String(32), nullable=False, comment="exact | at least | not yet | not stated"),
+    Column("as_of", Timestamp, nullable=False),
+    comment="first MLPerf Training round per regime and number format; rewritten by each report",
 )

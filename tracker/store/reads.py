@@ -41,6 +41,8 @@ DOCUMENTED_VIEWS = (
     "v_layer_answer",
     "v_perf_parity",
     "v_perf_training",
+    "v_perf_efficiency",
+    "v_format_adoption",
     "v_kernel_lag",
     "v_ci_job_health",
     "v_ci_parity",

@@ -132,15 +132,25 @@ def system_fields(system: dict[str, Any]) -> dict[str, Any]:
         "accelerators": per_node * nodes if per_node and nodes else None,
         "framework": _text(system.get("framework")),
         "software": _text(system.get("other_software_stack")),
+        "notes": _text(system.get("sw_notes"))[:200],
+        "precision": _text(system.get("lowest_numerical_precision_linear"))[:40],
         "versions": software_versions(system),
     }
+
+
+def _samples(metadata: Any) -> int | None:
+    count = metadata.get("samples_count") if isinstance(metadata, dict) else None
+    return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else None
 
 
 def read_run(text: str) -> dict[str, Any]:
     """One result file's run as the summarizer reads it: the time_ms of run_start and run_stop
     (each the last seen before both are) and run_stop's status; ``problem`` names what makes
-    it a failed run (no run_start or run_stop, a status other than success)."""
-    start = stop = status = None
+    it a failed run (no run_start or run_stop, a status other than success). Also ``samples``:
+    the samples trained, run_stop's metadata.samples_count, else the last samples_count logged
+    before it (None when the log names none), and ``precision``: the value of a
+    ``lowest_numerical_precision_linear`` log key (v6.0 logs carry one), else None."""
+    start = stop = status = samples = precision = None
     for line in text.splitlines():
         at = line.find(MLLOG)
         if at < 0:
@@ -149,7 +159,14 @@ def read_run(text: str) -> dict[str, Any]:
             record = json.loads(line[at + len(MLLOG) :])
         except ValueError:
             continue
-        if not isinstance(record, dict) or record.get("key") not in ("run_start", "run_stop"):
+        if not isinstance(record, dict):
+            continue
+        if record.get("key") == "lowest_numerical_precision_linear":
+            value = record.get("value")
+            precision = value[:40] if isinstance(value, str) else precision
+        if record.get("key") not in ("run_start", "run_stop"):
+            if start is not None and stop is None:
+                samples = _samples(record.get("metadata")) or samples
             continue
         moment = record.get("time_ms")
         if isinstance(moment, bool) or not isinstance(moment, (int, float)):
@@ -160,9 +177,14 @@ def read_run(text: str) -> dict[str, Any]:
             stop = moment
             metadata = record.get("metadata")
             status = metadata.get("status") if isinstance(metadata, dict) else None
+            samples = _samples(metadata) or samples
         if start is not None and stop is not None:
             break
     run: dict[str, Any] = {"start_ms": start, "stop_ms": stop, "status": status}
+    if samples is not None:
+        run["samples"] = samples
+    if precision is not None:
+        run["precision"] = precision
     if start is None:
         run["problem"] = "run_start not recorded"
     elif stop is None:

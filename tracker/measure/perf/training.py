@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from tracker.measure.perf.adoption import Adoption, format_adoption
+from tracker.measure.perf.efficiency import Efficiency, efficiency
 from tracker.measure.perf.rounds import tally
 from tracker.mentions.accelerators import accelerator_models, short_name
 
@@ -104,6 +106,14 @@ COLUMNS = (
     "nvidia_system",
     "nvidia_software_versions",
     "nvidia_evidence_url",
+    "samples_per_second",
+    "tokens_per_second",
+    "format_used",
+    "format_evidence",
+    "efficiency_bf16",
+    "efficiency_bf16_attention",
+    "efficiency_format",
+    "efficiency_format_attention",
 )
 
 
@@ -119,6 +129,7 @@ class Entry:
     software: str
     versions: str
     url: str
+    realized: Efficiency | None = None
 
     @property
     def part(self) -> str:
@@ -169,8 +180,26 @@ class TrainingRow:
             "nvidia_software_versions": cuda.versions if cuda else None,
             "nvidia_evidence_url": cuda.url if cuda else None,
             "ratio_to_nvidia": self.ratio,
+            **_realized(best.realized if best else None),
             "as_of": as_of,
         }
+
+
+def _realized(realized: Efficiency | None) -> dict[str, Any]:
+    """The realized-efficiency columns of a row (None where not known)."""
+    if realized is None:
+        return {c: None for c in COLUMNS[19:]}
+    bf16, at_format = realized.bf16, realized.at_format
+    return {
+        "samples_per_second": realized.samples_per_s,
+        "tokens_per_second": realized.tokens_per_s,
+        "format_used": realized.used.label,
+        "format_evidence": realized.used.evidence or None,
+        "efficiency_bf16": bf16[0],
+        "efficiency_bf16_attention": bf16[1],
+        "efficiency_format": at_format[0],
+        "efficiency_format_attention": at_format[1],
+    }
 
 
 @dataclass(frozen=True)
@@ -190,9 +219,13 @@ class TrainingFigures:
     rows: list[TrainingRow] = field(default_factory=list)  # newest round first
     rounds: list[TrainingRound] = field(default_factory=list)  # oldest first
     regimes: list[str] = field(default_factory=list)
+    adoption: list[Adoption] = field(default_factory=list)  # per regime and format
 
     def store_rows(self, as_of: datetime) -> list[dict[str, Any]]:
         return [r.store_row(as_of) for r in self.rows if r.status != NO_SUBMISSION]
+
+    def adoption_rows(self, as_of: datetime) -> list[dict[str, Any]]:
+        return [a.store_row(as_of) for a in self.adoption]
 
     def compared(self) -> list[TrainingRow]:
         """Rows with a ratio: a regime and NVIDIA at the same round, benchmark and count."""
@@ -233,6 +266,9 @@ def training_figures(
             software=f"{attrs.get('framework', '')}; {attrs.get('software', '')}".strip("; "),
             versions=_versions(attrs),
             url=str(item.get("url") or ""),
+            realized=efficiency(
+                attrs, short_name(str(attrs.get("accelerator", ""))), str(item.get("url") or "")
+            ),
         )
         key = (name, str(attrs.get("benchmark")), attrs["accelerators"])
         held = best[key].get(regime)
@@ -277,4 +313,5 @@ def training_figures(
         TrainingRound(n, i["published"], i["seen"], sum(i["counts"].values()), dict(i["counts"]))
         for n, i in sorted(rounds.items(), key=lambda kv: kv[1]["published"])
     ]
-    return TrainingFigures(rows, infos, list(regimes))
+    adoption = format_adoption(rows, regimes, REFERENCE)
+    return TrainingFigures(rows, infos, list(regimes), adoption)
