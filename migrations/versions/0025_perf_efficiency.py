@@ -4,15 +4,15 @@ perf_format_adoption holds each regime's first round per number format beside NV
 v_perf_efficiency and v_format_adoption read them (docs/methodology.md, "Realized efficiency"
 and "Number-format adoption").
 
-Revision ID: 0026
-Revises: 0023
+Revision ID: 0025
+Revises: 0024
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0026"
-down_revision = "0023"
+revision = "0025"
+down_revision = "0024"
 branch_labels = None
 depends_on = None
 
