@@ -67,13 +67,14 @@ def when(value) -> str:
 
 
 def print_table(columns, rows) -> None:
-    """Print rows as an aligned text table with a header rule. Collected text shows its bidi
-    controls as <U+202E> (present.formats.visible_controls, as in the report and the digest):
-    raw, they would reorder the rest of the terminal line."""
-    from tracker.present.formats import visible_controls
+    """Print rows as an aligned text table with a header rule. Collected text shows its
+    controls and invisible characters as <U+000A> / <U+202E> (present.formats.printable): raw,
+    a newline would break the row in two, ESC act on the terminal and a bidi control reorder
+    the rest of the line (a CSV keeps them raw, quoted)."""
+    from tracker.present.formats import printable
 
     cells = [[str(c) for c in columns]] + [
-        ["" if v is None else visible_controls(str(v)) for v in r] for r in rows
+        ["" if v is None else printable(str(v)) for v in r] for r in rows
     ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
     for index, row in enumerate(cells):
