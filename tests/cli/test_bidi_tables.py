@@ -45,3 +45,44 @@ def test_the_table_is_aligned_on_what_is_shown(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[2] == "a<U+202E>b     1"
     assert len({line.index(" ", 13) for line in lines[2:]}) == 1
+
+
+def test_ci_health_tests_shows_a_test_names_controls_and_the_csv_keeps_it_quoted(tmp_path):
+    from datetime import UTC, date, datetime
+
+    from tracker.collect.test_reports import JobTests, report_event
+
+    url = f"sqlite:///{tmp_path / 't.db'}"
+    load_demo(url, load_config(REPO / "sources.yaml"))
+    name = "test_a\nvllm-ci  cuda  forged row\u200b"
+    report = JobTests("ci", 1, "Transformers Nightly Models", date(2026, 8, 17), failed=1)
+    report.failing = [name]
+    event = report_event(
+        report, source_id="vllm-ci-tests", project="vllm", regime="cuda", url="",
+        updated_at=datetime(2026, 8, 17, tzinfo=UTC), attrs={"builds": "vllm-ci"},
+    )  # fmt: skip
+    store = open_store(url)
+    with store.transaction() as conn:
+        store.upsert_events(conn, [event])
+    store.close()
+    args = ["--db", url, "--sources", str(REPO / "sources.yaml"), "ci-health", "--tests"]
+    table = CliRunner().invoke(cli, [*args, "--as-of", "2026-08-22"])
+    assert table.exit_code == 0, table.output
+    shown = [line for line in table.stdout.splitlines() if "test_a" in line]
+    assert len(shown) == 1 and "test_a<U+000A>vllm-ci  cuda  forged row<U+200B>" in shown[0]
+    assert not any("forged row" in line for line in table.stdout.splitlines() if line not in shown)
+    as_csv = CliRunner().invoke(cli, [*args, "--as-of", "2026-08-22", "--format", "csv"])
+    assert as_csv.exit_code == 0, as_csv.output
+    assert f'"{name}"' in as_csv.stdout
+    # the report's table of failing tests shows the same name written out
+    from tracker.measure.ci.rates import ci_rate_rows
+    from tracker.measure.ci.tests import ci_tests
+    from tracker.present.ci_units_words import unit_blocks
+
+    config = load_config(REPO / "sources.yaml")
+    store = open_store(url)
+    headline, _ = ci_rate_rows(config, store)
+    figures = ci_tests(config, store, datetime(2026, 8, 23, tzinfo=UTC), headline)
+    store.close()
+    tests = [t["test"] for b in unit_blocks(figures) for t in b["failing"]]
+    assert "test_a<U+000A>vllm-ci  cuda  forged row<U+200B>" in tests

@@ -124,3 +124,66 @@ def test_recorded_history_reads_every_nightly_once_and_a_rerun_reads_nothing():
     assert again == []
     played = [tape.requests[i] for i, n in tape.play_counts.items() if n]
     assert played and all("/commits?" in r.uri for r in played)  # the listings only
+
+
+def _row(name: str, status: str | None = "passed", **more) -> str:
+    row = {"name": name, "job_name": "j", "build_number": 7, **more}
+    if status is not None:
+        row["status"] = status
+    return json.dumps(row)
+
+
+def test_a_line_nested_beyond_the_parsers_bound_is_skipped_by_number_and_good_rows_kept():
+    good = [_row(f"t::ok{i}", "failed") for i in range(100)]
+    deep = "[" * 50_000 + "]" * 50_000
+    skips: list = []
+    reports = test_report_history.parse_reports(
+        "\n".join([*good[:50], deep, *good[50:]]),
+        "ci",
+        date(2026, 5, 8),
+        lambda *a: skips.append(a),
+    )
+    assert skips == [("line 51", "JSON nested deeper than a test row")]
+    assert len(reports) == 1 and reports[0].failed == 100
+
+
+def test_duplicate_test_rows_are_counted_once_and_said_once():
+    rows = [_row("t::a", "failed")] * 999 + [_row("t::b", "failed"), _row("t::c", "failed")]
+    # one name in two test files, and one test in two tries of its job: distinct rows
+    rows += [
+        _row("t::d", "failed", test_id="x.py::t::d"),
+        _row("t::d", "failed", test_id="y.py::t::d"),
+    ]
+    rows += [_row("t::e", "failed", job_id="1"), _row("t::e", "failed", job_id="2")]
+    skips: list = []
+    reports = test_report_history.parse_reports(
+        "\n".join(rows), "ci", date(2026, 5, 8), lambda *a: skips.append(a)
+    )
+    assert skips == [("j #7", "998 duplicate test rows (a name given again): counted once")]
+    assert reports[0].failed == 7 and reports[0].failing == [
+        "t::a", "t::b", "t::c", "t::d", "t::d", "t::e", "t::e"
+    ]  # fmt: skip
+
+
+def test_aggregate_counts_beyond_a_jobs_size_are_refused():
+    rows = [_row("__passed__ (999999999)", None)] * 49_999 + [_row("t::x", "failed")]
+    skips: list = []
+    reports = test_report_history.parse_reports(
+        "\n".join(rows), "ci", date(2026, 5, 8), lambda *a: skips.append(a)
+    )
+    assert len(skips) == 49_999 and skips[0] == (
+        "line 1",
+        "999,999,999 tests, more than a job runs (100,000): not counted",
+    )
+    assert (reports[0].passed, reports[0].failed) == (0, 1)
+    many = [_row("__passed__ (99999)", None, classname=f"c{i}") for i in range(50)]
+    skips.clear()
+    assert (
+        test_report_history.parse_reports(
+            "\n".join(many), "ci", date(2026, 5, 8), lambda *a: skips.append(a)
+        )
+        == []
+    )
+    assert skips == [
+        ("j #7", "4,999,950 tests, more than a job runs (100,000): report not counted")
+    ]

@@ -99,8 +99,13 @@ def test_a_folder_where_a_file_goes_stops_the_report_before_any_file_is_replaced
     (out / "summary.json" / "kept").write_text("someone's")
     before = _files(out)
 
-    with pytest.raises(TrackerError) as failed:
+    with pytest.raises(TrackerError) as failed:  # a folder of the user's: refused, not carried
         publish_report(CONFIG, sqlite_store, out, as_of=datetime(2025, 12, 2, tzinfo=UTC))
+    assert f"{out / 'summary.json'} was not written by tracker's report" in str(failed.value)
+    with pytest.raises(TrackerError) as failed:
+        publish_report(
+            CONFIG, sqlite_store, out, as_of=datetime(2025, 12, 2, tzinfo=UTC), carry_foreign=True
+        )
     assert str(failed.value) == (
         f"report: cannot publish {out / 'summary.json'}: it is a folder, where the report writes "
         "a file; nothing was published, the previous report is in place"
@@ -140,8 +145,9 @@ def test_a_folder_from_an_earlier_version_is_replaced_keeping_its_report_as_prev
     (out / "extra").mkdir(parents=True)
     (out / "extra" / "page.html").write_text("someone's page")
     (out / "robots.txt").write_text("User-agent: *\n")
-    (out / "index.html").write_text("the old report")
-    (out / (publish.STAGE_PREFIX + "abc")).mkdir()  # an earlier version's killed run
+    (out / "about.html").write_text("the old page")
+    # an earlier version's killed run, by its name: the content of a name is never dropped
+    (out / (publish.STAGE_PREFIX + "abc")).mkdir()
     out.chmod(0o750)  # readable by a web server's group only
     if exchange == "none":  # an old kernel, NFS, another system
 
@@ -159,7 +165,8 @@ def test_a_folder_from_an_earlier_version_is_replaced_keeping_its_report_as_prev
     assert (out / "robots.txt").read_text() == "User-agent: *\n"
     assert (out / "extra" / "page.html").read_text() == "someone's page"
     assert b"2025-12-01" in (out / "summary.json").read_bytes()
-    assert not list(out.glob(publish.STAGE_PREFIX + "*"))
+    assert (out / "about.html").read_text() == "the old page"
+    assert (out / (publish.STAGE_PREFIX + "abc")).is_dir()
     previous = reports_folder(out) / PREVIOUS
-    assert (previous / "index.html").read_text() == "the old report"
+    assert (previous / "about.html").read_text() == "the old page"
     assert _beside(out) == set()

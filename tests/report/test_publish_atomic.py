@@ -98,13 +98,12 @@ def leftovers(site: Path, out: Path) -> set[str]:
 
 @pytest.fixture
 def out(tmp_path) -> Path:
-    """DIR as a web root holds it before this version: a folder with a report and a robots.txt."""
+    """DIR as a web root holds it: a report (generation 0) and a robots.txt carried along."""
     site = tmp_path / "site"
     folder = site / "www"
     folder.mkdir(parents=True)
-    for name in NAMES:
-        (folder / name).write_text("0\n")
     (folder / KEPT).write_text("User-agent: *\n")
+    publish(folder, 0)
     return folder
 
 

@@ -79,19 +79,20 @@ def terminal_width() -> int | None:
 
 
 def print_table(columns, rows, keys: int = 1, width: int | None = None) -> None:
-    """Print rows as an aligned text table with a header rule. Collected text shows its bidi
-    controls as <U+202E> (present.formats.visible_controls, as in the report and the digest):
-    raw, they would reorder the rest of the terminal line.
+    """Print rows as an aligned text table with a header rule. Collected text shows its
+    controls and invisible characters as <U+000A> / <U+202E> (present.formats.printable): raw,
+    a newline would break the row in two, ESC act on the terminal and a bidi control reorder
+    the rest of the line (a CSV keeps them raw, quoted).
 
     Wider than the terminal (terminal_width, or `width`), the table is printed in blocks of
     columns one under another, each repeating the first `keys` columns so that every row can
     be read across (fewer when they would fill more than half a line): no line is longer than
     the terminal. A column too wide even alone beside the keys has its cells cut, the cut
     marked with "~"; a pipe or a file gets the whole table (terminal_width is None there)."""
-    from tracker.present.formats import visible_controls
+    from tracker.present.formats import printable
 
     cells = [[str(c) for c in columns]] + [
-        ["" if v is None else visible_controls(str(v)) for v in r] for r in rows
+        ["" if v is None else printable(str(v)) for v in r] for r in rows
     ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
     limit = width if width is not None else terminal_width()

@@ -20,12 +20,18 @@ note, a revision of a vendor's page. Each channel declares how its builds are wr
 
 What a match means (tracker.measure.lag.builds): dated evidence for that channel, an upper
 bound on when the build existed, at the record's date and URL.
+
+A pattern is matched against every stored text, so one that can backtrack without bound is
+refused when the configuration is read (``sources check`` and every command's start): a
+repeated group holding a repeat of its own (``(a+)+``, ``(\\d+\\.?)+``), unless the group
+also holds, always, a character that inner repeat cannot match (``(?:\\.\\d+)*``,
+``(?:[a-z.]+_)*``): each turn then ends at that character, and the match stays linear.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,6 +93,13 @@ def _pattern(entry: Any, where: str) -> BuildPattern:
         raise ConfigError(f"{where}: key 'pattern': not a regular expression ({exc})") from None
     if "version" not in compiled.groupindex:
         raise ConfigError(f"{where}: key 'pattern': needs a group named 'version'")
+    nested = nested_repeat(text)
+    if nested:
+        raise ConfigError(
+            f"{where}: key 'pattern': {nested} repeats a repeat, which can backtrack "
+            "without bound on a long text; write the inner repeat so that every turn ends at a "
+            "character it cannot match (e.g. (?:\\.\\d+)*)"
+        )
     if not isinstance(contains, str) or len(contains.strip()) < MIN_CONTAINS:
         raise ConfigError(
             f"{where}: key 'contains': must be a plain text of {MIN_CONTAINS} or more "
@@ -103,3 +116,117 @@ def _pattern(entry: Any, where: str) -> BuildPattern:
     ):
         raise ConfigError(f"{where}: key 'carries': must be a whole number from 1 to 6")
     return BuildPattern(compiled, contains, carries)
+
+
+def nested_repeat(text: str) -> str | None:
+    """The first repeated part of the pattern `text` that can backtrack without bound (see the
+    module docstring), as a short description; None when there is none."""
+    import re._parser as parser  # type: ignore[import-not-found]  # the stdlib's parse tree
+
+    found = _nested(parser.parse(text, re.IGNORECASE))
+    return None if found is None else f"its repeat #{found} (counted from the left)"
+
+
+def _nested(items: Sequence, count: list[int] | None = None) -> int | None:
+    count = [0] if count is None else count
+    for op, value in items:
+        name = str(op)
+        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            count[0] += 1
+            low, high, body = value
+            if high > 1 and _inner_repeats(body) and not _delimited(body):
+                return count[0]
+            found = _nested(body, count)
+        elif name == "SUBPATTERN":
+            found = _nested(value[-1], count)
+        elif name in ("BRANCH",):
+            found = next((f for b in value[1] if (f := _nested(b, count)) is not None), None)
+        elif name in ("ASSERT", "ASSERT_NOT"):
+            found = _nested(value[1], count)
+        else:
+            found = None
+        if found is not None:
+            return found
+    return None
+
+
+def _flat(body: Sequence) -> list:
+    """`body` with its non-capturing and capturing groups opened (one level of items)."""
+    out = []
+    for op, value in body:
+        if str(op) == "SUBPATTERN":
+            out.extend(_flat(value[-1]))
+        else:
+            out.append((op, value))
+    return out
+
+
+def _inner_repeats(body: Sequence) -> bool:
+    """Whether `body` holds a repeat of more than one turn, at any depth."""
+    for op, value in body:
+        name = str(op)
+        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and value[1] > 1:
+            return True
+        children = (
+            [value[-1]] if name == "SUBPATTERN"
+            else value[1] if name == "BRANCH"
+            else [value[2]] if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+            else []
+        )  # fmt: skip
+        if any(_inner_repeats(child) for child in children):
+            return True
+    return False
+
+
+def _delimited(body: Sequence) -> bool:
+    """Whether `body` is a plain sequence whose inner repeats each repeat one character class
+    and that holds, not optional, a literal character none of them can match."""
+    items = _flat(body)
+    repeated = []
+    for op, value in items:
+        name = str(op)
+        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            inner = _flat(value[2])
+            if len(inner) != 1 or str(inner[0][0]) not in ("LITERAL", "NOT_LITERAL", "IN"):
+                return False
+            repeated.append(inner[0])
+        elif name not in ("LITERAL", "IN", "AT"):
+            return False
+    literals = [chr(value) for op, value in items if str(op) == "LITERAL"]
+    return any(not any(_takes(item, ch) for item in repeated) for ch in literals)
+
+
+def _takes(item: tuple, ch: str) -> bool:
+    """Whether the one-character item (LITERAL, NOT_LITERAL or IN) matches `ch`, ignoring
+    case."""
+    op, value = item
+    cases = {ch, ch.lower(), ch.upper()}
+    if str(op) == "LITERAL":
+        return chr(value) in cases
+    if str(op) == "NOT_LITERAL":
+        return chr(value) not in cases
+    negate = False
+    hit = False
+    for kind, arg in value:
+        kind = str(kind)
+        if kind == "NEGATE":
+            negate = True
+        elif kind == "LITERAL":
+            hit |= chr(arg) in cases
+        elif kind == "RANGE":
+            hit |= any(arg[0] <= ord(c) <= arg[1] for c in cases)
+        elif kind == "CATEGORY":
+            hit |= _category(str(arg), ch)
+        else:
+            hit = True  # a form not judged here: taken as matching (the safe side)
+    return hit != negate
+
+
+def _category(name: str, ch: str) -> bool:
+    tests = {
+        "CATEGORY_DIGIT": ch.isdigit(), "CATEGORY_NOT_DIGIT": not ch.isdigit(),
+        "CATEGORY_SPACE": ch.isspace(), "CATEGORY_NOT_SPACE": not ch.isspace(),
+        "CATEGORY_WORD": ch.isalnum() or ch == "_",
+        "CATEGORY_NOT_WORD": not (ch.isalnum() or ch == "_"),
+    }  # fmt: skip
+    return tests.get(name, True)

@@ -80,16 +80,21 @@ def new_training_round_lines(
                 f"({row.best.part} {row.best.minutes:.1f} min vs {row.nvidia.part} "
                 f"{row.nvidia.minutes:.1f} min{_efficiency(row)})"
             )
+        unscored = training.not_scored(info.round)
         silent = [
             palette.short_name(r)
             for r in training.regimes
-            if r != TRAINING_REFERENCE and not info.counts.get(r)
+            if r != TRAINING_REFERENCE and not info.counts.get(r) and r not in unscored
         ]
         text = (
             f"MLPerf Training {info.round} (published {info.published:%Y-%m-%d}) collected this "
             "week"
             + (f"; time to train: {', '.join(parts)}" if parts else "")
             + (f"; no submission from {', '.join(silent)}" if silent else "")
+            + "".join(
+                f"; {palette.short_name(r)} submitted, not scored: {why}"
+                for r, why in unscored.items()
+            )
         )
         url = compared[0].best.url if compared and compared[0].best else ""
         lines.append({"text": text, "url": url})

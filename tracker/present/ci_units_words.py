@@ -8,7 +8,7 @@ from typing import Any
 
 from tracker.measure.ci.tests import FAILING_SHOWN, CiTests, longest_failing_tests
 from tracker.present import palette
-from tracker.present.formats import http_only, percent
+from tracker.present.formats import http_only, percent, printable
 
 JOBS = "jobs (test groups)"
 TESTS = "tests"
@@ -83,8 +83,8 @@ def unit_blocks(ci: CiTests, regimes: Sequence[str] | None = None) -> list[dict[
                     ],
                     "failing": [
                         {
-                            "job": t.job,
-                            "test": t.test,
+                            "job": printable(t.job),  # a newline, U+200B: seen, not acted on
+                            "test": printable(t.test),
                             "source_id": t.source_id,
                             "first": t.first_failed.date().isoformat(),
                             "last": t.last_failed.date().isoformat(),

@@ -11,6 +11,12 @@ from typing import Any
 # text after them on the line: a collected title holding one can make the digest's line, its
 # URL or the next title read as something else ("Trojan Source").
 BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Every character a terminal or a table would act on or hide rather than show: C0 and C1
+# controls (a newline forges a second line, ESC starts a terminal command), format characters
+# (bidi controls, zero-width spaces), the line and paragraph separators, and the lone
+# surrogates Python reads undecodable file-name bytes as (unprintable to a UTF-8 terminal).
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e"
+                          "\u2060-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb]")  # fmt: skip
 
 
 def percent(rate: float | None) -> str:
@@ -34,3 +40,9 @@ def visible_controls(value: Any) -> Any:
     if value.__class__ is not str or value.isascii():
         return value
     return BIDI_CONTROLS.sub(lambda found: f"<U+{ord(found.group()):04X}>", value)
+
+
+def printable(text: str) -> str:
+    """`text` (a collected name, a file name found on disk) with every control and invisible
+    format character written out as <U+000A>: one line, shown as it is, acting on nothing."""
+    return _UNPRINTABLE.sub(lambda found: f"<U+{ord(found.group()):04X}>", text)

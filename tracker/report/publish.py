@@ -9,10 +9,12 @@ DIR is the previous complete report or the new complete one; a killed run's fold
 by the next run, except the folder of a report another process on this host is writing now.
 `cp -r DIR copy`, `tar czf r.tgz DIR` and rsync copy the files themselves.
 
-Where the exchange is missing (another system, a file system without it: NFS, older ZFS) DIR
-becomes a link to the new folder, renamed over the old link: one rename, atomic everywhere
-(the layout of earlier versions; copy it with `cp -rL`). A DIR of that layout is turned back
-into a plain folder by the first exchange.
+Where the exchange is missing (another system, a file system without it: NFS, older ZFS) or
+cannot be done for these two names (EXDEV: DIR on another file system than its parent's new
+folder, a folder of an overlay's lower layer) DIR becomes a link to the new folder, renamed over
+the old link: one rename, atomic everywhere (the layout of earlier versions; copy it with
+`cp -rL`), said once in a warning. A DIR of that layout is turned back into a plain folder by
+the first exchange.
 
 Which files are the tracker's: each report folder lists them in a manifest (folder_owner.py).
 A DIR holding anything else (a folder the user made, their notes) is refused, naming one such
@@ -22,7 +24,9 @@ writes a file stops the report before anything is published. `--out` inside a re
 DIR itself or refused (folder_owner.resolve_out). A DIR that is a link made by someone else is
 followed, and its target is published this way. Each new report folder takes the mode and group
 of the one it replaces. DIR's parent folder must be writable (the reports folder lives there);
-DIR may not be a mount point.
+DIR may not be a mount point. A reports folder the tracker did not make (a link, which is never
+followed, a file, another user's folder) is refused in one line before anything is computed.
+Names in messages have their controls written out (present.formats.printable).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tracker.errors import TrackerError
+from tracker.present.formats import printable
 from tracker.report.folder_owner import (
     MANIFEST,
     STAGE_PREFIX,
@@ -47,6 +52,7 @@ from tracker.report.folder_owner import (
 )
 from tracker.report.report_folders import (
     NO_EXCHANGE,
+    NOT_HERE,
     PREVIOUS,
     WRITING,
     exchange,
@@ -55,6 +61,7 @@ from tracker.report.report_folders import (
     point,
     published,
     reports_folder,
+    reports_problem,
     tidy,
 )
 
@@ -68,6 +75,9 @@ def refuse_strangers(out_dir: Path, *, carry_foreign: bool = False) -> Path:
     the module docstring). The report job asks this before it computes or saves anything, so
     a refused run changes nothing; `staged` asks again before it publishes."""
     out_dir = resolve_out(_followed(resolve_out(out_dir)))
+    problem = reports_problem(out_dir)
+    if problem is not None:
+        raise _cannot(out_dir, f"{printable(str(reports_folder(out_dir)))}: {problem}")
     current = _showing(out_dir)
     if current is not None and not carry_foreign:
         strangers = foreign(current, ours=current != out_dir)
@@ -90,7 +100,9 @@ def staged(out_dir: Path, *, carry_foreign: bool = False) -> Iterator[Path]:
     try:
         stage.mkdir()
     except OSError as exc:
-        raise _cannot(out_dir, f"cannot make {stage}: {exc.strerror or exc}") from exc
+        raise _cannot(
+            out_dir, f"cannot make {printable(str(stage))}: {exc.strerror or exc}"
+        ) from exc
     WRITING.add(stage.name)
     swapped = False
     try:
@@ -140,13 +152,17 @@ def _reports(out_dir: Path, current: Path | None) -> Path:
     reports = reports_folder(out_dir)
     try:
         reports.mkdir(parents=True, exist_ok=True)
+        problem = reports_problem(out_dir)  # made meanwhile by someone else
+        if problem is not None:
+            raise _cannot(out_dir, f"{printable(str(reports))}: {problem}")
         if current is not None:
             _same_access(current, reports)
     except OSError as exc:
         raise _cannot(
             out_dir,
-            f"cannot make {reports}: {exc.strerror or exc} (the report is written beside the "
-            f"folder and exchanged with it, so {out_dir.parent} must be writable)",
+            f"cannot make {printable(str(reports))}: {exc.strerror or exc} (the report is "
+            f"written beside the folder and exchanged with it, so "
+            f"{printable(str(out_dir.parent))} must be writable)",
         ) from exc
     return reports
 
@@ -161,7 +177,7 @@ def _prepare(out_dir: Path, stage: Path, current: Path | None, carry_foreign: bo
         for name in sorted(written):
             if (current / name).is_dir() and not (current / name).is_symlink():
                 raise _cannot(out_dir / name, "it is a folder, where the report writes a file")
-        kept = carried(current, written, carry_foreign)
+        kept = carried(current, written, carry_foreign, ours=current != out_dir)
         for name in kept:
             entry = current / name
             try:
@@ -170,13 +186,17 @@ def _prepare(out_dir: Path, stage: Path, current: Path | None, carry_foreign: bo
                 else:
                     _carry(entry, stage / name)
             except (OSError, shutil.Error) as exc:
-                raise _cannot(out_dir / name, f"cannot carry it over: {exc}") from exc
+                raise _cannot(
+                    out_dir / name, f"cannot carry it over: {printable(str(exc))}"
+                ) from exc
     try:
         write_manifest(stage, written, kept)
         if current is not None:
             _same_access(current, stage)
     except OSError as exc:
-        raise _cannot(out_dir, f"cannot finish {stage}: {exc.strerror or exc}") from exc
+        raise _cannot(
+            out_dir, f"cannot finish {printable(str(stage))}: {exc.strerror or exc}"
+        ) from exc
 
 
 def _carry(source: str | Path, target: str | Path) -> None:
@@ -207,13 +227,25 @@ def _swap(out_dir: Path, stage: Path, current: Path | None) -> bool:
         try:
             exchange(stage, out_dir)
         except OSError as exc:
-            if exc.errno not in NO_EXCHANGE:
+            if exc.errno not in NO_EXCHANGE + NOT_HERE:
                 raise
-            log.info("report: %s: no atomic exchange here (%s): published as a link", out_dir, exc)
+            log.warning(
+                "report: %s: no atomic exchange of the folder here (%s): published as a link to %s",
+                printable(str(out_dir)),
+                exc.strerror or exc,
+                link_name(out_dir, stage),
+            )
             _as_link(out_dir, stage, current)
             return True
     except OSError as exc:
-        raise _cannot(out_dir, exc.strerror or str(exc)) from exc
+        why = exc.strerror or str(exc)
+        if exc.errno in NOT_HERE:
+            why += (
+                " (the folder cannot be renamed where it is: on another file system than its "
+                "parent, or baked into an overlay's lower layer such as a container image; "
+                "give --out a folder made at run time, or remove this one)"
+            )
+        raise _cannot(out_dir, why) from exc
     # `stage` now names what DIR was: the old folder (kept as the previous report) or the
     # link of the link layout (removed; its folders go at the tidying that follows)
     if stage.is_symlink():
@@ -263,6 +295,6 @@ def _into_link(out_dir: Path, link: Path) -> None:
 
 def _cannot(target: Path, why: str) -> TrackerError:
     return TrackerError(
-        f"report: cannot publish {target}: {why}; nothing was published, the previous report "
-        "is in place"
+        f"report: cannot publish {printable(str(target))}: {why}; nothing was published, the "
+        "previous report is in place"
     )

@@ -5,6 +5,10 @@ host) from the folder of a report another process is writing right now.
 
 ``previous`` in that folder links to the report published before the current one: it is kept
 for a reader (a web server, a copy) that resolved DIR just before a swap.
+
+The reports folder is the tracker's only when it is a folder of this user (never a link, whose
+target is someone else's: it is not followed), and only entries of that folder named and made
+as ours are removed: a leftover version is a folder of this user, never a link's target.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import os
 import secrets
 import shutil
 import socket
+import stat
 import sys
 import time
 from collections.abc import Callable
@@ -32,10 +37,32 @@ _RENAME_EXCHANGE = 2  # linux/fs.h
 # What renameat2 answers where the exchange cannot be done: an old kernel or libc, a file
 # system without it (NFS, old ZFS), another system.
 NO_EXCHANGE = (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP)
+# What it answers where these two names cannot be exchanged though the system has the call:
+# DIR on another file system than its reports folder, or a folder of an overlay's lower layer
+# (baked into a container image), which an overlay never renames.
+NOT_HERE = (errno.EXDEV,)
 
 
 def reports_folder(out_dir: Path) -> Path:
     return out_dir.parent / f".{out_dir.name}.reports"
+
+
+def reports_problem(out_dir: Path) -> str | None:
+    """Why the reports folder beside DIR is not one the tracker made (None: it is, or it is
+    missing): a link (never followed), not a folder, another user's folder."""
+    try:
+        info = os.lstat(reports_folder(out_dir))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror or exc})"
+    if stat.S_ISLNK(info.st_mode):
+        return "it is a link, and the report never follows one there"
+    if not stat.S_ISDIR(info.st_mode):
+        return "it is not a folder"
+    if info.st_uid != os.geteuid():
+        return f"it is a folder of another user (uid {info.st_uid})"
+    return None
 
 
 def new_name(pid: int | None = None) -> str:
@@ -89,6 +116,8 @@ def tidy(out_dir: Path) -> None:
     but the published report, the previous one and those of processes still running on this
     host (another host's are left a day: its processes cannot be seen from here)."""
     reports = reports_folder(out_dir)
+    if reports_problem(out_dir) is not None:
+        return  # not ours: nothing in it is removed
     current = published(out_dir)
     keep = {PREVIOUS, previous(reports), current.name if current else None}
     try:
@@ -106,9 +135,14 @@ def _left_over(entry: Path) -> bool:
         return False  # not one of ours: left alone
     pid, host = int(parts[1]), parts[3]
     try:
-        age = time.time() - entry.lstat().st_mtime
+        info = entry.lstat()
     except OSError:
         return False
+    if not (stat.S_ISDIR(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+        return False  # the tracker makes only folders and links here
+    if stat.S_ISDIR(info.st_mode) and info.st_uid != os.geteuid():
+        return False  # a folder of another user: not made by this tracker
+    age = time.time() - info.st_mtime
     if age > _LEFTOVER_AGE:
         return True
     if host != _host():

@@ -10,7 +10,7 @@ from typing import Any
 from tracker.measure.perf.training import (
     COLUMNS as TRAINING_CSV_COLUMNS,
 )
-from tracker.measure.perf.training import NO_SUBMISSION, REFERENCE, TrainingFigures
+from tracker.measure.perf.training import REFERENCE, TrainingFigures, absent
 from tracker.present import palette
 from tracker.report.efficiency_chart import lead_rows
 
@@ -23,7 +23,8 @@ def training_section(training: TrainingFigures) -> dict[str, Any]:
     )
     rounds = []
     for info in reversed(training.rounds):
-        here = [r for r in training.rows if r.round == info.round and r.status != NO_SUBMISSION]
+        here = [r for r in training.rows if r.round == info.round and not absent(r)]
+        unscored = training.not_scored(info.round)
         keys = sorted({(r.benchmark, r.accelerators or 0) for r in here}, key=_lead_first)
         lines = []
         for benchmark, count in keys:
@@ -46,7 +47,10 @@ def training_section(training: TrainingFigures) -> dict[str, Any]:
                 "published": info.published.date().isoformat(),
                 "result_sets": info.result_sets,
                 "lines": lines,
-                "silent": [palette.name(r) for r in regimes if not info.counts.get(r)],
+                "silent": [
+                    palette.name(r) for r in regimes if not info.counts.get(r) and r not in unscored
+                ],
+                "not_scored": [f"{palette.name(r)} ({why})" for r, why in unscored.items()],
             }
         )
     return {
@@ -71,7 +75,11 @@ def training_section(training: TrainingFigures) -> dict[str, Any]:
         "presence": [
             {
                 "name": palette.name(r),
-                "rounds": [i.round for i in training.rounds if i.counts.get(r)],
+                "rounds": [
+                    i.round if i.counts.get(r) else f"{i.round} (submitted, not scored)"
+                    for i in training.rounds
+                    if i.counts.get(r) or r in training.not_scored(i.round)
+                ],
             }
             for r in regimes
         ],
@@ -113,7 +121,7 @@ def training_csv_rows(training: TrainingFigures) -> list[dict[str, Any]]:
     for row in training.rows:
         values = row.store_row(row.round_date)
         values["round_date"] = row.round_date.date()
-        if row.status == NO_SUBMISSION:
+        if absent(row):
             values["accelerators"] = ""
         out.append({c: values.get(c) for c in TRAINING_CSV_COLUMNS})
     return out

@@ -5,12 +5,15 @@ can be told from one that stood (tracker.measure.lag.builds).
 
 Per revision of each path (oldest first, the commit walk of doc_history): the lines it added,
 each hunk with CONTEXT lines around it (a table row's version cell changes under the row's
-name), as the body, and the lines it removed (with the same context) as ``attrs.revision.
-removed``; ``external_id`` ``revision:<sha>:<path>``, dated by the commit, URL the document at
-that commit. The first revision read of a path holds the whole document ("by then"); later
-runs diff against the last revision read (``ctx.state["last"]``: path -> sha, fetched again
-once per run; the walk: doc_history.collect_revisions). A revision that changed nothing the
-diff sees yields nothing.
+name), as the body, and the lines it took out (those only: a context line is unchanged, never
+removed) as ``attrs.revision.removed``; ``external_id`` ``revision:<sha>:<path>``, dated by
+the commit, URL the document at that commit. The first revision read of a path holds the
+whole document ("by then"); later runs diff against the last revision read
+(``ctx.state["last"]``: path -> sha, fetched again once per run; the walk:
+doc_history.collect_revisions), and read only the revisions newer than it
+(``ctx.state["through"]``: path -> its commit date): a revision read before is never read
+again, however many the page has, so each diff's base is the revision before it. A revision
+that changed nothing the diff sees yields nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ TEXT_CHARS = 100_000  # of one revision's added or removed text: a bound on a ho
 
 
 def changes(before: str, after: str) -> tuple[str, str]:
-    """(added, removed): each hunk's new side and old side, context lines included."""
+    """(added, removed): each hunk's new side, context lines included (a row's name above its
+    changed cell), and the lines each hunk took out, without context."""
     old, new = before.splitlines(), after.splitlines()
     added: list[str] = []
     removed: list[str] = []
@@ -35,8 +39,10 @@ def changes(before: str, after: str) -> tuple[str, str]:
         first, last = group[0], group[-1]
         if any(tag in ("replace", "insert") for tag, *_ in group):
             added.append("\n".join(new[first[3] : last[4]]))
-        if any(tag in ("replace", "delete") for tag, *_ in group):
-            removed.append("\n".join(old[first[1] : last[2]]))
+        taken = [line for tag, i1, i2, *_ in group if tag in ("replace", "delete")
+                 for line in old[i1:i2]]  # fmt: skip
+        if taken:  # the lines taken out only: an unchanged context line was not removed
+            removed.append("\n".join(taken))
     return "\n\n".join(added)[:TEXT_CHARS], "\n\n".join(removed)[:TEXT_CHARS]
 
 

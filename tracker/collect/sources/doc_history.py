@@ -290,8 +290,12 @@ def collect_revisions(ctx: CollectContext) -> Iterator[Event]:
     sections = path_sections(ctx)
     read: list[str] = list(ctx.state.get("read") or [])
     last: dict[str, str] = dict(ctx.state.get("last") or {})
+    through: dict[str, str] = dict(ctx.state.get("through") or {})
     before: dict[str, str] = {}
     for when, sha, path in new_commits(ctx, list(sections), set(read)):
+        if _read_before(when, through.get(path)):
+            continue  # older than the newest revision read: read then (`read` keeps fewer)
+        through[path] = when.isoformat()
         text = document_at(ctx, sha, path)
         if text is None:
             continue
@@ -305,3 +309,14 @@ def collect_revisions(ctx: CollectContext) -> Iterator[Event]:
             yield revision_event(ctx, sha, when, path, added, removed)
     ctx.state["read"] = read[-READ_LIMIT:]
     ctx.state["last"] = last
+    ctx.state["through"] = through
+
+
+def _read_before(when: datetime, through: Any) -> bool:
+    """Whether a commit of `when` is older than the newest revision of its path read (its
+    ISO date `through`): never read again, never diffed against a newer one."""
+    try:
+        newest = datetime.fromisoformat(through) if isinstance(through, str) else None
+    except ValueError:
+        return False
+    return newest is not None and when < newest

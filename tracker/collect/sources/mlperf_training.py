@@ -20,8 +20,10 @@ Contract:
   round's publication date, url = the result folder at the commit read, version = the round,
   regime = the accelerator's (tracker.mentions.accelerators), attrs = the system's fields
   (``system_fields``), ``runs`` (per result file: start_ms, stop_ms and status of its first
-  run_start / run_stop, or the problem that makes it a failed run), ``scaling_factor``
-  (scaling.json's, else 1.0) and ``unread`` (result files not read: too large or unreachable).
+  run_start / run_stop, or the problem that makes it a failed run; a time that is no finite
+  number is none), ``scaling_factor`` (scaling.json's as given, None when it holds no finite
+  number, else 1.0) and ``unread`` (result files not read: too large or unreachable, or a set
+  of more files than ``max_files``, which no run could read: said, and stored unread).
   Scoring (olympic mean of the runs, times the scaling factor) is tracker.measure.perf.training's.
 - A system file that is not a JSON object, or a result set without one, is skipped and counted.
 """
@@ -29,11 +31,12 @@ Contract:
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import quote
 
 from tracker.collect.sources import CollectContext
@@ -169,8 +172,8 @@ def read_run(text: str) -> dict[str, Any]:
                 samples = _samples(record.get("metadata")) or samples
             continue
         moment = record.get("time_ms")
-        if isinstance(moment, bool) or not isinstance(moment, (int, float)):
-            continue
+        if not _finite(moment):
+            continue  # NaN, Infinity: no time (and no JSON a store accepts)
         if record["key"] == "run_start":
             start = moment
         else:
@@ -194,13 +197,19 @@ def read_run(text: str) -> dict[str, Any]:
     return run
 
 
-def scaling_factor(content: bytes) -> float:
-    """scaling.json's factor; ValueError when it has none (the summarizer would fail too)."""
-    document = json.loads(content.decode("utf-8", "replace"))
+def _finite(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def scaling_factor(content: bytes) -> float | None:
+    """scaling.json's factor as given (its range is judged when scoring); None when it has no
+    finite number there (the summarizer would fail too: the set is not scored)."""
+    try:
+        document = json.loads(content.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
     factor = document.get("scaling_factor") if isinstance(document, dict) else None
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 0:
-        raise ValueError("no positive scaling_factor")
-    return float(factor)
+    return float(factor) if _finite(factor) else None
 
 
 def listing_paths(tree: Any, benchmarks: list[str] | None) -> tuple[dict, dict]:
@@ -229,7 +238,8 @@ class _Reader:
     def __init__(self, ctx: CollectContext, repo: str, commit: str) -> None:
         self.ctx, self.repo, self.commit = ctx, repo, commit
         self.raw = str(ctx.option("raw_url") or DEFAULT_RAW).rstrip("/")
-        self.left = int(ctx.option("max_files") or MAX_FILES)
+        self.budget = int(ctx.option("max_files") or MAX_FILES)
+        self.left = self.budget
         self.max_bytes = int(ctx.option("max_file_bytes") or MAX_FILE_BYTES)
 
     def read(self, path: str) -> bytes | None:
@@ -285,12 +295,18 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         if folder in done:
             continue
         files = results[key]
-        if reader.left < len(files) + 1:
+        too_many = len(files) + 1 > reader.budget  # would block every run: refused, said
+        if too_many:
+            ctx.skip(folder, f"{len(files):,} result files, more than a run reads (max_files "
+                     f"{reader.budget:,}): not read, the set not scored")  # fmt: skip
+        elif reader.left < len(files) + 1:
             finished = False
             break
         event = None
         with ctx.item(folder):
-            event = _result_set(ctx, reader, key, files, systems, described, commit, when)
+            event = _result_set(
+                ctx, reader, key, files, systems, described, commit, when, too_many=too_many
+            )
         if event is not None:
             yield event
         done.add(folder)
@@ -299,7 +315,11 @@ def collect(ctx: CollectContext) -> Iterator[Event]:
         ctx.state["read"] = commit
         return
     left = len([k for k in results if "/".join(k) not in done])
-    ctx.skip(repo, f"max_files reached: {left} result sets left for the next run")
+    ctx.skip(
+        repo,
+        f"max_files reached: {len(done)} of {len(results)} result sets read, {left} left for "
+        "the next run",
+    )
     ctx.state["pending"] = {"commit": commit, "done": sorted(done)}
 
 
@@ -312,6 +332,7 @@ def _result_set(
     described: dict[tuple[str, str], dict | None],
     commit: str,
     when: datetime,
+    too_many: bool = False,
 ) -> Event | None:
     submitter, system, benchmark = key
     if (submitter, system) not in described:
@@ -323,8 +344,9 @@ def _result_set(
     if desc is None:
         ctx.skip("/".join(key), "no readable system file (systems/<system>.json)")
         return None
-    runs, unread, factor = [], 0, 1.0
-    for name in sorted(files, key=lambda n: (len(n), n)):
+    runs, unread = [], len(files) if too_many else 0  # too many: none read, all unread
+    factor: float | None = 1.0
+    for name in sorted({} if too_many else files, key=lambda n: (len(n), n)):
         content = reader.read(files[name])
         if content is None:
             unread += 1  # a scaling.json too: the score cannot be the summarizer's

@@ -30,8 +30,13 @@ Contract:
   ``__unidentified_failures__ (N)``,
   ``__unidentified_errors__ (N)``; ``__job_level__``: no test output was found, the row's status
   is the job's state. Any other name is one test, counted by its status, a failing one by name.
-  A line that is not such an object is a skip (line number); the rest of the file goes on; at
-  most ROW_LIMIT lines per file are read, and a file cut there says so.
+  A line that is not such an object (JSON nested deeper than the parser's bound included) is a
+  skip (line number); the rest of the file goes on; at most ROW_LIMIT lines per file are read,
+  and a file cut there says so. A row naming a test of its build and job again (the same
+  ``name``, ``test_id``, ``classname`` and ``job_id``, the try of the job; not an aggregate or
+  job-level row, which a retried job repeats) is counted once (the first), the duplicates said
+  once per job; an aggregate row, or a job report, counting more than JOB_TESTS_LIMIT tests is
+  refused, said.
 - Event: per (build, job) of the file, dated by the file's date (``YYYY-MM-DD_*``), ``updated_at``
   the commit's time (the cursor), URL the file at that commit on github.com, regime from
   ``job_regimes`` over the job name, attrs the counts, failing names, ``commit``, ``path`` and
@@ -62,6 +67,9 @@ ASCENDING = True  # commits are read oldest first
 
 DEFAULT_EVERY_DAYS = 7
 ROW_LIMIT = 50_000  # lines read per file: a real nightly file holds a few hundred
+# Tests one job runs, at most: vLLM's largest CI job runs a few thousand; an aggregate row or a
+# job report counting more is no report of a job, and is refused rather than counted.
+JOB_TESTS_LIMIT = 100_000
 BLOB_LIMIT = 2_000  # file names whose blob ids are remembered
 
 _SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -94,6 +102,8 @@ def parse_reports(text: str, pipeline: str, day: date, skip) -> list[JobTests]:
     """The job reports of one file, in the order their jobs first appear (see the contract);
     ``skip(where, why)`` is told of each line left out."""
     reports: dict[tuple[int, str], JobTests] = {}
+    seen: set[tuple[int, str, str, str, str, str]] = set()
+    duplicates: dict[tuple[int, str], int] = {}
     for number, line in enumerate(text.splitlines(), 1):
         if number > ROW_LIMIT:
             skip(f"lines after {ROW_LIMIT}", "more lines than a test report holds: file cut")
@@ -104,6 +114,9 @@ def parse_reports(text: str, pipeline: str, day: date, skip) -> list[JobTests]:
             row = json.loads(line)
         except ValueError:
             skip(f"line {number}", "not JSON")
+            continue
+        except RecursionError:  # the parser's depth bound: a row is one flat object
+            skip(f"line {number}", "JSON nested deeper than a test row")
             continue
         problem = _row_problem(row)
         if problem:
@@ -116,13 +129,41 @@ def parse_reports(text: str, pipeline: str, day: date, skip) -> list[JobTests]:
             report = reports[(build, job)] = JobTests(pipeline, build, job, day)
         name, status = row["name"].strip(), str(row.get("status") or "").strip().lower()
         aggregate = _AGGREGATE.match(name)
+        test = (
+            build,
+            job,
+            name,
+            *(str(row.get(k) or "") for k in ("test_id", "classname", "job_id")),
+        )
+        if name != JOB_LEVEL and not aggregate and test in seen:
+            # one test of one try of one job given again (one name in two files is two tests,
+            # a retried job's tries have their job_id); a job's aggregate and job-level rows
+            # repeat for each try of a retried job
+            duplicates[(build, job)] = duplicates.get((build, job), 0) + 1
+            continue
+        seen.add(test)
         if name == JOB_LEVEL:
             report.job_level = status
+        elif aggregate and int(aggregate.group(2)) > JOB_TESTS_LIMIT:
+            skip(f"line {number}", f"{int(aggregate.group(2)):,} tests, more than a job runs "
+                 f"({JOB_TESTS_LIMIT:,}): not counted")  # fmt: skip
         elif aggregate:
             report.add(_AGGREGATE_STATUS[aggregate.group(1)], int(aggregate.group(2)))
         elif not report.add(status, 1, name):
             skip(f"line {number}", f"unknown test status {preview(status)}")
-    return list(reports.values())
+    for (build, job), count in duplicates.items():  # said once per job, counted once
+        skip(f"{job} #{build}", f"{count:,} duplicate test rows (a name given again): counted once")
+    return [r for r in reports.values() if _plausible(r, skip)]
+
+
+def _plausible(report: JobTests, skip) -> bool:
+    """Whether a job report's tests add up to no more than a job runs; else said, refused."""
+    total = report.counted + report.skipped + report.canceled
+    if total <= JOB_TESTS_LIMIT:
+        return True
+    skip(f"{report.job} #{report.build}", f"{total:,} tests, more than a job runs "
+         f"({JOB_TESTS_LIMIT:,}): report not counted")  # fmt: skip
+    return False
 
 
 def _row_problem(row: Any) -> str | None:

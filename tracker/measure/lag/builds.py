@@ -109,31 +109,72 @@ def _withdrawn(
     found: Sequence[NamedBuild],
     pages: dict[str, list[TextRecord]],
 ) -> set[int]:
-    """ids of the page listings a later revision of their page withdrew (module doc)."""
-    out: set[int] = set()
+    """ids of the page listings a later revision of their page withdrew (module doc). Linear
+    in revisions: each page's revisions are walked once, oldest first, each revision's removed
+    and new builds read once per channel, and each listing waits for the first later revision
+    that takes its build out."""
+    confirmed_by = _earliest_per_page(found)
+    listings: dict[str, dict[datetime, list[NamedBuild]]] = {}
     for build in found:
-        record = build.record
-        if not record.page:
-            continue
-        later = [r for r in pages.get(record.page, []) if r.occurred_at > record.occurred_at]
-        for revision in later:
-            if build.version not in _versions(build.channel, revision.removed):
-                continue
-            # the revision that took the line out: is a build as new or newer in its place?
-            replaced = any(
-                _key(v) >= _key(build.version) for v in _versions(build.channel, revision.text)
-            )
-            confirmed = any(
-                other.channel is build.channel
-                and other.version == build.version
-                and other.record.page != record.page
-                and other.record.occurred_at <= revision.occurred_at
-                for other in found
-            )
-            if not replaced and not confirmed:
-                out.add(id(build))
-            break
+        if build.record.page:
+            moments = listings.setdefault(build.record.page, {})
+            moments.setdefault(build.record.occurred_at, []).append(build)
+    out: set[int] = set()
+    for page, revisions in pages.items():
+        by_time = listings.get(page, {})
+        waiting: dict[tuple[int, str], list[NamedBuild]] = {}
+        channels: dict[int, EvidenceRule] = {}
+        index = 0
+        while index < len(revisions):
+            moment = revisions[index].occurred_at
+            same = []  # revisions of one moment: none is later than another
+            while index < len(revisions) and revisions[index].occurred_at == moment:
+                same.append(revisions[index])
+                index += 1
+            for revision in same:
+                _take_out(revision, channels, waiting, confirmed_by, out)
+            for build in by_time.pop(moment, []):
+                waiting.setdefault((id(build.channel), build.version), []).append(build)
+                channels[id(build.channel)] = build.channel
     return out
+
+
+def _take_out(
+    revision: TextRecord,
+    channels: dict[int, EvidenceRule],
+    waiting: dict[tuple[int, str], list[NamedBuild]],
+    confirmed_by: dict[tuple[int, str], dict[str, datetime]],
+    out: set[int],
+) -> None:
+    """The listings waiting for `revision` that it takes out: withdrawn unless a build as new
+    or newer stands in its place or another record named it by then (module doc)."""
+    for key, channel in channels.items():
+        removed = [v for v in _versions(channel, revision.removed) if (key, v) in waiting]
+        if not removed:
+            continue
+        newest = max((_key(v) for v in _versions(channel, revision.text)), default=None)
+        for version in removed:
+            for build in waiting.pop((key, version)):
+                replaced = newest is not None and newest >= _key(version)
+                named = confirmed_by.get((key, version), {})
+                confirmed = any(
+                    page != build.record.page and when <= revision.occurred_at
+                    for page, when in named.items()
+                )
+                if not replaced and not confirmed:
+                    out.add(id(build))
+
+
+def _earliest_per_page(found: Sequence[NamedBuild]) -> dict[tuple[int, str], dict[str, datetime]]:
+    """(channel, version) -> {page ("" for a record of no page): the earliest record naming
+    it there}."""
+    earliest: dict[tuple[int, str], dict[str, datetime]] = {}
+    for build in found:
+        named = earliest.setdefault((id(build.channel), build.version), {})
+        when = build.record.occurred_at
+        if build.record.page not in named or when < named[build.record.page]:
+            named[build.record.page] = when
+    return earliest
 
 
 def build_facts(builds: Iterable[NamedBuild]) -> tuple[list[ReleaseFact], list[NoteFact]]:

@@ -13,6 +13,7 @@ left out; ``training_figures`` takes the best per regime and the ratio to the be
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from typing import Any
 from tracker.measure.perf.adoption import Adoption, format_adoption
 from tracker.measure.perf.efficiency import Efficiency, efficiency
 from tracker.measure.perf.rounds import tally
-from tracker.mentions.accelerators import accelerator_models, short_name
+from tracker.mentions.accelerators import accelerator_models, accelerator_regime, short_name
 
 REFERENCE = "cuda"
 LEAD_BENCHMARK = "llama2_70b_lora"
@@ -32,6 +33,16 @@ MAX_DROPPED = {"unet3d": 4}
 MEASURED = "measured"
 NO_NVIDIA = "no NVIDIA result at this count"
 NO_SUBMISSION = "no submission in this round"
+# A regime whose every result set of a round was submitted and could not be scored: the status
+# is this and the first set's reason ("submitted, not scored: too many failed runs").
+NOT_SCORED = "submitted, not scored"
+# A run the summarizer would not accept is a failed run: its run_stop not after its run_start,
+# a time that is no finite number, or longer than this (MLPerf Training runs take minutes to
+# hours; a month is beyond any submitted one).
+MAX_RUN_MINUTES = 30 * 24 * 60.0
+# scaling.json's factor is a ratio of epochs to converge near 1 (1.00-1.06 in v4.0-v6.0); one
+# outside this range is no factor a round's rules produce: its set is refused, not published.
+SCALING_RANGE = (0.1, 10.0)
 VERSION_LABELS = {"nccl": "NCCL", "rccl": "RCCL", "rocm": "ROCm", "cuda": "CUDA", "cudnn": "cuDNN",
                   "jax": "JAX", "neuron": "Neuron"}  # fmt: skip
 
@@ -48,6 +59,33 @@ def olympic_mean(minutes: Sequence[float], failed: int, benchmark: str) -> float
     return sum(countable) / len(countable) if countable else None
 
 
+def run_minutes(run: Any) -> float | None:
+    """A run's minutes from run_start to run_stop; None when it is a failed run: a problem
+    recorded, a time missing or not a finite number, a stop not after the start, or longer than
+    MAX_RUN_MINUTES."""
+    if not isinstance(run, dict) or run.get("problem"):
+        return None
+    start, stop = run.get("start_ms"), run.get("stop_ms")
+    if not isinstance(start, (int, float)) or not isinstance(stop, (int, float)):
+        return None
+    if isinstance(start, bool) or isinstance(stop, bool):
+        return None
+    minutes = (stop - start) / 60 / 1000
+    return minutes if math.isfinite(minutes) and 0 < minutes <= MAX_RUN_MINUTES else None
+
+
+def scaling(attrs: Mapping[str, Any]) -> tuple[float | None, str | None]:
+    """(scaling.json's factor, None), 1.0 when there was none; (None, why) when it is not a
+    number within SCALING_RANGE (None: scaling.json held no finite number)."""
+    factor = attrs.get("scaling_factor", 1.0)
+    if factor is None:
+        return None, "scaling.json without a finite scaling_factor"
+    low, high = SCALING_RANGE
+    if isinstance(factor, (int, float)) and not isinstance(factor, bool) and low <= factor <= high:
+        return float(factor), None
+    return None, f"scaling factor {str(factor)[:24]} outside the plausible {low:g}-{high:g}"
+
+
 def time_to_train(attrs: Mapping[str, Any]) -> tuple[float | None, str | None]:
     """(minutes, None) as the summarizer scores a result set, or (None, why not)."""
     if attrs.get("unread"):
@@ -56,25 +94,29 @@ def time_to_train(attrs: Mapping[str, Any]) -> tuple[float | None, str | None]:
     runs = runs if isinstance(runs, list) else []
     minutes, failed = [], 0
     for run in runs:
-        if not isinstance(run, dict) or run.get("problem"):
+        took = run_minutes(run)
+        if took is None:
             failed += 1
-            continue
-        start, stop = run.get("start_ms"), run.get("stop_ms")
-        if not isinstance(start, (int, float)) or not isinstance(stop, (int, float)):
-            failed += 1
-            continue
-        minutes.append((stop - start) / 60 / 1000)
+        else:
+            minutes.append(took)
     if not runs:
         return None, "no result files"
+    factor, why = scaling(attrs)
+    if factor is None:
+        return None, why
     score = olympic_mean(minutes, failed, str(attrs.get("benchmark", "")))
     if score is None:
         return None, "too many failed runs"
-    factor = attrs.get("scaling_factor", 1.0)
-    return score * (factor if isinstance(factor, (int, float)) else 1.0), None
+    return score * factor, None
 
 
 def keep_reason(attrs: Mapping[str, Any]) -> str | None:
     """Why a result set is left out (the first rule it fails), None when kept."""
+    return _rules_reason(attrs) or time_to_train(attrs)[1]
+
+
+def _rules_reason(attrs: Mapping[str, Any]) -> str | None:
+    """Why a result set is not compared, whatever its score (division, accelerators)."""
     if attrs.get("division") != "closed":
         return "not closed division"
     models = accelerator_models(attrs.get("accelerator"))
@@ -82,7 +124,7 @@ def keep_reason(attrs: Mapping[str, Any]) -> str | None:
         return "no accelerator" if not models else "several accelerator models"
     if not isinstance(attrs.get("accelerators"), int):
         return "no accelerator count"
-    return time_to_train(attrs)[1]
+    return None
 
 
 # The figure's fields, in the order perf_training.csv and `tracker perf --suite training` show.
@@ -153,8 +195,8 @@ class TrainingRow:
     @property
     def ratio(self) -> float | None:
         """best / NVIDIA's best time (> 1: slower than NVIDIA)."""
-        if self.best is None or self.nvidia is None:
-            return None
+        if self.best is None or self.nvidia is None or not self.nvidia.minutes > 0:
+            return None  # a zero or missing reference never divides
         return self.best.minutes / self.nvidia.minutes
 
     def store_row(self, as_of: datetime) -> dict[str, Any]:
@@ -222,7 +264,16 @@ class TrainingFigures:
     adoption: list[Adoption] = field(default_factory=list)  # per regime and format
 
     def store_rows(self, as_of: datetime) -> list[dict[str, Any]]:
-        return [r.store_row(as_of) for r in self.rows if r.status != NO_SUBMISSION]
+        return [r.store_row(as_of) for r in self.rows if not absent(r)]
+
+    def not_scored(self, round_: str) -> dict[str, str]:
+        """{regime: reason} of the regimes whose every result set of `round_` was submitted
+        and could not be scored (they are not "no submission")."""
+        return {
+            r.regime: r.status.removeprefix(f"{NOT_SCORED}: ")
+            for r in self.rows
+            if r.round == round_ and r.status.startswith(NOT_SCORED)
+        }
 
     def adoption_rows(self, as_of: datetime) -> list[dict[str, Any]]:
         return [a.store_row(as_of) for a in self.adoption]
@@ -235,6 +286,24 @@ class TrainingFigures:
         """Benchmarks where a regime and NVIDIA share a count in some round (lead first)."""
         names = {r.benchmark for r in self.compared()}
         return sorted(names, key=lambda b: (b != LEAD_BENCHMARK, b))
+
+
+def absent(row: TrainingRow) -> bool:
+    """A row saying a regime has no scored result in its round ("no submission", or submitted
+    and not scored): no benchmark, no count, no time."""
+    return row.status == NO_SUBMISSION or row.status.startswith(NOT_SCORED)
+
+
+def _note_unscored(
+    unscored: dict[tuple[str, str], str], name: str, attrs: Mapping[str, Any]
+) -> None:
+    """Remember the first reason a set of a known regime was submitted and not scored."""
+    if _rules_reason(attrs) is not None:
+        return  # left out by the rules, not for its score
+    why = time_to_train(attrs)[1]
+    regime = accelerator_regime(attrs.get("accelerator"))
+    if why is not None and regime is not None:
+        unscored.setdefault((name, regime), f"{NOT_SCORED}: {why}")
 
 
 def _versions(attrs: Mapping[str, Any]) -> str:
@@ -251,9 +320,11 @@ def training_figures(
     occurred_at, url, first_seen_at). `regimes`: sources.yaml's, in order."""
     best: dict[tuple, dict[str, Entry]] = defaultdict(dict)
     rounds: dict[str, dict[str, Any]] = {}
+    unscored: dict[tuple[str, str], str] = {}
     for item in results:
         name, attrs, regime = tally(rounds, item, keep_reason)
         if regime is None:
+            _note_unscored(unscored, name, attrs)
             continue
         minutes, _ = time_to_train(attrs)
         assert minutes is not None  # keep_reason checked it
@@ -293,10 +364,9 @@ def training_figures(
     for name, info in rounds.items():  # a regime without any result set: said, not left out
         for regime in regimes:
             if regime != REFERENCE and not info["counts"].get(regime):
+                status = unscored.get((name, regime), NO_SUBMISSION)
                 rows.append(
-                    TrainingRow(
-                        name, info["published"], "", None, regime, NO_SUBMISSION, None, None
-                    )
+                    TrainingRow(name, info["published"], "", None, regime, status, None, None)
                 )
     rows.sort(
         key=lambda r: (
