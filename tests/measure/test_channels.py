@@ -11,6 +11,7 @@ import pytest
 from tracker.config.coverage import parse_coverage
 from tracker.errors import ConfigError
 from tracker.measure.facts import LagFacts
+from tracker.measure.lag.rows import LagRun
 from tracker.measure.lag.samples import NoteFact, ReleaseFact
 from tracker.measure.stats.trend import POOLED, lag_trends
 
@@ -71,7 +72,9 @@ def compute(raw: dict = RULE, releases=RELEASES, notes=NOTES):
     rules = tuple(parse_coverage([raw], "s.yaml"))
     unknown: list = []
     spans: dict = {}
-    samples = LagFacts(rules, (), list(releases), list(notes)).samples(AS_OF, unknown, spans)
+    samples = LagFacts(rules, (), list(releases), list(notes)).samples(
+        AS_OF, LagRun(unknown, spans)
+    )
     rows = {(s.series, s.definition): s for s in samples if s.regime == "rocm"}
     return samples, rows, unknown, spans
 

@@ -8,6 +8,7 @@ import pytest
 
 from tracker.config.coverage import parse_model_coverage
 from tracker.errors import ConfigError
+from tracker.measure.lag.rows import LagRun
 from tracker.measure.lag.samples import NoteFact, ReleaseFact
 from tracker.measure.models.lag import model_lag_samples
 from tracker.mentions.families import load_families
@@ -48,7 +49,7 @@ def listing(fam: str, when: str, project: str = "sglang-models") -> NoteFact:
 def run(notes, releases=()):
     rules = parse_model_coverage([RULE], "test")
     unknown: list = []
-    out = model_lag_samples(rules, load_families(), list(releases), notes, AS_OF, unknown)
+    out = model_lag_samples(rules, load_families(), list(releases), notes, AS_OF, LagRun(unknown))
     return {(s.series, s.regime, s.definition, s.day0_definition): s for s in out}, unknown
 
 

@@ -12,7 +12,7 @@ from tracker.measure.headline.answer import answers
 from tracker.measure.kernels.lag import KernelFact, kernel_lag_samples
 from tracker.measure.kernels.ledger import load_ledger, parse_ledger
 from tracker.measure.kernels.summary import closed_cells, kernel_csv_rows, kernel_layer
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagRun, LagSample
 from tracker.measure.stats.trend import POOLED, lag_trends
 
 AS_OF = datetime(2026, 8, 22, 23, 59, tzinfo=UTC)
@@ -91,7 +91,7 @@ FACTS = [
 def cells(as_of=AS_OF, facts=FACTS):
     unknown: list = []
     ledger = parse_ledger(LEDGER, "test.yaml")
-    samples = kernel_lag_samples(ledger, facts, as_of, unknown)
+    samples = kernel_lag_samples(ledger, facts, as_of, LagRun(unknown))
     return ledger, samples, unknown, {(s.series, s.regime): s for s in samples}
 
 

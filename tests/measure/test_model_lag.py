@@ -19,6 +19,7 @@ from tracker.collect.sources import CollectContext, release_notes
 from tracker.config import SourceSpec
 from tracker.config.coverage import EvidenceRule, ModelCoverageRule, parse_model_coverage
 from tracker.errors import ConfigError
+from tracker.measure.lag.rows import LagRun
 from tracker.measure.lag.samples import NoteFact, ReleaseFact
 from tracker.measure.models.lag import model_evidence, model_lag_samples, note_context
 from tracker.measure.stats.survival import kaplan_meier_median
@@ -70,7 +71,14 @@ def note(when: str, *models: tuple[str, str, str], url: str = "https://n") -> No
 def rows(notes, releases=(), unknown=None):
     return {
         (s.series, s.regime, s.day0_definition): s
-        for s in model_lag_samples([RULE], TABLE, list(releases), notes, AS_OF, unknown)
+        for s in model_lag_samples(
+            [RULE],
+            TABLE,
+            list(releases),
+            notes,
+            AS_OF,
+            LagRun(unknown if unknown is not None else []),
+        )
     }
 
 
@@ -169,7 +177,7 @@ def test_weights_out_before_the_first_vllm_release_are_open_on_cuda_not_unknown(
     unknown: list = []
     got = {
         (s.series, s.regime, s.day0_definition): s
-        for s in model_lag_samples([RULE], table, [], [], day("2025-07-15"), unknown)
+        for s in model_lag_samples([RULE], table, [], [], day("2025-07-15"), LagRun(unknown))
     }
     row = got[("late", "cuda", "public_weights")]
     assert (row.status, row.lag_days, row.available) == ("open", 14, None)

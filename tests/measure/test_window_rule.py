@@ -19,6 +19,7 @@ from datetime import UTC, date, datetime, time
 from tracker.config.coverage import parse_coverage, parse_model_coverage
 from tracker.measure.facts import LagFacts
 from tracker.measure.headline.answer import answers
+from tracker.measure.lag.rows import LagRun
 from tracker.measure.lag.samples import NoteFact, ReleaseFact
 from tracker.measure.lag.windows import Windows, delivered_channels
 from tracker.measure.models.lag import model_lag_samples
@@ -85,7 +86,7 @@ def compute(releases: list[ReleaseFact]):
     )
     facts = LagFacts(tuple(parse_coverage([RULE], "s.yaml")), (), releases, [], windows=windows)
     unknown: list = []
-    samples = facts.samples(AS_OF, unknown)
+    samples = facts.samples(AS_OF, LagRun(unknown))
     rows = {(s.series, s.definition): s for s in samples if s.regime == "rocm"}
     return samples, rows, unknown
 
@@ -183,7 +184,12 @@ def test_any_engine_is_open_when_one_engine_watched_the_family():
     images = [ReleaseFact("sg-docker", "0.4.5", day(2025, 4, 7), "https://hub/v0.4.5")]
     unknown: list = []
     out = model_lag_samples(
-        parse_model_coverage([MODEL_RULE], "test"), load_families(), images, notes, as_of, unknown
+        parse_model_coverage([MODEL_RULE], "test"),
+        load_families(),
+        images,
+        notes,
+        as_of,
+        LagRun(unknown),
     )
     rows = {(s.series, s.regime, s.definition): s for s in out}
     row = rows[("gemma3", "rocm", "any_engine")]
@@ -205,7 +211,9 @@ def test_evidence_of_a_fresher_source_covers_where_another_source_was_read_earli
     facts = LagFacts(tuple(parse_coverage([RULE], "s.yaml")), (), releases, [], windows=windows)
     unknown: list = []
     rows = {
-        (s.series, s.definition): s for s in facts.samples(AS_OF, unknown) if s.regime == "rocm"
+        (s.series, s.definition): s
+        for s in facts.samples(AS_OF, LagRun(unknown))
+        if s.regime == "rocm"
     }
     row = rows[("0.24", "rocm_vllm_docker")]
     assert (row.status, row.lag_days, row.observed_through) == ("covered", 5, IMAGES_READ)

@@ -91,6 +91,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
       tracker lag --artifact collective --regime rocm
     """
     from tracker.measure.facts import compute_lag
+    from tracker.measure.lag.rows import LagRun
     from tracker.measure.stats.trend import definition_label
     from tracker.report.writer import write_lag_csv
     from tracker.store.asof import resolve_as_of
@@ -114,8 +115,9 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
         libraries = {f.library for f in load_ledger(config.kernel_layer.ledger)}
         known_projects = sorted(set(known_projects) | libraries)
     one_of(project, known_projects, f"has no coverage rule in {config.path}", "--project")
-    unknown: list = []
-    everything = compute_lag(config, store_for(ctx), when, unknown)
+    run = LagRun()
+    everything = compute_lag(config, store_for(ctx), when, run)
+    unknown = run.unknown
     if artifact == "kernel" and not trend:
         _print_kernels(everything, unknown, regime, project, store_for(ctx), config)
         return
@@ -149,7 +151,7 @@ def _print_kernels(everything, unknown, regime, project, store, config) -> None:
     the reasons of the unknown ones on stderr."""
     from tracker.measure.facts import load_lag_facts
     from tracker.measure.kernels.summary import kernel_csv_rows, kernel_layer
-    from tracker.measure.lag.samples import LAG_CSV_COLUMNS
+    from tracker.measure.lag.rows import LAG_CSV_COLUMNS
 
     ledger = load_lag_facts(config, store).kernel_ledger
     layer = kernel_layer(ledger, everything, unknown)

@@ -20,7 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.dates as mdates  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
-from tracker.measure.lag.samples import LagSample  # noqa: E402
+from tracker.measure.lag.rows import LagSample  # noqa: E402
 from tracker.measure.stats.trend import Bracket, LagTrend, known_brackets, trend_line  # noqa: E402
 from tracker.present import palette  # noqa: E402
 from tracker.present.share_chart import (  # noqa: E402

@@ -25,7 +25,7 @@ from matplotlib.cm import ScalarMappable  # noqa: E402
 from matplotlib.colors import LinearSegmentedColormap, Normalize  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
-from tracker.measure.lag.samples import LagSample  # noqa: E402
+from tracker.measure.lag.rows import LagSample  # noqa: E402
 from tracker.measure.models.summary import REGIMES, model_matrix  # noqa: E402
 from tracker.report.charts import save_png  # noqa: E402
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tracker.events import EVENT_TIME_END, EVENT_TIME_START
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample, Unknown
 from tracker.measure.lag.silent import SilentChannel
 from tracker.present import palette
 from tracker.present.silent_words import silent_detail
@@ -47,7 +47,7 @@ def _counts(values: Sequence[str], order_regimes: bool = False) -> str:
 def quality_sections(
     stale: Sequence[dict],
     sources: int,
-    unknown: Sequence[tuple],
+    unknown: Sequence[Unknown],
     negative: Sequence[LagSample],
     unread_tags: Sequence[dict] = (),
     far_dated: Mapping[str, Any] | None = None,
@@ -56,8 +56,8 @@ def quality_sections(
     contradicting: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Summary lines (one per section, with counts) and the rows of data_quality.csv."""
-    framework_unknown = [u for u in unknown if u[2] != "all"]
-    day0_unknown = [u for u in unknown if u[2] == "all"]
+    framework_unknown = [u for u in unknown if not u.day0_unknown]
+    day0_unknown = [u for u in unknown if u.day0_unknown]
     lines: dict[str, str] = {}
     if stale:
         oldest = stale[0]
@@ -76,7 +76,7 @@ def quality_sections(
     if day0_unknown:
         lines["day0_unknown"] = (
             f"{len(day0_unknown)} model families without a known day 0 (by day-0 definition: "
-            f"{_counts([u[3] for u in day0_unknown])})"
+            f"{_counts([u.definition for u in day0_unknown])})"
         )
     if negative:
         lines["negative"] = (
@@ -86,8 +86,8 @@ def quality_sections(
     if framework_unknown:
         lines["not_counted"] = (
             f"{len(framework_unknown)} artifacts not counted (by regime: "
-            f"{_counts([u[2] for u in framework_unknown], True)}; by project: "
-            f"{_counts([u[0] for u in framework_unknown])})"
+            f"{_counts([u.regime for u in framework_unknown], True)}; by project: "
+            f"{_counts([u.project for u in framework_unknown])})"
         )
     if unread_tags:
         lines["unread_tags"] = (
@@ -140,10 +140,10 @@ def quality_sections(
     rows += [
         {
             "section": "day0_unknown",
-            "project": u[0],
-            "series": u[1],
-            "definition": u[3],
-            "detail": u[4],
+            "project": u.project,
+            "series": u.series,
+            "definition": u.definition,
+            "detail": u.reason,
         }
         for u in day0_unknown
     ]
@@ -162,11 +162,11 @@ def quality_sections(
     rows += [
         {
             "section": "not_counted",
-            "project": u[0],
-            "series": u[1],
-            "regime": u[2],
-            "definition": u[3],
-            "detail": u[4],
+            "project": u.project,
+            "series": u.series,
+            "regime": u.regime,
+            "definition": u.definition,
+            "detail": u.reason,
         }
         for u in framework_unknown
     ]

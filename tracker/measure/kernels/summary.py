@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from tracker.measure.kernels.ledger import KernelFeature, KernelRule
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample, Unknown
 from tracker.measure.stats.survival import median_lag
 
 REGIMES = ("cuda", "rocm", "xla", "neuron")
@@ -58,12 +58,12 @@ class KernelLayer:
 
 
 def kernel_layer(
-    ledger: Sequence[KernelFeature], samples: Sequence[LagSample], unknown: Sequence[tuple]
+    ledger: Sequence[KernelFeature], samples: Sequence[LagSample], unknown: Sequence[Unknown]
 ) -> KernelLayer:
     """One row per ledger feature, newest day 0 first (day 0 unknown last), a cell per regime;
     the medians of the regimes other than cuda."""
     mine = {(s.series, s.regime): s for s in samples if s.artifact == "kernel"}
-    why = {(u[1], u[2]): u[4] for u in unknown}
+    why = {(u.series, u.regime): u.reason for u in unknown}
     rows = []
     for feature in ledger:
         cuda = mine.get((feature.id, "cuda"))

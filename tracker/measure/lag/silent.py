@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from tracker.measure.lag.coverage import REFERENCE_DEFINITION
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample
 
 HINT = "the channel may have moved: check where the vendor ships it now"
 

@@ -47,7 +47,8 @@ from typing import Any
 
 from tracker.config.coverage import EvidenceRule, ModelCoverageRule
 from tracker.measure.lag.decision import UNKNOWN, Stream, decide
-from tracker.measure.lag.samples import LagSample, NoteFact, ReleaseFact, is_final
+from tracker.measure.lag.rows import LagRun, LagSample, due, lag_row
+from tracker.measure.lag.samples import NoteFact, ReleaseFact, is_final
 from tracker.measure.lag.supersession import Cover
 from tracker.measure.lag.windows import Channel, ReadsFacts, Windows
 from tracker.measure.models.benchmark import benchmark_day0, benchmark_evidence, configured_families
@@ -71,8 +72,6 @@ NOT_SUPPORT_SECTIONS = {
 # Evidence streams that begin somewhere: a family whose day 0 precedes the stream's first
 # item is unknown on it (left truncation), not open.
 DATED_STREAMS = ("note", "benchmark_config")
-
-Unknown = tuple[str, str, str, str, str]  # project, series (family), regime, definition, reason
 
 
 def day0_by_family(
@@ -162,15 +161,16 @@ def model_lag_samples(
     releases: Sequence[ReleaseFact],
     notes: Sequence[NoteFact],
     as_of: datetime,
-    unknown: list | None = None,
-    spans: dict | None = None,
+    run: LagRun | None = None,
     windows: Windows | None = None,
 ) -> list[LagSample]:
-    """Every (family, regime, definition, day-0 definition) with its lag; see the module doc.
+    """Every (family, regime, definition, day-0 definition) with its lag; see the module doc;
+    the families left out and the evidence spans go into `run`.
     Open rows are censored where the definition's sources were last looked at (`windows`,
     measure.windows; an image-gated list: its list's and its image's sources); a family whose
     day 0 is after that is unknown there."""
     samples: list[LagSample] = []
+    run = run if run is not None else LagRun()
     windows = windows or Windows()
     through: dict[tuple[str, str], datetime] = {}
     for rule in rules:
@@ -188,8 +188,7 @@ def model_lag_samples(
                 benchmarked[ev.project] = configured_families(notes, ev.project, as_of)
                 through[(ev.regime, ev.definition)] = windows.through([ev], as_of)
                 streams.append((ev, found, window))
-                if spans is not None:
-                    spans[(rule.project, ev.regime, ev.definition)] = _span(notes, ev.project)
+                run.span(rule.project, ev.regime, ev.definition, _span(notes, ev.project))
                 continue
             times = [n.occurred_at for n in notes if n.project == ev.project]
             found = model_evidence(ev, notes)
@@ -201,10 +200,8 @@ def model_lag_samples(
                 channels.append(Channel(image, "release"))
             through[(ev.regime, ev.definition)] = windows.through(channels, as_of)
             streams.append((ev, found, window))
-            if spans is not None:
-                spans[(rule.project, ev.regime, ev.definition)] = (
-                    (min(times), max(times)) if times else None
-                )
+            span = (min(times), max(times)) if times else None
+            run.span(rule.project, ev.regime, ev.definition, span)
         truncated: dict[tuple[str, str, str], set[str]] = {}
         rule_samples: list[LagSample] = []
         for d_index, d_def in enumerate(rule.day0):
@@ -216,15 +213,12 @@ def model_lag_samples(
                 day0s, why = benchmark_day0(notes, _benchmark_project(rule))
             else:
                 day0s, why = day0_by_family(table, d_def, releases, notes)
-            if unknown is not None:
-                for fid, reason in sorted(why.items()):
-                    unknown.append((rule.project, fid, "all", d_def, f"day 0 unknown: {reason}"))
+            for fid, reason in sorted(why.items()):
+                run.no_day0(rule.project, fid, d_def, reason)
             for ev, found, window in streams:
                 primary = ev.primary and d_index == 0
                 engine = rule.engines.get((ev.regime, ev.definition), "")
-                for fid, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
-                    if day0 > as_of:
-                        continue
+                for fid, day0, day0_url in due(day0s, as_of):
                     hit = found.get(fid)
                     covered = hit is not None and hit[0] <= as_of
                     if ev.kind == "benchmark_config" and not covered:
@@ -232,20 +226,16 @@ def model_lag_samples(
                             # a benchmark that never ran the family on any hardware says
                             # nothing of this regime: no benchmark, not a late one
                             truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
-                            if unknown is not None:
-                                never = f"{ev.project} configured it on no hardware"
-                                unknown.append((rule.project, fid, ev.regime, ev.definition, never))
+                            never = f"{ev.project} configured it on no hardware"
+                            run.leave_out(rule.project, fid, ev.regime, ev.definition, never)
                             continue
                     seen = through.get((ev.regime, ev.definition), as_of)
                     if ev.kind == "model_registry" and hit is None:
                         # No date for the family's first vLLM release at all: unknown. A known
                         # release after as-of leaves the family open on CUDA (below).
                         truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
-                        if unknown is not None:
-                            unknown.append(
-                                (rule.project, fid, ev.regime, ev.definition,
-                                 f"{d_def} day 0 known, first vLLM release date not known")
-                            )  # fmt: skip
+                        undated = f"{d_def} day 0 known, first vLLM release date not known"
+                        run.leave_out(rule.project, fid, ev.regime, ev.definition, undated)
                         continue
                     # the registry is day 0 itself: it starts nowhere, it truncates nothing
                     dated = ev.kind in DATED_STREAMS
@@ -254,36 +244,28 @@ def model_lag_samples(
                     decision = decide(day0, cover, stream, f"{d_def} day 0")
                     if decision.status == UNKNOWN:
                         truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
-                        if unknown is not None:
-                            unknown.append(
-                                (rule.project, fid, ev.regime, ev.definition, decision.reason)
-                            )
+                        run.leave_out(rule.project, fid, ev.regime, ev.definition, decision.reason)
                         continue
-                    available, lag, status, url = (
-                        decision.available, decision.lag_days, decision.status, decision.url
-                    )  # fmt: skip
                     rule_samples.append(
-                        LagSample(
-                            rule.project,
-                            fid,
-                            ev.regime,
-                            ev.definition,
-                            primary,
-                            day0,
-                            day0_url,
-                            available,
-                            lag,
-                            status,
-                            url,
-                            status == "covered" and lag < 0,
-                            "model",
-                            d_def,
-                            engine,
-                            seen if ev.kind in DATED_STREAMS else None,
-                        )  # fmt: skip
+                        lag_row(
+                            project=rule.project,
+                            series=fid,
+                            regime=ev.regime,
+                            definition=ev.definition,
+                            primary=primary,
+                            day0=day0,
+                            day0_url=day0_url,
+                            found=decision,
+                            artifact="model",
+                            day0_definition=d_def,
+                            engine=engine,
+                            # the window the definition's sources give (not a fresher
+                            # source's, Windows.latest): None where the stream is day 0 itself
+                            observed_through=seen if dated else None,
+                        )
                     )
         samples += rule_samples
-        samples += combine_engines(rule, rule_samples, truncated, unknown)
+        samples += combine_engines(rule, rule_samples, truncated, run)
     return samples
 
 

@@ -37,7 +37,7 @@ from datetime import date, datetime, timedelta
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample, Unknown
 
 # LEVEL: every interval here is a 90% interval (re-exported: the rate trends and the figures
 # take it from here); the bootstrap's seed is fixed: the same facts and as_of give the same report
@@ -225,7 +225,7 @@ def lag_trends(
     reference_regime: str = "cuda",
     group_of: Callable[[LagSample], str] | None = None,
     samples_n: int = BOOTSTRAP_SAMPLES,
-    unknown: Sequence[tuple] | None = None,
+    unknown: Sequence[Unknown] | None = None,
 ) -> list[LagTrend]:
     """Trends per (artifact group, regime, definition) for every definition, and per regime
     pooled over framework projects under each project's primary definition (group POOLED,
@@ -293,7 +293,7 @@ def layer_trends(
 
 
 def not_observed_counts(
-    samples: Sequence[LagSample], unknown: Sequence[tuple], as_of: datetime, reference: str
+    samples: Sequence[LagSample], unknown: Sequence[Unknown], as_of: datetime, reference: str
 ) -> dict[tuple[str, str, str], tuple[int, int]]:
     """(all, last 12 months by day 0) counts of the framework artifacts left out as unknown,
     per (project, regime, definition) and pooled per regime under each project's primary
@@ -312,13 +312,13 @@ def not_observed_counts(
         if s.artifact == "framework" and s.regime != reference:
             counts.setdefault((s.project, s.regime, s.definition), [0, 0])
             counts.setdefault((POOLED, s.regime, POOLED_DEFINITION), [0, 0])
-    for project, series, regime, definition, _reason in unknown:
-        when = day0.get((project, series))
-        if when is None or regime == reference:
+    for u in unknown:
+        when = day0.get((u.project, u.series))
+        if when is None or u.regime == reference:
             continue
-        keys = [(project, regime, definition)]
-        if primary.get((project, regime)) == definition:
-            keys.append((POOLED, regime, POOLED_DEFINITION))
+        keys = [(u.project, u.regime, u.definition)]
+        if primary.get((u.project, u.regime)) == u.definition:
+            keys.append((POOLED, u.regime, POOLED_DEFINITION))
         for key in keys:
             count = counts.setdefault(key, [0, 0])
             count[0] += 1
