@@ -19,6 +19,7 @@ from tracker.config.value_types import VALUE_TYPES
 from tracker.config.yamlload import MAX_SOURCES_MB as MAX_SOURCES_MB
 from tracker.config.yamlload import read_sources_text, safe_load_yaml
 from tracker.errors import ConfigError
+from tracker.names import REFERENCE_REGIME
 
 if TYPE_CHECKING:  # read by config_from_data: `tracker --help` and query start without them
     from tracker.config.collective_layer import CollectiveLayerRule
@@ -121,7 +122,7 @@ class Config:
 
 
 def _reference(regimes: tuple[Regime, ...]) -> str:
-    return next((r.id for r in regimes if r.reference), "cuda")
+    return next((r.id for r in regimes if r.reference), REFERENCE_REGIME)
 
 
 def sources_path(explicit: str | os.PathLike | None = None) -> Path:

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from tracker.measure.stats.survival import kaplan_meier_quantile, quarter
+from tracker.names import REFERENCE_REGIME
 
 HALF, NINE_TENTHS = Fraction(1, 2), Fraction(9, 10)
 HOUR, DAY = 3600.0, 86400.0
@@ -181,7 +182,7 @@ class ResponseFigures:
     """Every figure of "How long do users wait?" at one as-of date."""
 
     as_of: datetime | None = None
-    reference: str = "cuda"
+    reference: str = REFERENCE_REGIME
     issues: list[IssueResponse] = field(default_factory=list)
     quarterly: list[ResponseGroup] = field(default_factory=list)  # per project, regime, quarter
     regimes: list[ResponseGroup] = field(default_factory=list)  # per regime, quarter and "all"

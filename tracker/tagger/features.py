@@ -28,10 +28,11 @@ import re
 import unicodedata
 from typing import NamedTuple
 
+from tracker.names import REGIMES as REGIMES
+
 MAX_RAW_CHARS = 200_000
 MAX_CHARS = 2_000
 CLASSES = ("friction", "optimization", "neutral")
-REGIMES = ("cuda", "rocm", "xla", "neuron")
 ALL_REGIMES = REGIMES + ("none",)
 
 # Section heading keyword -> pseudo-token; first match wins

@@ -30,6 +30,7 @@ from tracker.config.coverage import CoverageRule, EvidenceRule
 from tracker.measure.lag.rows import LagRun, LagSample
 from tracker.measure.lag.samples import ReleaseFact, is_final, lag_samples
 from tracker.measure.lag.windows import Windows, delivered_channels
+from tracker.names import REFERENCE_REGIME
 from tracker.versions import parse_version
 
 ARTIFACT = "collective"
@@ -114,7 +115,7 @@ def collective_samples(
     as_of: datetime,
     run: LagRun | None = None,
     windows: Windows | None = None,
-    reference_regime: str = "cuda",
+    reference_regime: str = REFERENCE_REGIME,
 ) -> list[LagSample]:
     """Lag samples of every NCCL series from ``since`` on every measured regime (module doc);
     the reference rows (day 0 itself) once."""

@@ -19,6 +19,7 @@ from tracker.measure.stats.rate_trend import (
     newest_data_trends,
 )
 from tracker.measure.stats.trend import MIN_CI_JOBS, LagTrend, lag_trends
+from tracker.names import REFERENCE_REGIME
 
 
 @dataclass
@@ -28,7 +29,7 @@ class Trends:
     lag: list[LagTrend]
     ci: list[RateTrend] = field(default_factory=list)
     friction: list[RateTrend] = field(default_factory=list)
-    reference: str = "cuda"
+    reference: str = REFERENCE_REGIME
     as_of: datetime | None = None
     # per regime, the newest ISO week with CI jobs / friction+optimization events at all: what
     # a rate column says when its window is empty ("CI data ends 2026-W19, ...")
@@ -48,7 +49,7 @@ def compute_trends(
     as_of: datetime,
     pass_rates: Sequence[dict] = (),
     friction: Sequence[dict] = (),
-    reference_regime: str = "cuda",
+    reference_regime: str = REFERENCE_REGIME,
     lag: list[LagTrend] | None = None,
 ) -> Trends:
     """The trends of the lag samples and of the weekly rates (`lag`: the lag trends of these

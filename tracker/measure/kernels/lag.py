@@ -23,6 +23,7 @@ from tracker.measure.lag.decision import UNKNOWN, Decision, Stream, decide
 from tracker.measure.lag.rows import LagRun, LagSample, lag_row
 from tracker.measure.lag.supersession import Cover
 from tracker.measure.lag.windows import ANY_KIND, Channel, Windows
+from tracker.names import REFERENCE_REGIME
 from tracker.versions import normalize_version
 
 DAY0_DEFINITION = "cuda_kernel"
@@ -136,7 +137,7 @@ def kernel_lag_samples(
                 feature.library, feature.id, DAY0_DEFINITION, _why_no_day0(feature.cuda, known)
             )
             continue
-        samples.append(_sample(feature, "cuda", feature.cuda, day0))
+        samples.append(_sample(feature, REFERENCE_REGIME, feature.cuda, day0))
         for regime, rule in feature.regimes.items():
             hit = find(rule, known)
             if rule.project:

@@ -15,8 +15,7 @@ from datetime import datetime
 from tracker.measure.kernels.ledger import KernelFeature, KernelRule
 from tracker.measure.lag.rows import LagSample, Unknown
 from tracker.measure.stats.survival import median_lag
-
-REGIMES = ("cuda", "rocm", "xla", "neuron")
+from tracker.names import REFERENCE_REGIME, REGIMES
 
 
 @dataclass(frozen=True)
@@ -66,10 +65,10 @@ def kernel_layer(
     why = {(u.series, u.regime): u.reason for u in unknown}
     rows = []
     for feature in ledger:
-        cuda = mine.get((feature.id, "cuda"))
+        cuda = mine.get((feature.id, REFERENCE_REGIME))
         cells = {}
         for regime in REGIMES:
-            rule = feature.cuda if regime == "cuda" else feature.regimes[regime]
+            rule = feature.cuda if regime == REFERENCE_REGIME else feature.regimes[regime]
             sample = mine.get((feature.id, regime))
             if sample is not None:
                 cells[regime] = KernelCell(regime, sample.status, rule, sample)
@@ -105,7 +104,7 @@ def closed_cells(now: Sequence[LagSample], before: Sequence[LagSample]) -> list[
         for s in now
         if s.artifact == "kernel"
         and s.status == "covered"
-        and s.regime != "cuda"
+        and s.regime != REFERENCE_REGIME
         and (s.series, s.regime) not in was
     ]
 

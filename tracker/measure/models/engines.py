@@ -37,6 +37,7 @@ from tracker.config.coverage import EvidenceRule
 from tracker.measure.lag.decision import combine, unobserved_by_every
 from tracker.measure.lag.rows import LagRun, LagSample, combined_row
 from tracker.measure.lag.samples import ReleaseFact, is_final
+from tracker.names import REFERENCE_REGIME
 
 Hits = dict[str, tuple[datetime, str]]
 
@@ -66,7 +67,7 @@ def engine_day0(
     mine = [
         (ev, found, window)
         for ev, found, window in streams
-        if ev.regime == "cuda" and (ev.regime, ev.definition) in rule.engines
+        if ev.regime == REFERENCE_REGIME and (ev.regime, ev.definition) in rule.engines
     ]
     families = set(base_why) | {fid for _, found, _ in mine for fid in found}
     for fid in sorted(families):

@@ -55,6 +55,7 @@ from tracker.measure.models.benchmark import benchmark_day0, benchmark_evidence,
 from tracker.measure.models.engines import combine_engines, engine_day0, gate_by_image
 from tracker.mentions.families import NOT_SUPPORT as _NOT_SUPPORT
 from tracker.mentions.families import FamilyTable
+from tracker.names import REFERENCE_REGIME
 
 # Sections of release notes whose items state limits, fixes or removals: a model named there
 # ("Models that depend on this removed kernel (including Llama 4 ...) should pin 2.28", "Pixtral
@@ -95,10 +96,10 @@ def day0_by_family(
     }
     # Only notes about CUDA (or no regime in particular) date day 0 on CUDA: vLLM's notes also
     # announce "[TPU] Added support for X", which is the TPU's coverage, not CUDA's day 0.
-    cuda_notes = [n for n in notes if n.regime in (None, "none", "cuda")]
+    cuda_notes = [n for n in notes if n.regime in (None, "none", REFERENCE_REGIME)]
     from_notes = (
         model_evidence(
-            EvidenceRule("cuda", "vllm_cuda", True, "vllm", "note", "models"), cuda_notes
+            EvidenceRule(REFERENCE_REGIME, "vllm_cuda", True, "vllm", "note", "models"), cuda_notes
         )
         if definition == "vllm_cuda"
         else {}
@@ -273,7 +274,9 @@ def _benchmark_project(rule: ModelCoverageRule) -> str:
     """The project of the rule's cuda ``benchmark_config`` evidence (config checks there is one
     when ``benchmark_cuda`` is a day-0 definition)."""
     return next(
-        e.project for e in rule.evidence if e.regime == "cuda" and e.kind == "benchmark_config"
+        e.project
+        for e in rule.evidence
+        if e.regime == REFERENCE_REGIME and e.kind == "benchmark_config"
     )
 
 

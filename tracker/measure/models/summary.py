@@ -14,8 +14,6 @@ from datetime import datetime
 
 from tracker.measure.lag.rows import LagSample
 
-REGIMES = ("cuda", "rocm", "xla", "neuron")
-
 
 @dataclass(frozen=True)
 class Cell:

@@ -46,6 +46,7 @@ from tracker.measure.stats.bootstrap import LEVEL as LEVEL
 from tracker.measure.stats.bootstrap import bootstrap_interval as bootstrap_interval
 from tracker.measure.stats.pair_tables import pair_bounds
 from tracker.measure.stats.survival import lower_median, median_lag
+from tracker.names import REFERENCE_REGIME
 
 MIN_TREND_ARTIFACTS = 6  # fewer artifacts in a group: "too few artifacts", never a verdict
 PERIOD_DAYS = 365  # "last 12 months" and "the 12 months before", by day 0
@@ -222,7 +223,7 @@ def definition_label(sample: LagSample) -> str:
 def lag_trends(
     samples: Sequence[LagSample],
     as_of: datetime,
-    reference_regime: str = "cuda",
+    reference_regime: str = REFERENCE_REGIME,
     group_of: Callable[[LagSample], str] | None = None,
     samples_n: int = BOOTSTRAP_SAMPLES,
     unknown: Sequence[Unknown] | None = None,
@@ -260,7 +261,7 @@ def lag_trends(
 def layer_trends(
     samples: Sequence[LagSample],
     as_of: datetime,
-    reference_regime: str = "cuda",
+    reference_regime: str = REFERENCE_REGIME,
     samples_n: int = BOOTSTRAP_SAMPLES,
 ) -> list[LagTrend]:
     """Per layer (LAYERS) and regime, the trend of its artifacts pooled under their primary

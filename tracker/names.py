@@ -1,0 +1,28 @@
+"""Names every stage shares, each defined once: the frameworks as texts spell them, the
+regimes tracker knows, the reference regime (day 0 is its own) and the GitHub API's origin.
+sources.yaml may configure regimes and origins per source; these are the defaults and the
+spellings, not a second configuration."""
+
+from __future__ import annotations
+
+# Framework names as collected texts spell them -> the framework (or package) they name:
+# "torch==2.9" names PyTorch; jaxlib is its own package in what collectors and the tagger read.
+FRAMEWORKS = {
+    "pytorch": "pytorch",
+    "torch": "pytorch",
+    "jax": "jax",
+    "jaxlib": "jaxlib",
+    "vllm": "vllm",
+    "tensorflow": "tensorflow",
+    "triton": "triton",
+}
+# The same names -> the project ids coverage rules use: jaxlib's versions are JAX's series.
+FRAMEWORK_PROJECTS = FRAMEWORKS | {"jaxlib": "jax"}
+
+# The regimes a layer gets a column of (the reference first), and the reference regime: the
+# one whose day 0 every other regime's lag is counted from (sources.yaml `reference: true`
+# names it; this is the default when none does).
+REFERENCE_REGIME = "cuda"
+REGIMES = (REFERENCE_REGIME, "rocm", "xla", "neuron")
+
+GITHUB_API = "https://api.github.com"  # a GitHub source's default `api_url`
