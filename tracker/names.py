@@ -26,3 +26,6 @@ REFERENCE_REGIME = "cuda"
 REGIMES = (REFERENCE_REGIME, "rocm", "xla", "neuron")
 
 GITHUB_API = "https://api.github.com"  # a GitHub source's default `api_url`
+
+# A CI job's outcome as tracker.collect.ci judges it and measure counts it (measure.ci).
+PASSED, FAILED = "passed", "failed"

@@ -81,7 +81,7 @@ class SourceSpec:
     max_body_mb: float | None = None
     time_budget_seconds: float | None = None
     # The channel moved to that source (a repository retired for a new one): this source's facts
-    # stay evidence, but its silence narrows no observation window (measure.windows).
+    # stay evidence, but its silence narrows no observation window (measure.lag.windows).
     moved_to: str | None = None
 
 

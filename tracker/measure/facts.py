@@ -137,7 +137,7 @@ class LagFacts:
     # the kernel layer (a coverage entry `artifact: kernel`): the ledger and its evidence
     kernel_ledger: tuple[KernelFeature, ...] = ()
     kernel_facts: list[KernelFact] = field(default_factory=list)
-    # how far each source was looked at, and what it delivers (measure.windows)
+    # how far each source was looked at, and what it delivers (measure.lag.windows)
     windows: Windows = field(default_factory=Windows)
     # the collectives layer (a coverage entry `artifact: collective`): NCCL and release facts,
     # and the carrier's changelog sections
@@ -194,7 +194,7 @@ class LagFacts:
 
 
 def observed_ends(config: Config, store: Store) -> dict[str, datetime]:
-    """Per source, how far it was looked at (measure.windows: its last successful collection,
+    """Per source, how far it was looked at (measure.lag.windows: its last successful collection,
     or a replay's snapshot); a source whose channel moved to another (sources.yaml `moved_to`)
     narrows no window: its facts stay evidence, its silence since says nothing."""
     moved = {spec.id for spec in config.sources if spec.moved_to}

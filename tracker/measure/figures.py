@@ -77,12 +77,12 @@ class Figures:
     perf: PerfFigures = field(default_factory=PerfFigures)  # delivered performance (MLPerf)
     training: TrainingFigures = field(default_factory=TrainingFigures)  # MLPerf Training
     kernels: KernelLayer | None = None  # the kernel layer (None: no `artifact: kernel` rule)
-    ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci_jobs)
+    ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci.jobs)
     # CI pass rate in two units (jobs, tests) and failing tests (measure.ci.tests)
     ci_tests: CiTests = field(default_factory=CiTests)
-    # definitions silent while upstream kept releasing (measure.silent)
+    # definitions silent while upstream kept releasing (measure.lag.silent)
     silent: list[SilentChannel] = field(default_factory=list)
-    # an independent benchmark's first configurations per family (measure.benchmark)
+    # an independent benchmark's first configurations per family (measure.models.benchmark)
     benchmark: BenchmarkFigures | None = None
     # time to first response of issues (measure.response)
     response: ResponseFigures = field(default_factory=ResponseFigures)

@@ -87,7 +87,7 @@ def issue_responses(
 ) -> list[IssueResponse]:
     """Per issue created at or before `as_of` (pull requests are not issues: the store's read
     leaves them out), its first response and close as of `as_of`. `observed`: per source, how
-    far it was looked at (measure.windows): an unanswered issue is censored there, not at as-of
+    far it was looked at (measure.lag.windows): an unanswered issue is censored there, not at as-of
     (its silence after is not evidence), and one created after it was not observed."""
     by_issue: dict[tuple[str, int], list[Mapping[str, Any]]] = defaultdict(list)
     for comment in comments:

@@ -40,7 +40,7 @@ class KernelFact:
     version: str = ""
     text: str = ""  # a note's title and body; a commit's title
     attrs: Mapping[str, Any] = field(default_factory=dict)
-    source_id: str = ""  # the source that stored it (its observation window: measure.windows)
+    source_id: str = ""  # the source that stored it (its observation window: measure.lag.windows)
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def stream_start(rule: KernelRule, facts: Sequence[KernelFact]) -> datetime | No
 
 
 def rule_channels(rule: KernelRule) -> list[Channel]:
-    """The channels a ledger rule reads (measure.windows): its project's releases, commits or
+    """The channels a ledger rule reads (measure.lag.windows): its project's releases, commits or
     notes; every kind of fact for an ``open`` rule; none when untracked."""
     if rule.kind == "untracked" or not rule.project:
         return []
@@ -125,7 +125,7 @@ def kernel_lag_samples(
 ) -> list[LagSample]:
     """One row per (feature, regime) the evidence dates or leaves open; the rest are left out
     in `run` (library, feature, regime, definition, reason). An open cell is censored
-    where its rule's sources were last looked at (`windows`, measure.windows); a feature whose
+    where its rule's sources were last looked at (`windows`, measure.lag.windows); a feature whose
     day 0 is after that is unknown there."""
     samples: list[LagSample] = []
     run = run if run is not None else LagRun()

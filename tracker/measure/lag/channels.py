@@ -66,7 +66,7 @@ def with_earliest_builds(
     right after its own; `releases` date the builds of release channels whose evidence does not
     reach back to day 0; the combined definitions' spans go into `run` (module doc; the spans of
     their channels are read from there, so `run` is the one `lag_samples` filled); each
-    channel takes part in a series only where its window (`windows`, measure.windows) reaches
+    channel takes part in a series only where its window (`windows`, measure.lag.windows) reaches
     the series' day 0."""
     rows_of: dict[str, list[LagSample]] = {}
     for s in samples:

@@ -42,10 +42,10 @@ class LagSample:
     # models: the serving engine whose evidence this row reads ("vllm", "sglang"); "" for rows
     # of one vendor stream or of "any engine" (not a CSV column: lag.csv keeps its columns)
     engine: str = ""
-    # how far the definition's evidence was looked at (measure.windows): an open row's lag is
+    # how far the definition's evidence was looked at (measure.lag.windows): an open row's lag is
     # observed_through - day0; None on the reference rows (day 0 itself)
     observed_through: datetime | None = None
-    covered_by: str = ""  # the newer series whose evidence covers this one (measure.supersession)
+    covered_by: str = ""  # the newer series whose evidence covers this one (lag.supersession)
     # an earliest-build row (tracker.measure.lag.channels): the channel definition whose evidence
     # came first; "" for other rows and for open ones
     channel: str = ""

@@ -30,7 +30,7 @@ class ReleaseFact:
     url: str
     prerelease: bool = False
     draft: bool = False  # a GitHub draft: not published, dated by its tag commit
-    source_id: str = ""  # the source that stored it (its observation window: measure.windows)
+    source_id: str = ""  # the source that stored it (its observation window: measure.lag.windows)
 
 
 @dataclass(frozen=True)
@@ -54,10 +54,10 @@ class NoteFact:
     occurred_at: datetime
     url: str
     mentions: tuple[tuple[str, str, str], ...]  # (framework project, version, status)
-    # (model family, status, where the note sits): model-family mentions, see measure.model_lag
+    # (model family, status, where the note sits): model-family mentions, see measure.models.lag
     models: tuple[tuple[str, str, str], ...] = ()
     regime: str | None = None  # the tagger's (else the source's): whose support the note states
-    source_id: str = ""  # the source that stored it (its observation window: measure.windows)
+    source_id: str = ""  # the source that stored it (its observation window: measure.lag.windows)
     config: BenchConfig | None = None  # an independent benchmark's configuration, if it is one
 
 
@@ -183,10 +183,10 @@ def lag_samples(
     windows: Windows | None = None,
 ) -> list[LagSample]:
     """Every (artifact, regime, definition) with its lag; open artifacts are kept, right-censored
-    where the definition's evidence was last looked at (`windows`, measure.windows: lag =
+    where the definition's evidence was last looked at (`windows`, measure.lag.windows: lag =
     observed_through - day0, observed_through at most `as_of`; an artifact whose day 0 is after
     it is unknown, "not observed since"). A series is covered by its own evidence or by a newer
-    series' (measure.supersession, `covered_by`). Artifacts whose day 0 is after `as_of` are
+    series' (measure.lag.supersession, `covered_by`). Artifacts whose day 0 is after `as_of` are
     left out.
 
     An artifact whose day 0 precedes everything collected from the evidence stream (or whose

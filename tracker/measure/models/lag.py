@@ -168,7 +168,7 @@ def model_lag_samples(
     """Every (family, regime, definition, day-0 definition) with its lag; see the module doc;
     the families left out and the evidence spans go into `run`.
     Open rows are censored where the definition's sources were last looked at (`windows`,
-    measure.windows; an image-gated list: its list's and its image's sources); a family whose
+    measure.lag.windows; an image-gated list: its list's and its image's sources); a family whose
     day 0 is after that is unknown there."""
     samples: list[LagSample] = []
     run = run if run is not None else LagRun()
