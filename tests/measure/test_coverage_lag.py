@@ -122,7 +122,9 @@ def test_artifacts_older_than_the_evidence_stream_are_unknown_not_open():
     samples = by_key(lag_samples(RULES, releases, NOTES, AS_OF, LagRun(unknown)))
     # torch-xla evidence starts 2025-08-08: PyTorch 2.5 (2024-10-17) cannot be called open there
     assert ("2.5", "xla", "torch_xla_release") not in samples
-    assert ("pytorch", "2.5", "xla", "torch_xla_release") in [u[:4] for u in unknown]
+    assert ("pytorch", "2.5", "xla", "torch_xla_release") in [
+        (u.project, u.series, u.regime, u.definition) for u in unknown
+    ]
     # but the ROCm notes reach back to 2025-07-01... still after 2024-10-17: unknown as well
     assert ("2.5", "rocm", "vendor_matrix") not in samples
 
@@ -232,7 +234,12 @@ def test_evidence_found_after_a_late_start_is_a_bound_not_a_lag():
     unknown = []
     samples = by_key(lag_samples(RULES, releases, NOTES, AS_OF, LagRun(unknown)))
     assert ("2.8", "xla", "torch_xla_release") not in samples
-    [reason] = [u[4] for u in unknown if u[:4] == ("pytorch", "2.8", "xla", "torch_xla_release")]
+    [reason] = [
+        u.reason
+        for u in unknown
+        if (u.project, u.series, u.regime, u.definition)
+        == ("pytorch", "2.8", "xla", "torch_xla_release")
+    ]
     assert "at most 26 days" in reason
     # 2.9.0 is the first release of its series: nothing earlier can exist, the lag is exact
     assert samples[("2.9", "xla", "torch_xla_release")].lag_days == 5

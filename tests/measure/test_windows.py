@@ -120,7 +120,7 @@ def test_a_stream_observed_until_a_day_censors_there_and_later_series_are_unknow
     assert (rocm["0.12"].status, rocm["0.12"].lag_days) == ("open", 50)  # 2025-12-04 .. 01-23
     assert rocm["0.12"].observed_through == end_of(2026, 1, 23)
     assert (rocm["0.14"].status, rocm["0.14"].lag_days) == ("open", 3)
-    later = {u[1]: u[4] for u in unknown if u[3] == "rocm_vllm_docker"}
+    later = {u.series: u.reason for u in unknown if u.definition == "rocm_vllm_docker"}
     assert set(later) == {"0.15", "0.16", "0.17", "0.18"} and not set(later) & set(rocm)
     assert later["0.15"].startswith("not observed since 2026-01-23")
     # no open row ages past where its definition was looked at
@@ -144,7 +144,7 @@ def test_a_skipped_series_is_covered_by_the_newer_one_the_regime_ships():
         assert xla[series].evidence_url == TPU_018.url
     assert (xla["0.18"].lag_days, xla["0.18"].covered_by) == (28, "")  # its own evidence
     # 0.11 precedes the stream (2025-12-06): a newer series' evidence does not make it known
-    assert "0.11" not in xla and any(u[1] == "0.11" for u in unknown)
+    assert "0.11" not in xla and any(u.series == "0.11" for u in unknown)
 
 
 def test_own_evidence_is_kept_and_older_evidence_covers_nothing_newer():

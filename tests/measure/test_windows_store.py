@@ -71,7 +71,7 @@ def test_the_store_reads_each_sources_window_from_its_runs(sqlite_store):
     assert (rocm["0.12"].status, rocm["0.12"].lag_days) == ("open", 50)  # not 261: as-of
     assert (xla["0.14"].status, xla["0.14"].lag_days) == ("covered", 87)  # by 0.18
     assert "0.15" not in rocm and any(
-        u[1] == "0.15" and u[3] == "rocm_vllm_docker" for u in unknown
+        u.series == "0.15" and u.definition == "rocm_vllm_docker" for u in unknown
     )
     # tpu-inference-tags has no run: it narrows nothing; 0.14 is covered by 0.18
     assert (xla["0.14"].covered_by, xla["0.18"].observed_through) == ("0.18", AS_OF)
