@@ -5,6 +5,8 @@ spellings, not a second configuration."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 # Framework names as collected texts spell them -> the framework (or package) they name:
 # "torch==2.9" names PyTorch; jaxlib is its own package in what collectors and the tagger read.
 FRAMEWORKS = {
@@ -24,6 +26,24 @@ FRAMEWORK_PROJECTS = FRAMEWORKS | {"jaxlib": "jax"}
 # names it; this is the default when none does).
 REFERENCE_REGIME = "cuda"
 REGIMES = (REFERENCE_REGIME, "rocm", "xla", "neuron")
+
+# The layers of the stack, framework first (the lead), each with one pooled row per regime in
+# the lag trends (the answer per layer, tracker.measure.headline.answer.layer_answers).
+POOLED = "all projects"  # the framework layer's pooled group: the headline answer's
+
+
+class Layer(NamedTuple):
+    id: str  # the artifact kind of its rows (LagSample.artifact); `tracker lag --artifact`
+    group: str  # the artifact group of its pooled rows (lag_trend, v_layer_answer)
+    name: str  # as every output shows it
+
+
+LAYERS = (
+    Layer("framework", POOLED, "Frameworks"),
+    Layer("kernel", "all kernel features", "Kernels"),
+    Layer("model", "all model families", "Models"),
+    Layer("collective", "all collectives", "Collectives (NCCL)"),
+)
 
 GITHUB_API = "https://api.github.com"  # a GitHub source's default `api_url`
 

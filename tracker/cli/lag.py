@@ -18,6 +18,7 @@ from tracker.cli.common import (
     store_for,
     table_or_csv,
 )
+from tracker.names import LAYERS
 
 
 @click.command("lag", short_help="Day-0 coverage lag as CSV, or the trend.")
@@ -30,7 +31,7 @@ from tracker.cli.common import (
 @click.option("--primary-only", is_flag=True, help="Only each regime's primary definition.")
 @click.option(
     "--artifact",
-    type=click.Choice(["framework", "model", "kernel", "collective"]),
+    type=click.Choice([layer.id for layer in LAYERS]),
     default=None,
     help="Only framework release series, model families, kernel features or NCCL minor series "
     "(collective; default: all). kernel lists a cell per feature and regime, unknown cells "

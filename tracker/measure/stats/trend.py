@@ -46,6 +46,8 @@ from tracker.measure.stats.bootstrap import LEVEL as LEVEL
 from tracker.measure.stats.bootstrap import bootstrap_interval as bootstrap_interval
 from tracker.measure.stats.pair_tables import pair_bounds
 from tracker.measure.stats.survival import lower_median, median_lag
+from tracker.names import LAYERS as ALL_LAYERS
+from tracker.names import POOLED as POOLED
 from tracker.names import REFERENCE_REGIME
 
 MIN_TREND_ARTIFACTS = 6  # fewer artifacts in a group: "too few artifacts", never a verdict
@@ -54,17 +56,10 @@ RECENT_WEEKS = 4  # rates: the last 4 ISO weeks ...
 PRIOR_WEEKS = 8  # ... against the 8 before
 MIN_CI_JOBS = 30  # jobs counted in each window, else "too few jobs"
 MIN_FRICTION_EVENTS = 20  # friction + optimization events in each window, else "too few events"
-POOLED = "all projects"  # the artifact group of a regime's rows pooled over projects
 POOLED_DEFINITION = "primary"  # pooled rows take each project's primary definition
-# The layers of the stack, each with one pooled row per regime (the answer per layer,
-# tracker.measure.headline.answer.layer_answers): the artifact kind -> its pooled group. The
-# framework layer's is POOLED itself, the headline answer.
-LAYERS = {
-    "framework": POOLED,
-    "kernel": "all kernel features",
-    "model": "all model families",
-    "collective": "all collectives",
-}
+# The layers (tracker.names.LAYERS): the artifact kind -> its pooled group. The framework
+# layer's is POOLED itself (a regime's rows pooled over projects), the headline answer.
+LAYERS = {layer.id: layer.group for layer in ALL_LAYERS}
 DAYS_PER_YEAR = 365.25
 
 CLOSING, WIDENING, NO_CLEAR_CHANGE, CANNOT_TELL, TOO_FEW = (
