@@ -18,8 +18,8 @@ from tracker.measure.stats.rate_trend import (
     friction_trends,
     newest_data_trends,
 )
-from tracker.measure.stats.trend import MIN_CI_JOBS, LagTrend, lag_trends
-from tracker.names import REFERENCE_REGIME
+from tracker.measure.stats.trend import MIN_CI_JOBS, POOLED_DEFINITION, LagTrend, lag_trends
+from tracker.names import LAYERS, REFERENCE_REGIME
 
 
 @dataclass
@@ -77,9 +77,14 @@ def last_weeks(rows: Sequence[dict], counts: Sequence[str]) -> dict[str, str]:
 
 
 def store_rows(trends: Sequence[LagTrend], as_of: datetime) -> list[dict]:
-    """Rows for the lag_trend table (first/last day 0 are not stored: lag_samples has them)."""
+    """Rows for the lag_trend table (first/last day 0 are not stored: lag_samples has them);
+    a layer's pooled rows name their layer (v_layer_answer lists those)."""
+    layer_of = {layer.group: layer.id for layer in LAYERS}
     return [
         {k: v for k, v in t.row().items() if k not in ("first_day0", "last_day0")}
-        | {"as_of": as_of}
+        | {
+            "as_of": as_of,
+            "layer": layer_of.get(t.group) if t.definition == POOLED_DEFINITION else None,
+        }
         for t in trends
     ]
