@@ -775,7 +775,7 @@ def test_each_regime_block_carries_its_trend_verdict_and_model_line(setup):
     from dataclasses import replace
 
     from tracker.digest.data import extra_lines
-    from tracker.measure.lag.samples import LagSample
+    from tracker.measure.lag.rows import LagSample
 
     config, store = setup
     data = digest_data(config, store, week_of(date(2025, 11, 17)))

@@ -10,6 +10,7 @@ import pytest
 
 from tracker.config.coverage import parse_model_coverage
 from tracker.errors import ConfigError
+from tracker.measure.lag.rows import LagRun
 from tracker.measure.lag.samples import BenchConfig, NoteFact
 from tracker.measure.models.benchmark import benchmark_day0, benchmark_figures, first_configs
 from tracker.measure.models.lag import model_lag_samples
@@ -131,7 +132,7 @@ RAW_RULE = {
 def test_independent_benchmark_rows_are_the_pair_under_benchmark_cuda():
     (rule,) = parse_model_coverage([RAW_RULE], "test")
     unknown: list = []
-    samples = model_lag_samples([rule], TABLE, [], NOTES, AS_OF, unknown)
+    samples = model_lag_samples([rule], TABLE, [], NOTES, AS_OF, LagRun(unknown))
     rows = {
         s.series: s
         for s in samples
@@ -145,7 +146,9 @@ def test_independent_benchmark_rows_are_the_pair_under_benchmark_cuda():
         assert not rows[fam].primary  # beside the engines' definitions, never the headline
     assert rows["kimi-k2.6"].status == "open" and rows["kimi-k2.6"].lag_days == 38
     assert "deepseek-r1" not in rows  # no benchmark_cuda day 0 (baseline)
-    assert ("models", "deepseek-r1", "all", "benchmark_cuda") in {u[:4] for u in unknown}
+    assert ("models", "deepseek-r1", "benchmark_cuda") in {
+        (u.project, u.series, u.definition) for u in unknown if u.day0_unknown
+    }
 
 
 def test_benchmark_cuda_day0_needs_a_cuda_benchmark_entry():
@@ -172,10 +175,12 @@ def test_a_family_the_benchmark_never_ran_is_unknown_not_open():
     )  # fmt: skip
     (rule,) = parse_model_coverage([dict(RAW_RULE, day0=["public_weights"])], "test")
     unknown: list = []
-    samples = model_lag_samples([rule], table, [], NOTES, AS_OF, unknown)
+    samples = model_lag_samples([rule], table, [], NOTES, AS_OF, LagRun(unknown))
     rows = {(s.series, s.regime): s for s in samples if s.definition == "independent_benchmark"}
     assert rows[("kimi-k2.6", "rocm")].status == "open"  # run on NVIDIA, not yet on AMD
     assert ("mistral-large-3", "rocm") not in rows and ("mistral-large-3", "cuda") not in rows
-    reasons = {(u[1], u[2]): u[4] for u in unknown if u[3] == "independent_benchmark"}
+    reasons = {
+        (u.series, u.regime): u.reason for u in unknown if u.definition == "independent_benchmark"
+    }
     assert reasons[("mistral-large-3", "rocm")] == "bench configured it on no hardware"
     assert reasons[("mistral-large-3", "cuda")] == "bench configured it on no hardware"

@@ -11,6 +11,7 @@ import pytest
 from tracker.config.coverage import parse_coverage
 from tracker.errors import ConfigError
 from tracker.measure.facts import LagFacts
+from tracker.measure.lag.rows import LagRun
 from tracker.measure.lag.samples import NoteFact, ReleaseFact
 from tracker.measure.stats.trend import POOLED, lag_trends
 
@@ -71,7 +72,9 @@ def compute(raw: dict = RULE, releases=RELEASES, notes=NOTES):
     rules = tuple(parse_coverage([raw], "s.yaml"))
     unknown: list = []
     spans: dict = {}
-    samples = LagFacts(rules, (), list(releases), list(notes)).samples(AS_OF, unknown, spans)
+    samples = LagFacts(rules, (), list(releases), list(notes)).samples(
+        AS_OF, LagRun(unknown, spans)
+    )
     rows = {(s.series, s.definition): s for s in samples if s.regime == "rocm"}
     return samples, rows, unknown, spans
 
@@ -113,7 +116,7 @@ def test_open_when_one_channel_watched_from_day0_though_another_began_later():
     row = rows[("2.7", "earliest_build")]
     assert (row.status, row.channel) == ("open", "")
     assert row.lag_days == (AS_OF.date() - d("2025-04-23").date()).days
-    assert not [u for u in unknown if u[1] == "2.7" and u[3] == "earliest_build"]
+    assert not [u for u in unknown if u.series == "2.7" and u.definition == "earliest_build"]
 
 
 def test_a_newer_series_build_covers_an_older_watched_series_from_its_own_day():
@@ -143,7 +146,7 @@ def test_unknown_when_day0_precedes_every_channel():
     _, rows, unknown, _ = compute(releases=[*RELEASES, release("pytorch", "2.6.0", "2025-01-29")])
     assert ("2.6", "earliest_build") not in rows
     assert ("2.6", "vendor_matrix") in rows  # the matrix is collected from 2025-01-01
-    reasons = [u for u in unknown if u[1] == "2.6" and u[3] == "earliest_build"]
+    reasons = [u for u in unknown if u.series == "2.6" and u.definition == "earliest_build"]
     assert reasons == [
         (
             "pytorch",
@@ -172,7 +175,7 @@ def test_a_channel_that_covers_beats_one_that_does_not_reach_back():
     _, rows, unknown, _ = compute(notes=notes)
     row = rows[("2.7", "earliest_build")]
     assert (row.status, row.channel, row.lag_days) == ("covered", "therock", 69)
-    assert not [u for u in unknown if u[1] == "2.7" and u[3] == "earliest_build"]
+    assert not [u for u in unknown if u.series == "2.7" and u.definition == "earliest_build"]
 
 
 def test_same_day_goes_to_the_channel_listed_first():
@@ -268,7 +271,10 @@ def test_a_release_channel_build_covers_though_its_evidence_starts_after_day0():
     _, rows, unknown, _ = compute(releases=releases)
     assert ("2.7", "wheels") not in rows
     # the wheels' own row: unknown, bounded by their earliest evidence
-    assert any(u[1] == "2.7" and u[3] == "wheels" and "at most 100 days" in u[4] for u in unknown)
+    assert any(
+        u.series == "2.7" and u.definition == "wheels" and "at most 100 days" in u.reason
+        for u in unknown
+    )
     row = rows[("2.7", "earliest_build")]
     assert (row.status, row.lag_days, row.channel) == ("covered", 100, "wheels")
     assert (row.evidence_url, row.covered_by) == ("https://x/torch-rocm-wheels/2.7.1", "")
@@ -284,4 +290,4 @@ def test_a_note_channels_first_page_covers_nothing_before_it():
     notes = [note("therock", "2025-04-01", "2.6"), *NOTES[1:]]
     _, rows, unknown, _ = compute(releases=releases, notes=notes)
     assert ("2.6", "earliest_build") not in rows
-    assert any(u[1] == "2.6" and u[3] == "earliest_build" for u in unknown)
+    assert any(u.series == "2.6" and u.definition == "earliest_build" for u in unknown)

@@ -13,7 +13,8 @@ from tracker.config import SourceSpec
 from tracker.config.coverage import parse_coverage
 from tracker.errors import ConfigError
 from tracker.measure.lag.coverage import artifact_series
-from tracker.measure.lag.samples import LagSample, NoteFact, ReleaseFact, lag_samples
+from tracker.measure.lag.rows import LagRun, LagSample
+from tracker.measure.lag.samples import NoteFact, ReleaseFact, lag_samples
 from tracker.measure.stats.survival import kaplan_meier_median, summarize
 
 
@@ -118,10 +119,12 @@ def test_earliest_evidence_wins_and_negative_lag_is_flagged_not_clamped():
 def test_artifacts_older_than_the_evidence_stream_are_unknown_not_open():
     releases = RELEASES + [ReleaseFact("pytorch", "2.5.0", day(2024, 10, 17), "u-2.5")]
     unknown = []
-    samples = by_key(lag_samples(RULES, releases, NOTES, AS_OF, unknown))
+    samples = by_key(lag_samples(RULES, releases, NOTES, AS_OF, LagRun(unknown)))
     # torch-xla evidence starts 2025-08-08: PyTorch 2.5 (2024-10-17) cannot be called open there
     assert ("2.5", "xla", "torch_xla_release") not in samples
-    assert ("pytorch", "2.5", "xla", "torch_xla_release") in [u[:4] for u in unknown]
+    assert ("pytorch", "2.5", "xla", "torch_xla_release") in [
+        (u.project, u.series, u.regime, u.definition) for u in unknown
+    ]
     # but the ROCm notes reach back to 2025-07-01... still after 2024-10-17: unknown as well
     assert ("2.5", "rocm", "vendor_matrix") not in samples
 
@@ -229,9 +232,14 @@ def test_evidence_found_after_a_late_start_is_a_bound_not_a_lag():
         ReleaseFact("torch-xla", "2.9.0", day(2025, 10, 20), "xla-2.9.0"),
     ]
     unknown = []
-    samples = by_key(lag_samples(RULES, releases, NOTES, AS_OF, unknown))
+    samples = by_key(lag_samples(RULES, releases, NOTES, AS_OF, LagRun(unknown)))
     assert ("2.8", "xla", "torch_xla_release") not in samples
-    [reason] = [u[4] for u in unknown if u[:4] == ("pytorch", "2.8", "xla", "torch_xla_release")]
+    [reason] = [
+        u.reason
+        for u in unknown
+        if (u.project, u.series, u.regime, u.definition)
+        == ("pytorch", "2.8", "xla", "torch_xla_release")
+    ]
     assert "at most 26 days" in reason
     # 2.9.0 is the first release of its series: nothing earlier can exist, the lag is exact
     assert samples[("2.9", "xla", "torch_xla_release")].lag_days == 5
@@ -270,7 +278,7 @@ def test_a_version_map_ignores_versions_it_does_not_name():
         ReleaseFact("torch-neuronx", "1.10.1", day(2026, 3, 1), "nx-1.10.1"),
         ReleaseFact("torch-neuronx", "1.0.0", day(2021, 1, 1), "nx-1.0.0"),
     ]  # stream reach
-    samples = by_key(lag_samples(rules, releases, [], day(2026, 6, 1), []))
+    samples = by_key(lag_samples(rules, releases, [], day(2026, 6, 1), LagRun()))
     assert samples[("2.10", "neuron", "torch_neuronx")].lag_days == 11
     # 1.10.1 is not PyTorch 1.10: 1.10 is covered only by the newer 2.10 (supersession,
     # dated by torch-neuronx 1.10.0), never by its own series

@@ -8,6 +8,7 @@ import pytest
 
 from tracker.config.coverage import parse_model_coverage
 from tracker.errors import ConfigError
+from tracker.measure.lag.rows import LagRun
 from tracker.measure.lag.samples import NoteFact, ReleaseFact
 from tracker.measure.models.lag import model_lag_samples
 from tracker.mentions.families import load_families
@@ -48,7 +49,7 @@ def listing(fam: str, when: str, project: str = "sglang-models") -> NoteFact:
 def run(notes, releases=()):
     rules = parse_model_coverage([RULE], "test")
     unknown: list = []
-    out = model_lag_samples(rules, load_families(), list(releases), notes, AS_OF, unknown)
+    out = model_lag_samples(rules, load_families(), list(releases), notes, AS_OF, LagRun(unknown))
     return {(s.series, s.regime, s.definition, s.day0_definition): s for s in out}, unknown
 
 
@@ -97,14 +98,14 @@ def test_baseline_listing_never_dates_a_day0_and_missing_image_leaves_open():
     gpt = rows[("gpt-oss", "rocm", "any_engine", "engine_cuda")]
     assert gpt.day0 == d("2025-09-07") and gpt.status == "open"
     # a family whose day 0 precedes one engine's evidence is unknown under any_engine, not open
-    assert any(u[1] == "mixtral" and u[3] == "any_engine" for u in unknown)
+    assert any(u.series == "mixtral" and u.definition == "any_engine" for u in unknown)
     assert ("mixtral", "rocm", "any_engine", "engine_cuda") not in rows
 
 
 def test_baseline_family_listed_before_every_other_engine_has_no_engine_cuda_day0():
     rows, unknown = run([listing("kimi-linear", "2024-11-05")])
     assert ("kimi-linear", "cuda", "any_engine", "engine_cuda") not in rows
-    why = [u[4] for u in unknown if u[1] == "kimi-linear" and u[3] == "engine_cuda"]
+    why = [u.reason for u in unknown if u.series == "kimi-linear" and u.definition == "engine_cuda"]
     assert why and "history starts" in why[0]
 
 

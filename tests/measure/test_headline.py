@@ -21,7 +21,7 @@ from tracker.measure.headline.quarters import (
     median_point,
     quarterly_series,
 )
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample
 from tracker.present.cohort_words import cohort_sentence, point_text
 
 AS_OF = datetime(2026, 8, 22, tzinfo=UTC)

@@ -12,7 +12,7 @@ from tracker.measure.headline.answer import answers
 from tracker.measure.kernels.lag import KernelFact, kernel_lag_samples
 from tracker.measure.kernels.ledger import load_ledger, parse_ledger
 from tracker.measure.kernels.summary import closed_cells, kernel_csv_rows, kernel_layer
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagRun, LagSample
 from tracker.measure.stats.trend import POOLED, lag_trends
 
 AS_OF = datetime(2026, 8, 22, 23, 59, tzinfo=UTC)
@@ -91,7 +91,7 @@ FACTS = [
 def cells(as_of=AS_OF, facts=FACTS):
     unknown: list = []
     ledger = parse_ledger(LEDGER, "test.yaml")
-    samples = kernel_lag_samples(ledger, facts, as_of, unknown)
+    samples = kernel_lag_samples(ledger, facts, as_of, LagRun(unknown))
     return ledger, samples, unknown, {(s.series, s.regime): s for s in samples}
 
 
@@ -110,7 +110,7 @@ def test_cells_are_dated_by_the_rule_the_ledger_names():
     # open: the ledger reads jax and finds nothing; censored at as-of
     xla = by[("flash_attention_2", "xla")]
     assert (xla.status, xla.lag_days, xla.evidence_url) == ("open", 1132, "")
-    reasons = {(u[1], u[2]): u[4] for u in unknown}
+    reasons = {(u.series, u.regime): u.reason for u in unknown}
     # neuron notes start after day 0 and name no MLA kernel: unknown, not open
     assert reasons[("mla_decode", "neuron")] == (
         "day 0 2025-02-24 precedes the first neuron-sdk notes collected (2026-01-01)"
@@ -137,7 +137,9 @@ def test_day0_unknown_leaves_the_feature_out_with_its_reason():
     facts = [f for f in FACTS if f.project != "flashmla"]
     _, samples, unknown, _ = cells(facts=facts)
     assert not [s for s in samples if s.series == "mla_decode"]
-    assert ("flashmla", "mla_decode", "all", "cuda_kernel") in [u[:4] for u in unknown]
+    assert ("flashmla", "mla_decode", "cuda_kernel") in {
+        (u.project, u.series, u.definition) for u in unknown if u.day0_unknown
+    }
 
 
 def test_matrix_medians_and_closings():

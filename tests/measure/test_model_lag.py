@@ -19,6 +19,7 @@ from tracker.collect.sources import CollectContext, release_notes
 from tracker.config import SourceSpec
 from tracker.config.coverage import EvidenceRule, ModelCoverageRule, parse_model_coverage
 from tracker.errors import ConfigError
+from tracker.measure.lag.rows import LagRun
 from tracker.measure.lag.samples import NoteFact, ReleaseFact
 from tracker.measure.models.lag import model_evidence, model_lag_samples, note_context
 from tracker.measure.stats.survival import kaplan_meier_median
@@ -70,7 +71,14 @@ def note(when: str, *models: tuple[str, str, str], url: str = "https://n") -> No
 def rows(notes, releases=(), unknown=None):
     return {
         (s.series, s.regime, s.day0_definition): s
-        for s in model_lag_samples([RULE], TABLE, list(releases), notes, AS_OF, unknown)
+        for s in model_lag_samples(
+            [RULE],
+            TABLE,
+            list(releases),
+            notes,
+            AS_OF,
+            LagRun(unknown if unknown is not None else []),
+        )
     }
 
 
@@ -103,8 +111,10 @@ def test_two_day0_definitions_stay_apart_and_unknown_day0_is_listed():
     cuda = got[("llama4", "cuda", "public_weights")]
     assert cuda.lag_days == -6 and cuda.negative
     assert got[("llama4", "cuda", "vllm_cuda")].lag_days == 0
-    assert ("models", "qwen3", "all", "public_weights") in {u[:4] for u in unknown}
-    assert any(u[1] == "nodate" and "v9.9.9" in u[4] for u in unknown)
+    assert ("models", "qwen3", "public_weights") in {
+        (u.project, u.series, u.definition) for u in unknown if u.day0_unknown
+    }
+    assert any(u.series == "nodate" and "v9.9.9" in u.reason for u in unknown)
     assert ("nodate", "neuron", "vllm_cuda") not in got
 
 
@@ -140,7 +150,7 @@ def test_a_vllm_note_about_another_regime_does_not_date_cuda_day0():
     unknown: list = []
     got = rows([note("2025-01-01"), tpu], (), unknown)
     assert ("nodate", "cuda", "vllm_cuda") not in got
-    assert any(u[1] == "nodate" and "v9.9.9" in u[4] for u in unknown)
+    assert any(u.series == "nodate" and "v9.9.9" in u.reason for u in unknown)
     cuda = NoteFact(
         "vllm", day("2025-05-01"), "https://gh/v1.0.5", (), (("nodate", "supported", ""),), "cuda"
     )
@@ -169,18 +179,18 @@ def test_weights_out_before_the_first_vllm_release_are_open_on_cuda_not_unknown(
     unknown: list = []
     got = {
         (s.series, s.regime, s.day0_definition): s
-        for s in model_lag_samples([RULE], table, [], [], day("2025-07-15"), unknown)
+        for s in model_lag_samples([RULE], table, [], [], day("2025-07-15"), LagRun(unknown))
     }
     row = got[("late", "cuda", "public_weights")]
     assert (row.status, row.lag_days, row.available) == ("open", 14, None)
-    assert not [u for u in unknown if u[1] == "late" and u[2] == "cuda"]
+    assert not [u for u in unknown if u.series == "late" and u.regime == "cuda"]
 
 
 def test_left_truncation_is_unknown_not_open():
     unknown: list = []
     got = rows([note("2025-06-01", ("qwen3", "supported", ""))], (), unknown)
     assert ("qwen3", "neuron", "vllm_cuda") not in got
-    reason = next(u[4] for u in unknown if u[1] == "qwen3" and u[2] == "neuron")
+    reason = next(u.reason for u in unknown if u.series == "qwen3" and u.regime == "neuron")
     assert "precedes the first nxd note" in reason and "at most 48 days" in reason
 
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample
 from tracker.measure.stats import bootstrap
 from tracker.measure.stats.rate_trend import (
     ci_trends,

@@ -32,6 +32,7 @@ from tracker.jobs.report import publish_report
 from tracker.measure.ci.rates import ci_rate_rows
 from tracker.measure.facts import compute_lag
 from tracker.measure.headline.trends import compute_trends
+from tracker.measure.lag.rows import LagRun
 from tracker.measure.lag.samples import NoteFact, ReleaseFact, lag_samples
 from tracker.measure.stats.trend import CLOSING, POOLED, lag_trends
 from tracker.present.trend_words import TREND_COLUMNS, digest_lines
@@ -139,7 +140,7 @@ def real_facts(corpus: Path) -> tuple[list[ReleaseFact], list[NoteFact]]:
 
 def test_pytorch_on_rocm_vendor_matrix_and_day0_wheels_side_by_side(corpus):
     releases, notes = real_facts(corpus)
-    samples = lag_samples(parse_coverage(COVERAGE), releases, notes, AS_OF, [])
+    samples = lag_samples(parse_coverage(COVERAGE), releases, notes, AS_OF, LagRun())
     trends = {
         (t.group, t.regime, t.definition): t for t in lag_trends(samples, AS_OF, samples_n=2000)
     }

@@ -19,6 +19,7 @@ from datetime import UTC, date, datetime, time
 from tracker.config.coverage import parse_coverage, parse_model_coverage
 from tracker.measure.facts import LagFacts
 from tracker.measure.headline.answer import answers
+from tracker.measure.lag.rows import LagRun
 from tracker.measure.lag.samples import NoteFact, ReleaseFact
 from tracker.measure.lag.windows import Windows, delivered_channels
 from tracker.measure.models.lag import model_lag_samples
@@ -85,7 +86,7 @@ def compute(releases: list[ReleaseFact]):
     )
     facts = LagFacts(tuple(parse_coverage([RULE], "s.yaml")), (), releases, [], windows=windows)
     unknown: list = []
-    samples = facts.samples(AS_OF, unknown)
+    samples = facts.samples(AS_OF, LagRun(unknown))
     rows = {(s.series, s.definition): s for s in samples if s.regime == "rocm"}
     return samples, rows, unknown
 
@@ -98,7 +99,7 @@ def test_a_series_after_one_channels_window_is_open_where_another_channel_watche
     _, rows, unknown = compute([*UPSTREAM, *AMD, *IMAGES])
     late = rows[("0.25", "earliest_build")]
     assert (late.status, late.lag_days, late.observed_through) == ("open", 41, IMAGES_READ)
-    assert not any(u[1] == "0.25" and u[3] == "earliest_build" for u in unknown)
+    assert not any(u.series == "0.25" and u.definition == "earliest_build" for u in unknown)
     # AMD's own row of 0.25 stays unknown: its window ended before day 0
     assert ("0.25", "rocm_vllm_docker") not in rows
     # a covered series is dated as before, its window the latest among those that watched it
@@ -123,7 +124,7 @@ def test_a_channel_whose_window_ends_before_day0_covers_nothing():
     early = release("vllm-rocm-docker", "0.25.0", day(2026, 1, 10), "vllm-rocm-docker")
     _, rows, unknown = compute([*UPSTREAM, *AMD, early, *IMAGES])
     assert ("0.25", "rocm_vllm_docker") not in rows
-    assert any(u[1] == "0.25" and u[3] == "rocm_vllm_docker" for u in unknown)
+    assert any(u.series == "0.25" and u.definition == "rocm_vllm_docker" for u in unknown)
     late = rows[("0.25", "earliest_build")]
     assert (late.status, late.lag_days) == ("open", 41)
 
@@ -133,7 +134,7 @@ def test_every_headline_counts_what_it_leaves_out():
     is unknown only then, and the pooled trend row and the answer count what they leave out."""
     samples, rows, unknown = compute([*UPSTREAM, *AMD])
     assert ("0.25", "earliest_build") not in rows
-    reasons = [u[4] for u in unknown if u[1] == "0.25" and u[3] == "earliest_build"]
+    reasons = [u.reason for u in unknown if u.series == "0.25" and u.definition == "earliest_build"]
     assert reasons == ["no channel observed it from its day 0 (vllm_rocm_image, rocm_vllm_docker)"]
     trends = lag_trends(samples, AS_OF, "cuda", samples_n=50, unknown=unknown)
     pooled = next(t for t in trends if t.group == POOLED and t.regime == "rocm")
@@ -183,7 +184,12 @@ def test_any_engine_is_open_when_one_engine_watched_the_family():
     images = [ReleaseFact("sg-docker", "0.4.5", day(2025, 4, 7), "https://hub/v0.4.5")]
     unknown: list = []
     out = model_lag_samples(
-        parse_model_coverage([MODEL_RULE], "test"), load_families(), images, notes, as_of, unknown
+        parse_model_coverage([MODEL_RULE], "test"),
+        load_families(),
+        images,
+        notes,
+        as_of,
+        LagRun(unknown),
     )
     rows = {(s.series, s.regime, s.definition): s for s in out}
     row = rows[("gemma3", "rocm", "any_engine")]
@@ -205,13 +211,15 @@ def test_evidence_of_a_fresher_source_covers_where_another_source_was_read_earli
     facts = LagFacts(tuple(parse_coverage([RULE], "s.yaml")), (), releases, [], windows=windows)
     unknown: list = []
     rows = {
-        (s.series, s.definition): s for s in facts.samples(AS_OF, unknown) if s.regime == "rocm"
+        (s.series, s.definition): s
+        for s in facts.samples(AS_OF, LagRun(unknown))
+        if s.regime == "rocm"
     }
     row = rows[("0.24", "rocm_vllm_docker")]
     assert (row.status, row.lag_days, row.observed_through) == ("covered", 5, IMAGES_READ)
     # 0.25 has no build anywhere: unknown there, "not observed since" the earlier read
     assert ("0.25", "rocm_vllm_docker") not in rows
     assert any(
-        u[1] == "0.25" and u[3] == "rocm_vllm_docker" and "since 2026-01-23" in u[4]
+        u.series == "0.25" and u.definition == "rocm_vllm_docker" and "since 2026-01-23" in u.reason
         for u in unknown
     )

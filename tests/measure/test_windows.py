@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime, time
 import pytest
 
 from tracker.config.coverage import EvidenceRule, parse_coverage
+from tracker.measure.lag.rows import LagRun
 from tracker.measure.lag.samples import NoteFact, ReleaseFact, lag_samples
 from tracker.measure.lag.silent import silent_channels
 from tracker.measure.lag.windows import Windows, definition_sources, delivered_channels
@@ -111,13 +112,15 @@ def test_a_stream_observed_until_a_day_censors_there_and_later_series_are_unknow
     facts = [*UPSTREAM, FIRST_IMAGE, ROCM_IMAGE, TPU_018]
     windows = Windows(delivered_channels(facts), {"vllm-rocm-docker": end_of(2026, 1, 23)})
     unknown: list = []
-    samples = lag_samples(parse_coverage([VLLM_RULE]), facts, [], AS_OF, unknown, windows=windows)
+    samples = lag_samples(
+        parse_coverage([VLLM_RULE]), facts, [], AS_OF, LagRun(unknown), windows=windows
+    )
     rocm = rows(samples, "rocm")
     assert (rocm["0.11"].status, rocm["0.11"].lag_days) == ("covered", 30)  # evidence is evidence
     assert (rocm["0.12"].status, rocm["0.12"].lag_days) == ("open", 50)  # 2025-12-04 .. 01-23
     assert rocm["0.12"].observed_through == end_of(2026, 1, 23)
     assert (rocm["0.14"].status, rocm["0.14"].lag_days) == ("open", 3)
-    later = {u[1]: u[4] for u in unknown if u[3] == "rocm_vllm_docker"}
+    later = {u.series: u.reason for u in unknown if u.definition == "rocm_vllm_docker"}
     assert set(later) == {"0.15", "0.16", "0.17", "0.18"} and not set(later) & set(rocm)
     assert later["0.15"].startswith("not observed since 2026-01-23")
     # no open row ages past where its definition was looked at
@@ -131,7 +134,7 @@ def test_a_skipped_series_is_covered_by_the_newer_one_the_regime_ships():
     """tpu-inference shipped no 0.14-0.17: its 0.18 (2026-04-17) covers them, named."""
     unknown: list = []
     samples = lag_samples(
-        parse_coverage([VLLM_RULE]), [*UPSTREAM, TPU_012, TPU_018], [], AS_OF, unknown
+        parse_coverage([VLLM_RULE]), [*UPSTREAM, TPU_012, TPU_018], [], AS_OF, LagRun(unknown)
     )
     xla = rows(samples, "xla")
     for series, lag in (("0.14", 87), ("0.15", 78), ("0.16", 51), ("0.17", 41)):
@@ -141,7 +144,7 @@ def test_a_skipped_series_is_covered_by_the_newer_one_the_regime_ships():
         assert xla[series].evidence_url == TPU_018.url
     assert (xla["0.18"].lag_days, xla["0.18"].covered_by) == (28, "")  # its own evidence
     # 0.11 precedes the stream (2025-12-06): a newer series' evidence does not make it known
-    assert "0.11" not in xla and any(u[1] == "0.11" for u in unknown)
+    assert "0.11" not in xla and any(u.series == "0.11" for u in unknown)
 
 
 def test_own_evidence_is_kept_and_older_evidence_covers_nothing_newer():
@@ -217,7 +220,9 @@ def test_a_channel_silent_while_upstream_released_three_series_is_listed():
     ]
     spans: dict = {}
     windows = Windows(delivered_channels(facts), {"pypi-torch-xla": end_of(2026, 4, 23)})
-    samples = lag_samples(parse_coverage([XLA_RULE]), facts, [], AS_OF, [], spans, windows)
+    samples = lag_samples(
+        parse_coverage([XLA_RULE]), facts, [], AS_OF, LagRun(spans=spans), windows
+    )
     [silent] = silent_channels(samples, spans, AS_OF, 3)
     assert silent.row() | {"hint": ""} == {
         "project": "pytorch",

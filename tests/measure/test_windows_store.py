@@ -22,6 +22,7 @@ from tests.measure.test_windows import (
 from tracker.config import SourceSpec
 from tracker.events import Event
 from tracker.measure.facts import compute_lag
+from tracker.measure.lag.rows import LagRun
 
 
 def test_the_store_reads_each_sources_window_from_its_runs(sqlite_store):
@@ -64,13 +65,13 @@ def test_the_store_reads_each_sources_window_from_its_runs(sqlite_store):
     ]  # fmt: skip
     config = typed_config(sources=sources, coverage=[VLLM_RULE])
     unknown: list = []
-    samples = compute_lag(config, store, AS_OF, unknown)
+    samples = compute_lag(config, store, AS_OF, LagRun(unknown))
     rocm, xla = rows(samples, "rocm"), rows(samples, "xla")
     assert (rocm["0.11"].status, rocm["0.11"].lag_days) == ("covered", 30)
     assert (rocm["0.12"].status, rocm["0.12"].lag_days) == ("open", 50)  # not 261: as-of
     assert (xla["0.14"].status, xla["0.14"].lag_days) == ("covered", 87)  # by 0.18
     assert "0.15" not in rocm and any(
-        u[1] == "0.15" and u[3] == "rocm_vllm_docker" for u in unknown
+        u.series == "0.15" and u.definition == "rocm_vllm_docker" for u in unknown
     )
     # tpu-inference-tags has no run: it narrows nothing; 0.14 is covered by 0.18
     assert (xla["0.14"].covered_by, xla["0.18"].observed_through) == ("0.18", AS_OF)
@@ -114,7 +115,7 @@ def test_a_source_whose_channel_moved_narrows_no_window(sqlite_store):
                        options={"repository": "vllm/vllm-openai-rocm"}),
         ]  # fmt: skip
         config = typed_config(sources=sources, coverage=[VLLM_RULE])
-        return rows(compute_lag(config, store, AS_OF, []), "rocm")
+        return rows(compute_lag(config, store, AS_OF, LagRun()), "rocm")
 
     before, after = lag(moved=False), lag(moved=True)
     assert before["0.12"].observed_through == end_of(2026, 1, 23)

@@ -14,7 +14,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import to_rgb  # noqa: E402
 
-from tracker.measure.lag.samples import LagSample  # noqa: E402
+from tracker.measure.lag.rows import LagSample  # noqa: E402
 from tracker.present import palette  # noqa: E402
 from tracker.present.share_chart import (  # noqa: E402
     MIN_PERIODS,

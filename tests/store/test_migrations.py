@@ -248,3 +248,57 @@ def test_0024_derives_what_is_stored_sqlite(tmp_path):
 
 def test_0024_derives_what_is_stored_postgresql(pg_url):
     _derived_backfill(pg_url)
+
+
+def _layer_from_rows(url: str) -> None:
+    """Revision 0026 on a store of 0023: the four layers' pooled rows stored before it get their
+    layer, the view lists the same rows; then any layer a row names is listed, a fifth one
+    included, with no other migration; the downgrade lists the four layers' again."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import text
+
+    def row(group: str, definition: str, layer: str | None = None) -> dict:
+        counts = dict.fromkeys(
+            ("artifacts", "open", "min_artifacts", "recent_artifacts", "recent_open",
+             "prior_artifacts", "prior_open"), 3)  # fmt: skip
+        return counts | {
+            "artifact_group": group, "regime": "rocm", "definition": definition,
+            "verdict": "too few artifacts", "as_of": datetime(2026, 8, 22, tzinfo=UTC),
+        } | ({"layer": layer} if layer else {})  # fmt: skip
+
+    def layers() -> list[str]:
+        with store.engine.connect() as conn:
+            return [r[0] for r in conn.execute(text("SELECT layer FROM v_layer_answer"))]
+
+    def insert(rows: list[dict]) -> None:
+        columns = list(rows[0])
+        names = ", ".join(f'"{c}"' for c in columns)
+        values = ", ".join(f":{c}" for c in columns)
+        with store.engine.begin() as conn:
+            conn.execute(text(f"INSERT INTO lag_trend ({names}) VALUES ({values})"), rows)
+
+    store = Store(url)
+    with store._connect() as conn:
+        command.upgrade(store._alembic_config(conn), "0023")
+        conn.commit()
+    insert([row("all projects", "primary"), row("all kernel features", "primary"),
+            row("vllm", "rocm_vllm_docker"), row("all projects", "vendor_matrix")])  # fmt: skip
+    assert sorted(layers()) == ["framework", "kernel"]  # 0020's view: no stated order
+    store.init_db()
+    assert layers() == ["kernel", "framework"]  # by pooled group, then regime
+    insert([row("all toy things", "primary", "toy")])
+    assert layers() == ["kernel", "framework", "toy"]
+    with store._connect() as conn:
+        command.downgrade(store._alembic_config(conn), "0023")
+        conn.commit()
+    assert sorted(layers()) == ["framework", "kernel"]
+    store.engine.dispose()
+
+
+def test_0026_layer_answer_from_rows_sqlite(tmp_path):
+    _layer_from_rows(f"sqlite:///{tmp_path / 'l.db'}")
+
+
+def test_0026_layer_answer_from_rows_postgresql(pg_url):
+    _layer_from_rows(pg_url)

@@ -20,6 +20,7 @@ from tracker.cli.common import (
     table_or_csv,
     terminal_width,
 )
+from tracker.names import LAYERS
 
 
 @click.command("lag", short_help="Day-0 coverage lag as CSV, or the trend.")
@@ -32,7 +33,7 @@ from tracker.cli.common import (
 @click.option("--primary-only", is_flag=True, help="Only each regime's primary definition.")
 @click.option(
     "--artifact",
-    type=click.Choice(["framework", "model", "kernel", "collective"]),
+    type=click.Choice([layer.id for layer in LAYERS]),
     default=None,
     help="Only framework release series, model families, kernel features or NCCL minor series "
     "(collective; default: all). kernel lists a cell per feature and regime, unknown cells "
@@ -93,6 +94,7 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
       tracker lag --artifact collective --regime rocm
     """
     from tracker.measure.facts import compute_lag
+    from tracker.measure.lag.rows import LagRun
     from tracker.measure.stats.trend import definition_label
     from tracker.report.writer import write_lag_csv
     from tracker.store.asof import resolve_as_of
@@ -116,8 +118,9 @@ def lag(ctx: click.Context, as_of, regime, project, primary_only, artifact, tren
         libraries = {f.library for f in load_ledger(config.kernel_layer.ledger)}
         known_projects = sorted(set(known_projects) | libraries)
     one_of(project, known_projects, f"has no coverage rule in {config.path}", "--project")
-    unknown: list = []
-    everything = compute_lag(config, store_for(ctx), when, unknown)
+    run = LagRun()
+    everything = compute_lag(config, store_for(ctx), when, run)
+    unknown = run.unknown
     if artifact == "kernel" and not trend:
         _print_kernels(everything, unknown, regime, project, store_for(ctx), config)
         return
@@ -151,7 +154,7 @@ def _print_kernels(everything, unknown, regime, project, store, config) -> None:
     the reasons of the unknown ones on stderr."""
     from tracker.measure.facts import load_lag_facts
     from tracker.measure.kernels.summary import kernel_csv_rows, kernel_layer
-    from tracker.measure.lag.samples import LAG_CSV_COLUMNS
+    from tracker.measure.lag.rows import LAG_CSV_COLUMNS
 
     ledger = load_lag_facts(config, store).kernel_ledger
     layer = kernel_layer(ledger, everything, unknown)

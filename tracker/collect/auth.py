@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import os
 
+from tracker.names import GITHUB_API
+
 # Which environment variables hold the token of each API, and how it is sent.
 AUTH_SCHEMES: dict[str, tuple[tuple[str, ...], str]] = {
     "github": (("TRACKER_GITHUB_TOKEN", "GITHUB_TOKEN"), "Bearer {token}"),
     "buildkite": (("TRACKER_BUILDKITE_TOKEN",), "Bearer {token}"),
 }
 # Where each API's token may go when the source names no api_url of its own.
-AUTH_ORIGINS = {"github": "https://api.github.com", "buildkite": "https://api.buildkite.com"}
+AUTH_ORIGINS = {"github": GITHUB_API, "buildkite": "https://api.buildkite.com"}
 
 
 def token_for(auth: str | None) -> str | None:

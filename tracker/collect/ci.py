@@ -41,11 +41,10 @@ from tracker.events import (
     computable,
     parse_time,  # noqa: F401  (collectors call ci.parse_time)
 )
+from tracker.names import FAILED, PASSED
 
 log = logging.getLogger("tracker.ci")
 
-PASSED = "passed"
-FAILED = "failed"
 
 _PASSED_STATES = frozenset({"success", "passed"})
 _FAILED_STATES = frozenset({"failure", "failed", "timed_out", "startup_failure"})

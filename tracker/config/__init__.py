@@ -19,6 +19,7 @@ from tracker.config.value_types import VALUE_TYPES
 from tracker.config.yamlload import MAX_SOURCES_MB as MAX_SOURCES_MB
 from tracker.config.yamlload import read_sources_text, safe_load_yaml
 from tracker.errors import ConfigError
+from tracker.names import REFERENCE_REGIME
 
 if TYPE_CHECKING:  # read by config_from_data: `tracker --help` and query start without them
     from tracker.config.collective_layer import CollectiveLayerRule
@@ -80,7 +81,7 @@ class SourceSpec:
     max_body_mb: float | None = None
     time_budget_seconds: float | None = None
     # The channel moved to that source (a repository retired for a new one): this source's facts
-    # stay evidence, but its silence narrows no observation window (measure.windows).
+    # stay evidence, but its silence narrows no observation window (measure.lag.windows).
     moved_to: str | None = None
 
 
@@ -121,7 +122,7 @@ class Config:
 
 
 def _reference(regimes: tuple[Regime, ...]) -> str:
-    return next((r.id for r in regimes if r.reference), "cuda")
+    return next((r.id for r in regimes if r.reference), REFERENCE_REGIME)
 
 
 def sources_path(explicit: str | os.PathLike | None = None) -> Path:

@@ -17,6 +17,7 @@ from typing import Any
 from tracker.config.builds import BuildPattern, parse_builds
 from tracker.config.preview import preview, unknown_key
 from tracker.errors import ConfigError
+from tracker.names import REFERENCE_REGIME
 
 # A series granularity -> how many version components a version needs to name one.
 SERIES_COMPONENTS = {"major": 1, "minor": 2, "release": 3}
@@ -61,7 +62,7 @@ class CoverageRule:
     project: str
     granularity: str  # minor | release
     evidence: tuple[EvidenceRule, ...]
-    reference_regime: str = "cuda"
+    reference_regime: str = REFERENCE_REGIME
     # earliest-build definitions over the regime's channel definitions (`channels:` entries)
     combined: tuple[Combined, ...] = ()
     # regime -> why its channel is in transition (`in_transition:`), shown beside its rows
@@ -71,7 +72,7 @@ class CoverageRule:
 def parse_coverage(
     raw_rules: Sequence[Mapping[str, Any]],
     where: str = "sources.yaml",
-    reference_regime: str = "cuda",
+    reference_regime: str = REFERENCE_REGIME,
 ) -> list[CoverageRule]:
     """Validate the `coverage:` list of sources.yaml into CoverageRules (ConfigError naming
     the rule and key on any problem)."""
@@ -351,12 +352,12 @@ def parse_model_coverage(
             mine = _model_regime(str(regime), entries, f"{where}: {name}", engines, images)
             evidence.extend(e for e in mine if isinstance(e, EvidenceRule))
             combined.extend(e for e in mine if isinstance(e, Combined))
-        if "engine_cuda" in day0 and not any(r == "cuda" for r, _ in engines):
+        if "engine_cuda" in day0 and not any(r == REFERENCE_REGIME for r, _ in engines):
             raise ConfigError(
                 f"{where}: {name}: day0 engine_cuda needs cuda entries marked with 'engine'"
             )
         if "benchmark_cuda" in day0 and not any(
-            e.regime == "cuda" and e.kind == "benchmark_config" for e in evidence
+            e.regime == REFERENCE_REGIME and e.kind == "benchmark_config" for e in evidence
         ):
             raise ConfigError(
                 f"{where}: {name}: day0 benchmark_cuda needs a cuda entry with evidence "

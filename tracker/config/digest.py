@@ -27,7 +27,7 @@ class Thresholds:
     top_events: int = 3
     # weeks of history in the charts
     chart_weeks: int = 12
-    # a CI job broke when it failed this many nightly builds in a row (measure.ci_jobs)
+    # a CI job broke when it failed this many nightly builds in a row (measure.ci.jobs)
     ci_broken_nights: int = 3
 
 

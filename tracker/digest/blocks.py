@@ -12,7 +12,7 @@ from typing import Any
 
 from tracker.config.digest import Thresholds
 from tracker.digest.week import DigestWeek
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample
 from tracker.measure.stats.survival import median_lag
 from tracker.present.formats import http_only, percent
 from tracker.present.palette import short_name

@@ -35,7 +35,7 @@ from tracker.digest.response_lines import waiting_lines
 from tracker.digest.week import DigestWeek, iso_week, resolve_week, week_of
 from tracker.errors import TrackerError
 from tracker.events import now_utc
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample
 from tracker.measure.quality.source_health import source_health
 from tracker.measure.stats.survival import median_lag
 from tracker.present.share_chart import Tally, pool, sparse_sentence, split_sparse

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from tracker.measure.lag.samples import LagSample
-from tracker.measure.models.summary import REGIMES
+from tracker.measure.lag.rows import LagSample
 from tracker.measure.stats.survival import median_lag
+from tracker.names import REGIMES
 
 
 def digest_model_lines(samples: Sequence[LagSample], as_of: datetime) -> list[str]:

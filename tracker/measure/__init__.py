@@ -2,16 +2,25 @@
 nothing and writing nothing (wording, formats, the palette and the shared charts are
 tracker.present's; pages and mail are tracker.report's and tracker.digest's).
 
-``coverage`` (what the lag needs beside the coverage rules), ``lag`` (day-0 coverage lag per
-artifact, regime and definition), ``windows`` (how far each definition's evidence was looked
-at: open rows are censored there), ``supersession`` (a newer series covers an older one),
-``silent`` (definitions silent while upstream kept releasing), ``survival`` (Kaplan-Meier
-medians, summaries), ``model_lag``, ``engines`` and ``model_summary`` (model families),
-``kernel_ledger``, ``kernel_lag`` and ``kernel_summary`` (kernel features), ``trend``,
-``bootstrap``, ``pair_tables`` and ``rate_trend`` (is the gap closing?), ``answer`` (the
-headline answer), ``headline`` (the quarterly / weekly headline series and its cohorts),
-``trend_figures`` (the trends gathered), ``facts`` (loading facts from the store,
-``compute_lag``), ``staleness``, ``source_health`` and ``quality`` (data quality), ``perf``
-(delivered performance), ``ci_rates``, ``ci_health``, ``ci_parity`` and ``ci_jobs`` (CI);
-``figures`` computes all of them once per as-of date (``compute_figures``).
+By subject, each a package (import contract in pyproject.toml: figures > facts | headline >
+artifact kinds | ci | perf | response | quality > stats > the lag engine):
+
+- ``lag/``: the lag engine every artifact kind shares: ``coverage`` (what the lag needs beside
+  the coverage rules), ``decision`` (covered / open / unknown, once), ``rows`` (the rows built
+  from it, the record of what is left out), ``samples`` (framework release series),
+  ``windows`` (how far each definition's evidence was looked at), ``supersession`` (a newer
+  series covers an older one), ``channels`` (install channels, the earliest build), ``builds``
+  (builds named in any record), ``silent`` (definitions silent while upstream kept releasing);
+- the artifact kinds: ``models/`` (model families: ``lag``, ``engines``, ``benchmark``,
+  ``summary``), ``kernels/`` (kernel features: ``ledger``, ``lag``, ``summary``),
+  ``collectives/`` (NCCL series on the engine's decision);
+- ``stats/``: ``survival`` (Kaplan-Meier medians, summaries), ``trend``, ``bootstrap``,
+  ``pair_tables`` and ``rate_trend`` (is the gap closing?);
+- ``headline/``: ``answer`` (the headline answer per regime and layer), ``quarters`` (the
+  quarterly headline series and its cohorts), ``trends`` (the trends gathered);
+- ``ci/`` (``rates``, ``health``, ``parity``, ``jobs``, ``tests``), ``perf/`` (delivered
+  performance: ``inference``, ``training``, ``rounds``), ``response`` (time to first
+  response), ``quality/`` (``quality``, ``source_health``, ``staleness``: data quality);
+- ``facts`` (loading facts from the store, ``compute_lag``) and ``figures``, which computes all
+  of them once per as-of date (``compute_figures``).
 """

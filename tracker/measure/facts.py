@@ -23,9 +23,9 @@ from tracker.measure.lag.builds import (
     text_record,
 )
 from tracker.measure.lag.channels import with_earliest_builds
+from tracker.measure.lag.rows import LagRun, LagSample
 from tracker.measure.lag.samples import (
     BenchConfig,
-    LagSample,
     NoteFact,
     ReleaseFact,
     is_prerelease,
@@ -137,7 +137,7 @@ class LagFacts:
     # the kernel layer (a coverage entry `artifact: kernel`): the ledger and its evidence
     kernel_ledger: tuple[KernelFeature, ...] = ()
     kernel_facts: list[KernelFact] = field(default_factory=list)
-    # how far each source was looked at, and what it delivers (measure.windows)
+    # how far each source was looked at, and what it delivers (measure.lag.windows)
     windows: Windows = field(default_factory=Windows)
     # the collectives layer (a coverage entry `artifact: collective`): NCCL and release facts,
     # and the carrier's changelog sections
@@ -147,13 +147,12 @@ class LagFacts:
     # evidence URL -> the kind of record a named build came from (measure.lag.builds)
     record_labels: Mapping[str, str] = field(default_factory=dict)
 
-    def samples(
-        self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
-    ) -> list[LagSample]:
-        """Lag samples of every rule as of `as_of` (framework series, model families, then
-        kernel features); artifacts the evidence does not reach back to go to `unknown` (see
-        lag.lag_samples)."""
-        samples = self.framework_samples(as_of, unknown, spans)
+    def samples(self, as_of: datetime, run: LagRun | None = None) -> list[LagSample]:
+        """Lag samples of every rule as of `as_of` (framework series, model families, kernel
+        features, then collective series); artifacts the evidence does not reach back to are
+        left out in `run` with the evidence spans (see lag.samples.lag_samples)."""
+        run = run if run is not None else LagRun()
+        samples = self.framework_samples(as_of, run)
         if self.model_rules:
             samples += model_lag_samples(
                 self.model_rules,
@@ -161,19 +160,12 @@ class LagFacts:
                 self.releases,
                 self.notes,
                 as_of,
-                unknown,
-                spans,
+                run,
                 self.windows,
             )
-        return (
-            samples
-            + self.kernel_samples(as_of, unknown, spans)
-            + self.collective_samples(as_of, unknown, spans)
-        )
+        return samples + self.kernel_samples(as_of, run) + self.collective_samples(as_of, run)
 
-    def collective_samples(
-        self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
-    ) -> list[LagSample]:
+    def collective_samples(self, as_of: datetime, run: LagRun | None = None) -> list[LagSample]:
         """Lag samples of the collectives layer only (none when it is off)."""
         if self.collective_rule is None:
             return []
@@ -182,37 +174,27 @@ class LagFacts:
             self.collective_releases,
             self.collective_sections,
             as_of,
-            unknown,
-            spans,
+            run,
             self.windows,
         )
 
-    def kernel_samples(
-        self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
-    ) -> list[LagSample]:
+    def kernel_samples(self, as_of: datetime, run: LagRun | None = None) -> list[LagSample]:
         """Lag samples of the kernel ledger only (none when the layer is off)."""
         if not self.kernel_ledger:
             return []
-        return kernel_lag_samples(
-            self.kernel_ledger, self.kernel_facts, as_of, unknown, spans, self.windows
-        )
+        return kernel_lag_samples(self.kernel_ledger, self.kernel_facts, as_of, run, self.windows)
 
-    def framework_samples(
-        self, as_of: datetime, unknown: list | None = None, spans: dict | None = None
-    ) -> list[LagSample]:
+    def framework_samples(self, as_of: datetime, run: LagRun | None = None) -> list[LagSample]:
         """Lag samples of the framework coverage rules only (earliest-build rows beside their
         channels' rows, tracker.measure.lag.channels)."""
-        samples = lag_samples(
-            self.rules, self.releases, self.notes, as_of, unknown, spans, self.windows
-        )
-        rows = with_earliest_builds(
-            self.rules, samples, self.releases, as_of, unknown, spans, self.windows
-        )
+        run = run if run is not None else LagRun()
+        samples = lag_samples(self.rules, self.releases, self.notes, as_of, run, self.windows)
+        rows = with_earliest_builds(self.rules, samples, self.releases, as_of, run, self.windows)
         return label_rows(rows, self.rules, dict(self.record_labels))
 
 
 def observed_ends(config: Config, store: Store) -> dict[str, datetime]:
-    """Per source, how far it was looked at (measure.windows: its last successful collection,
+    """Per source, how far it was looked at (measure.lag.windows: its last successful collection,
     or a replay's snapshot); a source whose channel moved to another (sources.yaml `moved_to`)
     narrows no window: its facts stay evidence, its silence since says nothing."""
     moved = {spec.id for spec in config.sources if spec.moved_to}
@@ -373,9 +355,9 @@ def compute_lag(
     config: Config,
     store: Store,
     as_of: datetime,
-    unknown: list | None = None,
-    spans: dict | None = None,
+    run: LagRun | None = None,
 ) -> list[LagSample]:
     """Lag samples for every coverage rule of sources.yaml, from what the store holds
-    (artifacts the evidence does not reach back to go to `unknown`, see lag.lag_samples)."""
-    return load_lag_facts(config, store).samples(as_of, unknown, spans)
+    (artifacts the evidence does not reach back to are left out in `run`, see
+    lag.samples.lag_samples)."""
+    return load_lag_facts(config, store).samples(as_of, run)

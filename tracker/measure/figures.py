@@ -33,7 +33,7 @@ from tracker.measure.headline.answer import (
 from tracker.measure.headline.quarters import MedianPoint
 from tracker.measure.headline.trends import Trends, compute_trends, store_rows
 from tracker.measure.kernels.summary import KernelLayer, kernel_layer
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagRun, LagSample, Span, Unknown
 from tracker.measure.lag.silent import SilentChannel, silent_channels
 from tracker.measure.models.benchmark import BenchmarkFigures, benchmark_figures
 from tracker.measure.perf.inference import PerfFigures, perf_figures
@@ -54,8 +54,8 @@ class Figures:
     point: AsOf  # the as-of date and why (resolve_as_of)
     facts: LagFacts  # the lag facts, loaded once: the digest ages them week by week
     samples: list[LagSample]
-    unknown: list  # (project, series, regime, definition, reason) the evidence does not reach
-    spans: dict  # (project, regime, definition) -> (first, last) evidence collected
+    unknown: list[Unknown]  # what the evidence does not reach, with the reason (LagRun.unknown)
+    spans: dict[tuple[str, str, str], Span]  # (project, regime, definition) -> (first, last)
     lag: list[LagTrend]  # per group, regime and definition, and pooled per regime
     answers: list[Answer]  # the headline answer per regime (sources.yaml's regimes, in order)
     trends: Trends  # lag trends with the CI and friction rate trends
@@ -77,12 +77,12 @@ class Figures:
     perf: PerfFigures = field(default_factory=PerfFigures)  # delivered performance (MLPerf)
     training: TrainingFigures = field(default_factory=TrainingFigures)  # MLPerf Training
     kernels: KernelLayer | None = None  # the kernel layer (None: no `artifact: kernel` rule)
-    ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci_jobs)
+    ci_jobs: CiJobs | None = None  # CI job health, broke / fixed, parity (measure.ci.jobs)
     # CI pass rate in two units (jobs, tests) and failing tests (measure.ci.tests)
     ci_tests: CiTests = field(default_factory=CiTests)
-    # definitions silent while upstream kept releasing (measure.silent)
+    # definitions silent while upstream kept releasing (measure.lag.silent)
     silent: list[SilentChannel] = field(default_factory=list)
-    # an independent benchmark's first configurations per family (measure.benchmark)
+    # an independent benchmark's first configurations per family (measure.models.benchmark)
     benchmark: BenchmarkFigures | None = None
     # time to first response of issues (measure.response)
     response: ResponseFigures = field(default_factory=ResponseFigures)
@@ -122,9 +122,9 @@ def compute_figures(config: Config, store: Store, point: AsOf) -> Figures:
         reads = pool.submit(_weekly_and_stale, config, store, as_of)
         jobs = pool.submit(ci_jobs, config, store, as_of)
         facts = load_lag_facts(config, store)
-        unknown: list = []
-        spans: dict = {}
-        samples = facts.samples(as_of, unknown, spans)
+        run = LagRun()
+        samples = facts.samples(as_of, run)
+        unknown, spans = run.unknown, run.spans
         lag = lag_trends(samples, as_of, reference, unknown=unknown)
         pass_rates, other_rates, friction, stale, raw_rates = reads.result()
     stale_keys = stale_definitions(spans, as_of, config.report)
@@ -176,7 +176,7 @@ def _layers(
     config: Config,
     facts: LagFacts,
     samples: Sequence[LagSample],
-    unknown: list,
+    unknown: Sequence[Unknown],
     lag: list[LagTrend],
     regimes: Sequence[str],
     as_of: datetime,

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from tracker.measure.stats.survival import kaplan_meier_quantile, quarter
+from tracker.names import REFERENCE_REGIME
 
 HALF, NINE_TENTHS = Fraction(1, 2), Fraction(9, 10)
 HOUR, DAY = 3600.0, 86400.0
@@ -86,7 +87,7 @@ def issue_responses(
 ) -> list[IssueResponse]:
     """Per issue created at or before `as_of` (pull requests are not issues: the store's read
     leaves them out), its first response and close as of `as_of`. `observed`: per source, how
-    far it was looked at (measure.windows): an unanswered issue is censored there, not at as-of
+    far it was looked at (measure.lag.windows): an unanswered issue is censored there, not at as-of
     (its silence after is not evidence), and one created after it was not observed."""
     by_issue: dict[tuple[str, int], list[Mapping[str, Any]]] = defaultdict(list)
     for comment in comments:
@@ -181,7 +182,7 @@ class ResponseFigures:
     """Every figure of "How long do users wait?" at one as-of date."""
 
     as_of: datetime | None = None
-    reference: str = "cuda"
+    reference: str = REFERENCE_REGIME
     issues: list[IssueResponse] = field(default_factory=list)
     quarterly: list[ResponseGroup] = field(default_factory=list)  # per project, regime, quarter
     regimes: list[ResponseGroup] = field(default_factory=list)  # per regime, quarter and "all"

@@ -14,6 +14,7 @@ from tracker.measure.headline.answer import (
     Answer,
     LayerAnswer,
 )
+from tracker.names import LAYERS
 from tracker.present.palette import short_name
 
 
@@ -53,13 +54,8 @@ def subject_part(a: Answer) -> str:
 
 LABEL = DEFINITION  # "headline answer": beside the figure wherever it is shown
 
-# The layers' names as every output shows them (stats.trend.LAYERS' keys), framework first.
-LAYER_NAMES = {
-    "framework": "Frameworks",
-    "kernel": "Kernels",
-    "model": "Models",
-    "collective": "Collectives (NCCL)",
-}
+# The layers' names as every output shows them (tracker.names.LAYERS), framework first.
+LAYER_NAMES = {layer.id: layer.name for layer in LAYERS}
 
 
 def layer_cell(la: LayerAnswer) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracker.names import REGIMES
+
 REGIME_COLOURS = {
     "cuda": "#76b900",
     "rocm": "#ed1c24",
@@ -13,7 +15,7 @@ REGIME_COLOURS = {
     "none": "#888888",
 }
 REGIME_MARKERS = {"cuda": "o", "rocm": "s", "xla": "^", "neuron": "D", "none": "P"}
-REGIME_ORDER = ("cuda", "rocm", "xla", "neuron", "none")
+REGIME_ORDER = (*REGIMES, "none")
 
 
 def colour(regime: str) -> str:

@@ -20,7 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.dates as mdates  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
-from tracker.measure.lag.samples import LagSample  # noqa: E402
+from tracker.measure.lag.rows import LagSample  # noqa: E402
 from tracker.measure.stats.trend import Bracket, LagTrend, known_brackets, trend_line  # noqa: E402
 from tracker.present import palette  # noqa: E402
 from tracker.present.share_chart import (  # noqa: E402
@@ -157,7 +157,7 @@ def lag_chart(
 def _trend_line(
     ax, group: Sequence[LagSample], regime: str, known: Mapping[tuple, Bracket]
 ) -> None:
-    """The Theil-Sen trend of one regime's lags (measure.trend), dashed, over its day-0 span.
+    """The Theil-Sen trend of one regime's lags (measure.stats.trend), dashed, over its day-0 span.
     With open artifacts the slope is a bracket (the label gives both ends); a line is drawn
     only when the bracket has one sign, at its end nearer zero, else the legend says the
     direction is unknown. No line for the reference regime or a single artifact."""

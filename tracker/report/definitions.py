@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tracker.config.coverage import CoverageRule
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample
 from tracker.versions import parse_version
 
 

@@ -25,8 +25,9 @@ from matplotlib.cm import ScalarMappable  # noqa: E402
 from matplotlib.colors import LinearSegmentedColormap, Normalize  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
-from tracker.measure.lag.samples import LagSample  # noqa: E402
-from tracker.measure.models.summary import REGIMES, model_matrix  # noqa: E402
+from tracker.measure.lag.rows import LagSample  # noqa: E402
+from tracker.measure.models.summary import model_matrix  # noqa: E402
+from tracker.names import REGIMES  # noqa: E402
 from tracker.report.charts import save_png  # noqa: E402
 
 # ColorBrewer RdPu's plum end, one hue (about 328 degrees in CIE LCh: the regime hues are 35,

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tracker.events import EVENT_TIME_END, EVENT_TIME_START
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample, Unknown
 from tracker.measure.lag.silent import SilentChannel
 from tracker.present import palette
 from tracker.present.silent_words import silent_detail
@@ -44,14 +44,14 @@ def _counts(values: Sequence[str], order_regimes: bool = False) -> str:
     return ", ".join(f"{k} {counted[k]}" for k in keys)
 
 
-def split_unknown(unknown: Sequence[tuple]) -> tuple[list[tuple], list[tuple]]:
+def split_unknown(unknown: Sequence[Unknown]) -> tuple[list[Unknown], list[Unknown]]:
     """The rows no lag is computed for, in the two lists the report names apart: artifacts not
     counted (a regime's evidence does not reach their day 0) and model families without a known
-    day 0 (regime "all")."""
-    return [u for u in unknown if u[2] != "all"], [u for u in unknown if u[2] == "all"]
+    day 0 (Unknown.day0_unknown)."""
+    return [u for u in unknown if not u.day0_unknown], [u for u in unknown if u.day0_unknown]
 
 
-def not_counted_words(unknown: Sequence[tuple]) -> str:
+def not_counted_words(unknown: Sequence[Unknown]) -> str:
     """The console's count of the same rows, under the report's names: "523 artifacts not
     counted, 109 model families without a known day 0"."""
     artifacts, families = split_unknown(unknown)
@@ -62,7 +62,7 @@ def not_counted_words(unknown: Sequence[tuple]) -> str:
 def quality_sections(
     stale: Sequence[dict],
     sources: int,
-    unknown: Sequence[tuple],
+    unknown: Sequence[Unknown],
     negative: Sequence[LagSample],
     unread_tags: Sequence[dict] = (),
     far_dated: Mapping[str, Any] | None = None,
@@ -90,7 +90,7 @@ def quality_sections(
     if day0_unknown:
         lines["day0_unknown"] = (
             f"{len(day0_unknown)} model families without a known day 0 (by day-0 definition: "
-            f"{_counts([u[3] for u in day0_unknown])})"
+            f"{_counts([u.definition for u in day0_unknown])})"
         )
     if negative:
         lines["negative"] = (
@@ -100,8 +100,8 @@ def quality_sections(
     if framework_unknown:
         lines["not_counted"] = (
             f"{len(framework_unknown)} artifacts not counted (by regime: "
-            f"{_counts([u[2] for u in framework_unknown], True)}; by project: "
-            f"{_counts([u[0] for u in framework_unknown])})"
+            f"{_counts([u.regime for u in framework_unknown], True)}; by project: "
+            f"{_counts([u.project for u in framework_unknown])})"
         )
     if unread_tags:
         lines["unread_tags"] = (
@@ -154,10 +154,10 @@ def quality_sections(
     rows += [
         {
             "section": "day0_unknown",
-            "project": u[0],
-            "series": u[1],
-            "definition": u[3],
-            "detail": u[4],
+            "project": u.project,
+            "series": u.series,
+            "definition": u.definition,
+            "detail": u.reason,
         }
         for u in day0_unknown
     ]
@@ -176,11 +176,11 @@ def quality_sections(
     rows += [
         {
             "section": "not_counted",
-            "project": u[0],
-            "series": u[1],
-            "regime": u[2],
-            "definition": u[3],
-            "detail": u[4],
+            "project": u.project,
+            "series": u.series,
+            "regime": u.regime,
+            "definition": u.definition,
+            "detail": u.reason,
         }
         for u in framework_unknown
     ]

@@ -58,16 +58,7 @@ def summary_json(
             {"project": p, "regime": r, "why": why} for (p, r), why in moving.items()
         ],
         "lag_samples": [s.csv_row() | {"negative": s.negative} for s in samples],
-        "lag_unknown": [
-            dict(
-                zip(
-                    ("project", "series", "regime", "definition", "reason"),
-                    u,
-                    strict=True,
-                )
-            )
-            for u in unknown
-        ],
+        "lag_unknown": [u.row() for u in unknown],
         "ci_pass_rate_weekly": pass_rates,
         "ci_pass_rate_other_triggers": other_rates,
         # configured (project, regime) pairs without a public CI record: no rate, these words

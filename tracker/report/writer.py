@@ -21,11 +21,11 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from tracker.measure.ci.health import HEALTH_COLUMNS
 from tracker.measure.ci.rates import COUNTS as CI_COUNTS
 from tracker.measure.figures import Figures
-from tracker.measure.lag.samples import LAG_CSV_COLUMNS, LagSample
+from tracker.measure.lag.rows import LAG_CSV_COLUMNS, LagSample
 from tracker.measure.lag.silent import HINT as SILENT_HINT
-from tracker.measure.models.summary import REGIMES as MODEL_REGIMES
 from tracker.measure.models.summary import model_matrix
 from tracker.measure.stats.survival import LagSummary
+from tracker.names import REGIMES as MODEL_REGIMES
 from tracker.present import ci_jobs_words, ci_record_words, ci_units_words, palette, trend_words
 from tracker.present.benchmark_words import pair_rows
 from tracker.present.ci_units_words import UNIT_COLUMNS

@@ -54,7 +54,7 @@ class QualityReads:
     def observation_ends(self) -> dict[str, datetime]:
         """Per source id, how far its last successful collection (status ``ok``) looked:
         a replay's snapshot date (the end of that day, UTC), else the run's finish (UTC).
-        Sources without a successful run are absent (measure.windows)."""
+        Sources without a successful run are absent (measure.lag.windows)."""
         latest = (
             select(runs.c.source_id, func.max(runs.c.id).label("id"))
             .where(runs.c.status == "ok")

@@ -257,7 +257,7 @@ class StoreQueries:
                 )
 
     def evidence_rows(self, projects: Iterable[str]) -> list[dict]:
-        """Releases, commits and notes of `projects` for the kernel ledger (measure.kernel_lag)
+        """Releases, commits and notes of `projects` for the kernel ledger (measure.kernels.lag)
         and an independent benchmark's configurations (measure.facts.benchmark_notes): project,
         kind, version, occurred_at, url, title, body, attrs. A few hundred rows: small
         streams. Far-dated rows are left out (tables.dated)."""

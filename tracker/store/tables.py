@@ -307,6 +307,11 @@ lag_trend = Table(
     Column("as_of", Timestamp, nullable=False),
     Column("not_observed", Integer, comment="left out as unknown (framework and pooled rows)"),
     Column("recent_not_observed", Integer, comment="... of them, day 0 in the last 12 months"),
+    Column(
+        "layer",
+        String(32),
+        comment="the layer whose pooled row this is (tracker.names.LAYERS); else null",
+    ),
     comment=(
         "is the lag gap closing? per artifact group, regime, definition; rewritten by each report"
     ),

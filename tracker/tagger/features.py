@@ -28,12 +28,12 @@ import re
 import unicodedata
 from typing import NamedTuple
 
+from tracker.names import REGIMES as REGIMES
 from tracker.tagger.layout import read_layout
 
 MAX_RAW_CHARS = 200_000
 MAX_CHARS = 2_000
 CLASSES = ("friction", "optimization", "neutral")
-REGIMES = ("cuda", "rocm", "xla", "neuron")
 ALL_REGIMES = REGIMES + ("none",)
 
 # Section heading keyword -> pseudo-token; first match wins

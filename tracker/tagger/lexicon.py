@@ -24,6 +24,7 @@ import re
 from spacy.attrs import NORM
 from spacy.language import Language
 
+from tracker.names import FRAMEWORKS as FRAMEWORKS
 from tracker.tagger.features import ALL_REGIMES, REGIMES  # noqa: F401  (re-exported)
 
 # Strong single-token cues, matched case-insensitively against the whole token (fullmatch).
@@ -82,15 +83,6 @@ _NOT_CUES = re.compile(
     re.I | re.X,
 )
 # Framework names that start a version mention ("PyTorch 2.9", "torch==2.9.1", "vLLM v0.13.0").
-FRAMEWORKS = {
-    "pytorch": "pytorch",
-    "torch": "pytorch",
-    "jax": "jax",
-    "jaxlib": "jaxlib",
-    "vllm": "vllm",
-    "tensorflow": "tensorflow",
-    "triton": "triton",
-}
 _FRAMEWORK = re.compile(
     r"(pytorch|torch|jaxlib|jax|vllm|tensorflow|triton)([=<>~!@-]+v?\d\S*)?", re.I
 )

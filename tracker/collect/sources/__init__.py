@@ -210,8 +210,8 @@ _CI_COMMON: dict[str, OptionType] = {
     "job_regimes": _options.job_regimes_problem,
     "backfill_days": "non_negative_number",
     "pending_max_days": "non_negative_number",
-    "trigger": "text_list",  # the triggers the headline rate counts (measure.ci_rates)
-    "mirrors": "text",  # the CI source whose test groups this one mirrors (measure.ci_parity)
+    "trigger": "text_list",  # the triggers the headline rate counts (measure.ci.rates)
+    "mirrors": "text",  # the CI source whose test groups this one mirrors (measure.ci.parity)
 }
 
 # kind -> its module, keys and their value types. Config checking reads only this table:

@@ -24,6 +24,7 @@ from typing import Any
 
 from tracker.collect.sources._docs_tree import Block, Section
 from tracker.gcpause import gc_paused
+from tracker.names import FRAMEWORKS as FRAMEWORKS
 from tracker.versions import parse_version
 
 __all__ = [
@@ -198,15 +199,6 @@ def load_history(ctx) -> dict[str, datetime]:
 
 # -------------------------------------------------------------------------------------- versions
 
-FRAMEWORKS = {
-    "pytorch": "pytorch",
-    "torch": "pytorch",
-    "jax": "jax",
-    "jaxlib": "jaxlib",
-    "vllm": "vllm",
-    "tensorflow": "tensorflow",
-    "triton": "triton",
-}
 _VERSION_TOKEN = re.compile(
     r"(?<![\w.])v?(\d+(?:\.\d+)+(?:[.-]?(?:rc|a|b|post|dev)\d*)?)"
     r"(?![\w.]*\d)"

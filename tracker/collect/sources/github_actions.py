@@ -63,13 +63,14 @@ from tracker.collect.sources import CollectContext
 from tracker.collect.sources._actions_events import job_event, run_event
 from tracker.errors import ConfigError, FatalHTTPError
 from tracker.events import Event
+from tracker.names import GITHUB_API
 from tracker.progress import Progress
 
 KIND = "github_actions"
 AUTH = "github"
 
 
-DEFAULT_API = "https://api.github.com"
+DEFAULT_API = GITHUB_API
 LISTING_CAP = 1000  # filtered run listings return at most this many results
 DEFAULT_BACKFILL_DAYS = 30
 ASCENDING = True  # runs are yielded oldest first: the runner keeps them on a rate limit

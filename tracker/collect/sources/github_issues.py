@@ -46,13 +46,14 @@ from tracker.collect.keyset import UNSET, KeysetListing, resume_since
 from tracker.collect.sources import CollectContext, load_json
 from tracker.errors import FatalHTTPError
 from tracker.events import Event
+from tracker.names import GITHUB_API
 from tracker.progress import Progress
 
 KIND = "github_issues"
 AUTH = "github"
 ASCENDING = True
 
-DEFAULT_API = "https://api.github.com"
+DEFAULT_API = GITHUB_API
 DEFAULT_BODY_CHARS = 2000
 
 log = logging.getLogger("tracker.collect.github_issues")

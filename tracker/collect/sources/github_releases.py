@@ -45,6 +45,7 @@ from tracker.collect.sources import CollectContext, load_json
 from tracker.collect.sources._published import earliest, release_history
 from tracker.errors import FatalHTTPError
 from tracker.events import OUT_OF_RANGE, Event, computable, parse_time
+from tracker.names import GITHUB_API
 from tracker.versions import parse_version
 
 KIND = "github_releases"
@@ -52,7 +53,7 @@ AUTH = "github"
 
 log = logging.getLogger("tracker.collect.github_releases")
 
-DEFAULT_API = "https://api.github.com"
+DEFAULT_API = GITHUB_API
 DEFAULT_FRESHNESS_DAYS = 30
 TITLE_LIMIT = 300
 

@@ -44,9 +44,10 @@ from tracker.collect.sources.mlperf_inference import published_date
 from tracker.errors import FatalHTTPError
 from tracker.events import Event
 from tracker.mentions.accelerators import accelerator_regime
+from tracker.names import GITHUB_API
 
 KIND = "mlperf_training"
-DEFAULT_API = "https://api.github.com"
+DEFAULT_API = GITHUB_API
 DEFAULT_RAW = "https://raw.githubusercontent.com"
 TREE_URL = "https://github.com/{repo}/tree/{commit}/{path}"
 MAX_FILES = 3000

@@ -4,7 +4,7 @@ it fails, when it last passed and how often it flipped (docs/methodology.md, CI 
 Input: the concluded jobs of the store (``Store.ci_job_runs``: ``ci_job`` events whose outcome
 tracker.collect.ci judged ``passed`` or ``failed``; canceled jobs and attempts superseded by a
 retry have no outcome and never get here), kept when their build's trigger is one the source's
-``trigger`` selector names (tracker.measure.ci.rates.trigger_selectors). A *run* is one job
+``trigger`` selector names (tracker.config.triggers.trigger_selectors). A *run* is one job
 name in one build; runs are ordered by build (its creation time, then its number). Should a
 name stand twice in one build, that build's run failed when either did.
 
@@ -25,8 +25,8 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from tracker.collect.ci import FAILED, PASSED
 from tracker.measure.ci.rates import UNKNOWN_TRIGGER, Selectors
+from tracker.names import FAILED, PASSED
 
 # "mi355_1: Kernels MoE Test 2" (amd-ci), "AMD: Samplers Test (mi250_1)" (ci's AMD jobs)
 PREFIX_TAG = re.compile(r"^\s*([a-z]+\d+x?_\d+)\s*:\s*", re.IGNORECASE)

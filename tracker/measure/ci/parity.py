@@ -22,9 +22,9 @@ from datetime import datetime, timedelta
 from importlib import resources
 from typing import Any
 
-from tracker.collect.ci import PASSED
 from tracker.config.triggers import MirrorPair
 from tracker.measure.ci.health import AMD_PREFIX, GPU_TAG, PREFIX_TAG, SUFFIX_TAG, JobRun
+from tracker.names import PASSED
 
 # A reference nightly pairs with a mirror's nightly of the same UTC day, else the newest one at
 # most this long before it.

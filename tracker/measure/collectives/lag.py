@@ -27,8 +27,10 @@ from datetime import datetime
 
 from tracker.config.collective_layer import CollectiveLayerRule, CollectiveRegime
 from tracker.config.coverage import CoverageRule, EvidenceRule
-from tracker.measure.lag.samples import LagSample, ReleaseFact, is_final, lag_samples
+from tracker.measure.lag.rows import LagRun, LagSample
+from tracker.measure.lag.samples import ReleaseFact, is_final, lag_samples
 from tracker.measure.lag.windows import Windows, delivered_channels
+from tracker.names import REFERENCE_REGIME
 from tracker.versions import parse_version
 
 ARTIFACT = "collective"
@@ -111,10 +113,9 @@ def collective_samples(
     releases: Sequence[ReleaseFact],
     sections: Sequence[Section],
     as_of: datetime,
-    unknown: list | None = None,
-    spans: dict | None = None,
+    run: LagRun | None = None,
     windows: Windows | None = None,
-    reference_regime: str = "cuda",
+    reference_regime: str = REFERENCE_REGIME,
 ) -> list[LagSample]:
     """Lag samples of every NCCL series from ``since`` on every measured regime (module doc);
     the reference rows (day 0 itself) once."""
@@ -128,7 +129,7 @@ def collective_samples(
         coverage = CoverageRule(rule.project, "minor", (evidence,), reference_regime)
         observed = windows.observed if windows else {}
         own = Windows(delivered_channels(stream), observed)
-        for sample in _decide(coverage, [*day0, *stream], as_of, unknown, spans, own):
+        for sample in _decide(coverage, [*day0, *stream], as_of, run, own):
             key = (sample.series, sample.regime, sample.definition)
             out.setdefault(key, replace(sample, artifact=ARTIFACT, day0_definition=DAY0_DEFINITION))
     return list(out.values())
@@ -138,10 +139,9 @@ def _decide(
     coverage: CoverageRule,
     releases: list[ReleaseFact],
     as_of: datetime,
-    unknown: list | None,
-    spans: dict | None,
+    run: LagRun | None,
     windows: Windows,
 ) -> list[LagSample]:
     """The one call into the lag engine: covered / open / unknown, window and supersession
     are the engine's (re-point here when the engine's decision moves)."""
-    return lag_samples([coverage], releases, [], as_of, unknown, spans, windows)
+    return lag_samples([coverage], releases, [], as_of, run, windows)

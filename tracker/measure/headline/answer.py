@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
+from tracker.measure.lag.rows import Unknown
 from tracker.measure.stats.trend import LAYERS, PERIOD_DAYS, POOLED, LagTrend
 
 REFERENCE = "reference"  # the reference regime's verdict: lag 0 by definition
@@ -153,7 +154,7 @@ def layer_answers(
 
 
 def unknown_by_layer(
-    unknown: Iterable[tuple],
+    unknown: Iterable[Unknown],
     layer_of: Mapping[str, str],
     primary: Iterable[tuple[str, str, str]],
 ) -> dict[tuple[str, str], int]:
@@ -163,11 +164,11 @@ def unknown_by_layer(
     definition) that are primary. Distinct (project, series), whatever the reason."""
     wanted = set(primary)
     seen: set[tuple[str, str, str, str]] = set()
-    for project, series, regime, definition, *_ in unknown:
-        layer = layer_of.get(project)
-        if layer is None or (project, regime, definition) not in wanted:
+    for u in unknown:
+        layer = layer_of.get(u.project)
+        if layer is None or (u.project, u.regime, u.definition) not in wanted:
             continue
-        seen.add((layer, regime, project, series))
+        seen.add((layer, u.regime, u.project, u.series))
     out: dict[tuple[str, str], int] = {}
     for layer, regime, _project, _series in seen:
         out[(layer, regime)] = out.get((layer, regime), 0) + 1

@@ -11,14 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample
 from tracker.measure.stats.rate_trend import (
     RateTrend,
     ci_trends,
     friction_trends,
     newest_data_trends,
 )
-from tracker.measure.stats.trend import MIN_CI_JOBS, LagTrend, lag_trends
+from tracker.measure.stats.trend import MIN_CI_JOBS, POOLED_DEFINITION, LagTrend, lag_trends
+from tracker.names import LAYERS, REFERENCE_REGIME
 
 
 @dataclass
@@ -28,7 +29,7 @@ class Trends:
     lag: list[LagTrend]
     ci: list[RateTrend] = field(default_factory=list)
     friction: list[RateTrend] = field(default_factory=list)
-    reference: str = "cuda"
+    reference: str = REFERENCE_REGIME
     as_of: datetime | None = None
     # per regime, the newest ISO week with CI jobs / friction+optimization events at all: what
     # a rate column says when its window is empty ("CI data ends 2026-W19, ...")
@@ -51,7 +52,7 @@ def compute_trends(
     as_of: datetime,
     pass_rates: Sequence[dict] = (),
     friction: Sequence[dict] = (),
-    reference_regime: str = "cuda",
+    reference_regime: str = REFERENCE_REGIME,
     lag: list[LagTrend] | None = None,
 ) -> Trends:
     """The trends of the lag samples and of the weekly rates (`lag`: the lag trends of these
@@ -79,9 +80,14 @@ def last_weeks(rows: Sequence[dict], counts: Sequence[str]) -> dict[str, str]:
 
 
 def store_rows(trends: Sequence[LagTrend], as_of: datetime) -> list[dict]:
-    """Rows for the lag_trend table (first/last day 0 are not stored: lag_samples has them)."""
+    """Rows for the lag_trend table (first/last day 0 are not stored: lag_samples has them);
+    a layer's pooled rows name their layer (v_layer_answer lists those)."""
+    layer_of = {layer.group: layer.id for layer in LAYERS}
     return [
         {k: v for k, v in t.row().items() if k not in ("first_day0", "last_day0")}
-        | {"as_of": as_of}
+        | {
+            "as_of": as_of,
+            "layer": layer_of.get(t.group) if t.definition == POOLED_DEFINITION else None,
+        }
         for t in trends
     ]

@@ -19,10 +19,11 @@ from datetime import datetime
 from typing import Any
 
 from tracker.measure.kernels.ledger import KernelFeature, KernelRule
-from tracker.measure.lag.decision import COVERED, UNKNOWN, Decision, Stream, decide
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.decision import UNKNOWN, Decision, Stream, decide
+from tracker.measure.lag.rows import LagRun, LagSample, lag_row
 from tracker.measure.lag.supersession import Cover
 from tracker.measure.lag.windows import ANY_KIND, Channel, Windows
+from tracker.names import REFERENCE_REGIME
 from tracker.versions import normalize_version
 
 DAY0_DEFINITION = "cuda_kernel"
@@ -39,7 +40,7 @@ class KernelFact:
     version: str = ""
     text: str = ""  # a note's title and body; a commit's title
     attrs: Mapping[str, Any] = field(default_factory=dict)
-    source_id: str = ""  # the source that stored it (its observation window: measure.windows)
+    source_id: str = ""  # the source that stored it (its observation window: measure.lag.windows)
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ def stream_start(rule: KernelRule, facts: Sequence[KernelFact]) -> datetime | No
 
 
 def rule_channels(rule: KernelRule) -> list[Channel]:
-    """The channels a ledger rule reads (measure.windows): its project's releases, commits or
+    """The channels a ledger rule reads (measure.lag.windows): its project's releases, commits or
     notes; every kind of fact for an ``open`` rule; none when untracked."""
     if rule.kind == "untracked" or not rule.project:
         return []
@@ -119,38 +120,35 @@ def kernel_lag_samples(
     ledger: Sequence[KernelFeature],
     facts: Sequence[KernelFact],
     as_of: datetime,
-    unknown: list | None = None,
-    spans: dict | None = None,
+    run: LagRun | None = None,
     windows: Windows | None = None,
 ) -> list[LagSample]:
-    """One row per (feature, regime) the evidence dates or leaves open; the rest go to
-    `unknown` as (library, feature, regime, definition, reason). An open cell is censored
-    where its rule's sources were last looked at (`windows`, measure.windows); a feature whose
+    """One row per (feature, regime) the evidence dates or leaves open; the rest are left out
+    in `run` (library, feature, regime, definition, reason). An open cell is censored
+    where its rule's sources were last looked at (`windows`, measure.lag.windows); a feature whose
     day 0 is after that is unknown there."""
     samples: list[LagSample] = []
+    run = run if run is not None else LagRun()
     known = [f for f in facts if f.occurred_at <= as_of]
     for feature in ledger:
         day0 = find(feature.cuda, known)
         if day0 is None:
-            if unknown is not None:
-                why = _why_no_day0(feature.cuda, known)
-                unknown.append(
-                    (feature.library, feature.id, "all", DAY0_DEFINITION, f"day 0 unknown: {why}")
-                )
+            run.no_day0(
+                feature.library, feature.id, DAY0_DEFINITION, _why_no_day0(feature.cuda, known)
+            )
             continue
-        samples.append(_sample(feature, "cuda", feature.cuda, day0))
+        samples.append(_sample(feature, REFERENCE_REGIME, feature.cuda, day0))
         for regime, rule in feature.regimes.items():
             hit = find(rule, known)
-            if spans is not None and rule.project:
+            if rule.project:
                 start = stream_start(rule, known)
-                spans[(feature.library, regime, rule.definition)] = (
-                    (start, as_of) if start else None
+                run.span(
+                    feature.library, regime, rule.definition, (start, as_of) if start else None
                 )
             through = (windows or Windows()).through(rule_channels(rule), as_of)
             if rule.kind == "untracked":
-                if unknown is not None:
-                    why = f"not tracked: {rule.reason}"
-                    unknown.append((feature.library, feature.id, regime, rule.definition, why))
+                why = f"not tracked: {rule.reason}"
+                run.leave_out(feature.library, feature.id, regime, rule.definition, why)
                 continue
             # a ledger rule names its evidence: a hit is the first there can be (exact); a
             # rule of kind `open` reads its project's whole history (no left truncation)
@@ -159,10 +157,7 @@ def kernel_lag_samples(
             )
             found = decide(day0.when, Cover(hit.when, hit.url, True) if hit else None, stream)
             if found.status == UNKNOWN:
-                if unknown is not None:
-                    unknown.append(
-                        (feature.library, feature.id, regime, rule.definition, found.reason)
-                    )
+                run.leave_out(feature.library, feature.id, regime, rule.definition, found.reason)
                 continue
             samples.append(_sample(feature, regime, rule, day0, found))
     return samples
@@ -191,22 +186,16 @@ def _sample(
     found: Decision | None = None,
 ) -> LagSample:
     """A cell's row (`found` None: the cuda cell, day 0 itself)."""
-    if found is None:
-        found = Decision(COVERED, 0, day0.when, day0.url)
-    return LagSample(
-        feature.library,
-        feature.id,
-        regime,
-        rule.definition,
-        True,  # one rule per cell: each is the cell's headline
-        day0.when,
-        day0.url,
-        found.available,
-        found.lag_days,
-        found.status,
-        found.url,
-        found.status == COVERED and found.lag_days < 0,
-        "kernel",
-        DAY0_DEFINITION,
-        observed_through=found.through,
+    return lag_row(
+        project=feature.library,
+        series=feature.id,
+        regime=regime,
+        definition=rule.definition,
+        primary=True,  # one rule per cell: each is the cell's headline
+        day0=day0.when,
+        day0_url=day0.url,
+        found=found,
+        artifact="kernel",
+        day0_definition=DAY0_DEFINITION,
+        observed_through=found.through if found else None,
     )

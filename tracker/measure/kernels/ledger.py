@@ -19,8 +19,9 @@ from typing import Any
 from tracker.config import safe_load_yaml
 from tracker.config.preview import unknown_key
 from tracker.errors import ConfigError
+from tracker.names import REGIMES as ALL_REGIMES
 
-REGIMES = ("rocm", "xla", "neuron")  # the regimes a feature gets a cell on besides cuda
+REGIMES = ALL_REGIMES[1:]  # the regimes a feature gets a cell on besides the reference
 RULE_KINDS = ("release", "commit", "listed", "release_note", "open", "untracked")
 _ID = re.compile(r"^[a-z0-9][a-z0-9_]{0,49}$")  # fits lag_samples.series
 _KEYS = {

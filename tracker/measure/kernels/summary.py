@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from tracker.measure.kernels.ledger import KernelFeature, KernelRule
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample, Unknown
 from tracker.measure.stats.survival import median_lag
-
-REGIMES = ("cuda", "rocm", "xla", "neuron")
+from tracker.names import REFERENCE_REGIME, REGIMES
 
 
 @dataclass(frozen=True)
@@ -58,18 +57,18 @@ class KernelLayer:
 
 
 def kernel_layer(
-    ledger: Sequence[KernelFeature], samples: Sequence[LagSample], unknown: Sequence[tuple]
+    ledger: Sequence[KernelFeature], samples: Sequence[LagSample], unknown: Sequence[Unknown]
 ) -> KernelLayer:
     """One row per ledger feature, newest day 0 first (day 0 unknown last), a cell per regime;
     the medians of the regimes other than cuda."""
     mine = {(s.series, s.regime): s for s in samples if s.artifact == "kernel"}
-    why = {(u[1], u[2]): u[4] for u in unknown}
+    why = {(u.series, u.regime): u.reason for u in unknown}
     rows = []
     for feature in ledger:
-        cuda = mine.get((feature.id, "cuda"))
+        cuda = mine.get((feature.id, REFERENCE_REGIME))
         cells = {}
         for regime in REGIMES:
-            rule = feature.cuda if regime == "cuda" else feature.regimes[regime]
+            rule = feature.cuda if regime == REFERENCE_REGIME else feature.regimes[regime]
             sample = mine.get((feature.id, regime))
             if sample is not None:
                 cells[regime] = KernelCell(regime, sample.status, rule, sample)
@@ -105,7 +104,7 @@ def closed_cells(now: Sequence[LagSample], before: Sequence[LagSample]) -> list[
         for s in now
         if s.artifact == "kernel"
         and s.status == "covered"
-        and s.regime != "cuda"
+        and s.regime != REFERENCE_REGIME
         and (s.series, s.regime) not in was
     ]
 

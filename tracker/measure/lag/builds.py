@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from tracker.config.coverage import CoverageRule, EvidenceRule
+from tracker.measure.lag.decision import COVERED
 from tracker.measure.lag.samples import NoteFact, ReleaseFact
 from tracker.versions import parse_version
 
@@ -241,7 +242,7 @@ def label_rows(samples: Sequence, rules: Sequence[CoverageRule], labels: dict[st
     }
     out = []
     for s in samples:
-        if s.status != "covered" or not s.evidence_url:
+        if s.status != COVERED or not s.evidence_url:
             out.append(s)
             continue
         definition = s.channel or s.definition

@@ -43,13 +43,13 @@ when every channel is). Pure functions over the channels' own rows; no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
 
 from tracker.config.coverage import Combined, CoverageRule
 from tracker.measure.lag.coverage import REFERENCE_DEFINITION
-from tracker.measure.lag.decision import COVERED, combine, days
-from tracker.measure.lag.samples import LagSample, ReleaseFact, evidence_by_series
+from tracker.measure.lag.decision import COVERED, Decision, combine, days
+from tracker.measure.lag.rows import LagRun, LagSample, combined_row, lag_row
+from tracker.measure.lag.samples import ReleaseFact, evidence_by_series
 from tracker.measure.lag.supersession import Cover, supersede
 from tracker.measure.lag.windows import Windows, not_observed
 
@@ -59,20 +59,21 @@ def with_earliest_builds(
     samples: Sequence[LagSample],
     releases: Sequence[ReleaseFact] = (),
     as_of: datetime | None = None,
-    unknown: list | None = None,
-    spans: dict | None = None,
+    run: LagRun | None = None,
     windows: Windows | None = None,
 ) -> list[LagSample]:
     """`samples` (the framework rows of `rules` as of `as_of`) with each rule's combined rows
     right after its own; `releases` date the builds of release channels whose evidence does not
-    reach back to day 0; the combined definitions' spans go into `spans` (module doc); each
-    channel takes part in a series only where its window (`windows`, measure.windows) reaches
+    reach back to day 0; the combined definitions' spans go into `run` (module doc; the spans of
+    their channels are read from there, so `run` is the one `lag_samples` filled); each
+    channel takes part in a series only where its window (`windows`, measure.lag.windows) reaches
     the series' day 0."""
     rows_of: dict[str, list[LagSample]] = {}
     for s in samples:
         rows_of.setdefault(s.project, []).append(s)
     combined_of = {r.project: r for r in rules if r.combined}
     out: list[LagSample] = []
+    run = run if run is not None else LagRun()
     for project, rows in rows_of.items():
         out += rows
         rule = combined_of.get(project)
@@ -88,11 +89,15 @@ def with_earliest_builds(
                     for e in rule.evidence
                     if e.regime == combo.regime and e.definition in combo.parts
                 }
-            out += earliest_build(rule, combo, rows, unknown, builds, through)
-            if spans is not None:
-                spans[(rule.project, combo.regime, combo.definition)] = combined_span(
-                    [spans.get((rule.project, combo.regime, part)) for part in combo.parts]
-                )
+            out += earliest_build(rule, combo, rows, run, builds, through)
+            run.span(
+                rule.project,
+                combo.regime,
+                combo.definition,
+                combined_span(
+                    [run.spans.get((rule.project, combo.regime, p)) for p in combo.parts]
+                ),
+            )
     return out
 
 
@@ -125,7 +130,7 @@ def earliest_build(
     rule: CoverageRule,
     combo: Combined,
     rows: Sequence[LagSample],
-    unknown: list | None = None,
+    run: LagRun | None = None,
     builds: Mapping[str, Mapping[str, Cover]] | None = None,
     through: Mapping[str, datetime] | None = None,
 ) -> list[LagSample]:
@@ -160,16 +165,10 @@ def earliest_build(
         built = [b for b in built if not_observed(b.day0, b.observed_through or b.day0) is None]
         found = combine(day0.day0, combo.parts, mine, built)
         if found.row is None:
-            if unknown is not None:
-                unknown.append((rule.project, key, combo.regime, combo.definition, found.reason))
+            if run is not None:
+                run.leave_out(rule.project, key, combo.regime, combo.definition, found.reason)
             continue
-        row = replace(found.row, observed_through=found.through)
-        if found.status == COVERED:
-            out.append(_as_combined(row, combo, found.row.definition))
-            continue
-        if found.through is not None:
-            row = replace(row, lag_days=days(found.through, day0.day0))
-        out.append(_as_combined(row, combo, ""))
+        out.append(combined_row(found, combo.definition, combo.primary, name_channel=True))
     return out
 
 
@@ -178,23 +177,18 @@ def _built(
 ) -> LagSample:
     """A channel's row-less build as a covered row of that channel (day 0 from the reference;
     `through`: that channel's observation window)."""
-    lag = (hit.when.date() - day0.day0.date()).days
-    return replace(
-        day0,
+    found = Decision(COVERED, days(hit.when, day0.day0), hit.when, hit.url, hit.covered_by, through)
+    return lag_row(
+        project=day0.project,
+        series=day0.series,
         regime=regime,
         definition=channel,
-        available=hit.when,
-        lag_days=lag,
-        status="covered",
-        evidence_url=hit.url,
-        negative=lag < 0,
+        primary=day0.primary,
+        day0=day0.day0,
+        day0_url=day0.day0_url,
+        found=found,
         observed_through=through,
-        covered_by=hit.covered_by,
     )
-
-
-def _as_combined(row: LagSample, combo: Combined, channel: str) -> LagSample:
-    return replace(row, definition=combo.definition, primary=combo.primary, channel=channel)
 
 
 def combined_span(

@@ -7,20 +7,11 @@ from __future__ import annotations
 from functools import lru_cache
 
 from tracker.config.coverage import SERIES_COMPONENTS
+from tracker.names import FRAMEWORK_PROJECTS as FRAMEWORK_PROJECTS
 from tracker.versions import parse_version
 from tracker.versions import series as series_of
 
 REFERENCE_DEFINITION = "upstream_release"
-# Framework names as mentions spell them -> project ids the coverage rules use.
-FRAMEWORK_PROJECTS = {
-    "torch": "pytorch",
-    "pytorch": "pytorch",
-    "jax": "jax",
-    "jaxlib": "jax",
-    "vllm": "vllm",
-    "tensorflow": "tensorflow",
-    "triton": "triton",
-}
 
 
 @lru_cache(maxsize=1 << 16)  # lag_samples asks for every mention of every note again

@@ -11,11 +11,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from tracker.config.coverage import SERIES_COMPONENTS, CoverageRule, EvidenceRule
 from tracker.measure.lag.coverage import FRAMEWORK_PROJECTS, REFERENCE_DEFINITION, artifact_series
-from tracker.measure.lag.decision import COVERED, UNKNOWN, Stream, decide
+from tracker.measure.lag.decision import UNKNOWN, Stream, decide
+from tracker.measure.lag.rows import LagRun, LagSample, due, lag_row
 from tracker.measure.lag.supersession import supersede
 from tracker.measure.lag.windows import Windows
 from tracker.versions import parse_version
@@ -29,7 +30,7 @@ class ReleaseFact:
     url: str
     prerelease: bool = False
     draft: bool = False  # a GitHub draft: not published, dated by its tag commit
-    source_id: str = ""  # the source that stored it (its observation window: measure.windows)
+    source_id: str = ""  # the source that stored it (its observation window: measure.lag.windows)
 
 
 @dataclass(frozen=True)
@@ -53,89 +54,14 @@ class NoteFact:
     occurred_at: datetime
     url: str
     mentions: tuple[tuple[str, str, str], ...]  # (framework project, version, status)
-    # (model family, status, where the note sits): model-family mentions, see measure.model_lag
+    # (model family, status, where the note sits): model-family mentions, see measure.models.lag
     models: tuple[tuple[str, str, str], ...] = ()
     regime: str | None = None  # the tagger's (else the source's): whose support the note states
-    source_id: str = ""  # the source that stored it (its observation window: measure.windows)
+    source_id: str = ""  # the source that stored it (its observation window: measure.lag.windows)
     config: BenchConfig | None = None  # an independent benchmark's configuration, if it is one
 
 
-@dataclass(frozen=True)
-class LagSample:
-    """One artifact on one regime under one definition: a row of `tracker lag`."""
-
-    project: str
-    series: str
-    regime: str
-    definition: str
-    primary: bool
-    day0: datetime
-    day0_url: str
-    available: datetime | None
-    lag_days: int
-    status: str  # covered | open
-    evidence_url: str
-    negative: bool = False
-    artifact: str = "framework"  # framework (a release series) | model (a model family)
-    day0_definition: str = REFERENCE_DEFINITION  # models: engine_cuda | vllm_cuda | public_weights
-    # models: the serving engine whose evidence this row reads ("vllm", "sglang"); "" for rows
-    # of one vendor stream or of "any engine" (not a CSV column: lag.csv keeps its columns)
-    engine: str = ""
-    # how far the definition's evidence was looked at (measure.windows): an open row's lag is
-    # observed_through - day0; None on the reference rows (day 0 itself)
-    observed_through: datetime | None = None
-    covered_by: str = ""  # the newer series whose evidence covers this one (measure.supersession)
-    # an earliest-build row (tracker.measure.lag.channels): the channel definition whose evidence
-    # came first; "" for other rows and for open ones
-    channel: str = ""
-    # the kind of record that dated a covered row (tracker.measure.lag.builds.label_rows):
-    # release, note, configuration commit, issue, comment, page revision; "" on open rows
-    evidence_kind: str = ""
-
-    def csv_row(self) -> dict[str, Any]:
-        return {
-            "project": self.project,
-            "series": self.series,
-            "regime": self.regime,
-            "definition": self.definition,
-            "primary": str(self.primary).lower(),
-            "day0": self.day0.date().isoformat(),
-            "available": self.available.date().isoformat() if self.available else "",
-            "lag_days": self.lag_days,
-            "status": self.status,
-            "evidence_url": self.evidence_url,
-            # after the original columns, so a reader of columns by position is not misled
-            "artifact": self.artifact,
-            "day0_definition": self.day0_definition,
-            "observed_through": (
-                self.observed_through.date().isoformat() if self.observed_through else ""
-            ),
-            "covered_by": self.covered_by,
-            "channel": self.channel,
-            "evidence_kind": self.evidence_kind,
-        }
-
-
 _Fact = TypeVar("_Fact", ReleaseFact, NoteFact)
-
-LAG_CSV_COLUMNS = [
-    "project",
-    "series",
-    "regime",
-    "definition",
-    "primary",
-    "day0",
-    "available",
-    "lag_days",
-    "status",
-    "evidence_url",
-    "artifact",
-    "day0_definition",
-    "observed_through",
-    "covered_by",
-    "channel",
-    "evidence_kind",
-]
 
 
 def is_final(fact: ReleaseFact) -> bool:
@@ -253,92 +179,79 @@ def lag_samples(
     releases: Sequence[ReleaseFact],
     notes: Sequence[NoteFact],
     as_of: datetime,
-    unknown: list[tuple[str, str, str, str, str]] | None = None,
-    spans: dict[tuple[str, str, str], tuple[datetime, datetime] | None] | None = None,
+    run: LagRun | None = None,
     windows: Windows | None = None,
 ) -> list[LagSample]:
     """Every (artifact, regime, definition) with its lag; open artifacts are kept, right-censored
-    where the definition's evidence was last looked at (`windows`, measure.windows: lag =
+    where the definition's evidence was last looked at (`windows`, measure.lag.windows: lag =
     observed_through - day0, observed_through at most `as_of`; an artifact whose day 0 is after
     it is unknown, "not observed since"). A series is covered by its own evidence or by a newer
-    series' (measure.supersession, `covered_by`). Artifacts whose day 0 is after `as_of` are
+    series' (measure.lag.supersession, `covered_by`). Artifacts whose day 0 is after `as_of` are
     left out.
 
     An artifact whose day 0 precedes everything collected from the evidence stream (or whose
     stream is empty) is neither covered nor open but unknown: without evidence it is not known
     to be open, and with evidence the lag is only an upper bound, unless the evidence is the
-    series' first release. It is left out of the samples and, when `unknown` is given, listed
-    there as (project, series, regime, definition, reason). Otherwise a partial backfill would
-    read as years of open lag, or as a confident lag that earlier evidence would shorten.
-    `spans`, when given, receives each (project, regime, definition)'s evidence window.
+    series' first release. It is left out of the samples and, when `run` is given, recorded
+    there (LagRun.unknown) with its reason. Otherwise a partial backfill would read as years
+    of open lag, or as a confident lag that earlier evidence would shorten. `run` also
+    receives each (project, regime, definition)'s evidence window (LagRun.spans).
     """
     samples = []
+    run = run if run is not None else LagRun()
+    windows = windows or Windows()
     # Each rule and evidence stream reads one project's facts: grouped once, in their order,
     # not the whole store scanned again per rule and per stream.
     releases_of = _by_project(releases)
     notes_of = _by_project(notes)
     for rule in rules:
         day0s = day0_by_series(rule, releases_of.get(rule.project, []))
-        for key, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
-            if day0 > as_of:
-                continue
+        artifacts = due(day0s, as_of)
+        for key, day0, day0_url in artifacts:
             samples.append(
-                LagSample(
-                    rule.project,
-                    key,
-                    rule.reference_regime,
-                    REFERENCE_DEFINITION,
-                    True,
-                    day0,
-                    day0_url,
-                    day0,
-                    0,
-                    "covered",
-                    day0_url,
+                lag_row(
+                    project=rule.project,
+                    series=key,
+                    regime=rule.reference_regime,
+                    definition=REFERENCE_DEFINITION,
+                    primary=True,
+                    day0=day0,
+                    day0_url=day0_url,
                 )
             )
         for evidence in rule.evidence:
             own_releases = releases_of.get(evidence.project, [])
             own_notes = notes_of.get(evidence.project, [])
+            # the as-of cut of evidence: supersede keeps what is dated by as-of
             available = supersede(
                 evidence_by_series(rule, evidence, own_releases, own_notes), day0s, as_of
             )
-            through = (windows or Windows()).through((evidence,), as_of)
-            latest = (windows or Windows()).latest((evidence,), as_of)
             span = evidence_window(evidence, own_releases, own_notes)
-            if spans is not None:
-                spans[(rule.project, evidence.regime, evidence.definition)] = span
+            run.span(rule.project, evidence.regime, evidence.definition, span)
             stream = Stream(
-                f"{evidence.project} {evidence.kind}s", span[0] if span else None, through,
-                latest=latest,
-            )  # fmt: skip
-            for key, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
-                if day0 > as_of:
-                    continue
-                # dated by as-of (supersede): found later is not yet
+                f"{evidence.project} {evidence.kind}s",
+                span[0] if span else None,
+                windows.through((evidence,), as_of),
+                latest=windows.latest((evidence,), as_of),
+            )
+            for key, day0, day0_url in artifacts:
                 found = decide(day0, available.get(key), stream)
                 if found.status == UNKNOWN:
-                    if unknown is not None:
-                        unknown.append(
-                            (rule.project, key, evidence.regime, evidence.definition, found.reason)
-                        )
+                    run.leave_out(
+                        rule.project, key, evidence.regime, evidence.definition, found.reason
+                    )
                     continue
                 samples.append(
-                    LagSample(
-                        rule.project,
-                        key,
-                        evidence.regime,
-                        evidence.definition,
-                        evidence.primary,
-                        day0,
-                        day0_url,
-                        found.available,
-                        found.lag_days,
-                        found.status,
-                        found.url,
-                        found.status == COVERED and found.lag_days < 0,
-                        observed_through=found.through or through,
-                        covered_by=found.covered_by,
+                    lag_row(
+                        project=rule.project,
+                        series=key,
+                        regime=evidence.regime,
+                        definition=evidence.definition,
+                        primary=evidence.primary,
+                        day0=day0,
+                        day0_url=day0_url,
+                        found=found,
+                        observed_through=found.through,
                     )
                 )
     return samples

@@ -8,7 +8,7 @@ Per framework definition (project, regime, definition; the reference regime asid
 
 - ``last_evidence``: the newest date on which the definition covered a series (its covered
   rows' ``available``), or None when it never did;
-- ``observed_through``: how far its evidence was looked at (measure.windows);
+- ``observed_through``: how far its evidence was looked at (measure.lag.windows);
 - ``series_released_since``: upstream series of the project whose day 0 is after
   ``last_evidence`` (after the stream's first collected fact when there is none) and at or
   before as-of.
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from tracker.measure.lag.coverage import REFERENCE_DEFINITION
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample
 
 HINT = "the channel may have moved: check where the vendor ships it now"
 

@@ -41,7 +41,7 @@ def supersede(
     own: Mapping[str, tuple[datetime, str, bool]], released: Iterable[str], as_of: datetime
 ) -> dict[str, Cover]:
     """Per released series, the earliest evidence dated by `as_of` of it or of any newer
-    released series (`own`: each series' own earliest evidence, as lag.evidence_by_series
+    released series (`own`: each series' own earliest evidence, as lag.samples.evidence_by_series
     gives it). Series without such evidence are absent."""
     ordered = sorted(set(released), key=_order)
     out: dict[str, Cover] = {}

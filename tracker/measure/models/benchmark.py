@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from tracker.measure.lag.samples import NoteFact
+from tracker.names import REFERENCE_REGIME
 
 Hits = dict[str, tuple[datetime, str]]
 UNKNOWN_REGIME = "unknown"
@@ -137,7 +138,7 @@ def configured_families(notes: Sequence[NoteFact], project: str, as_of: datetime
 
 
 def benchmark_day0(
-    notes: Sequence[NoteFact], project: str, reference: str = "cuda"
+    notes: Sequence[NoteFact], project: str, reference: str = REFERENCE_REGIME
 ) -> tuple[Hits, dict[str, str]]:
     """(family -> day 0, family -> why unknown) under ``benchmark_cuda``: the first
     configuration on the reference regime's hardware; a family configured there in the first
@@ -162,7 +163,7 @@ def benchmark_figures(
     notes: Sequence[NoteFact],
     project: str,
     as_of: datetime,
-    reference: str = "cuda",
+    reference: str = REFERENCE_REGIME,
     other: str = "rocm",
 ) -> BenchmarkFigures:
     """The pairs (families configured on either regime's hardware, by the reference day, then

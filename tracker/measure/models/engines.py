@@ -30,13 +30,14 @@ Pure functions over the facts :mod:`tracker.measure.models.lag` reads; no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from tracker.config.coverage import EvidenceRule
-from tracker.measure.lag.decision import OPEN, combine, days, unobserved_by_every
-from tracker.measure.lag.samples import LagSample, ReleaseFact, is_final
+from tracker.measure.lag.decision import combine, unobserved_by_every
+from tracker.measure.lag.rows import LagRun, LagSample, combined_row
+from tracker.measure.lag.samples import ReleaseFact, is_final
+from tracker.names import REFERENCE_REGIME
 
 Hits = dict[str, tuple[datetime, str]]
 
@@ -66,7 +67,7 @@ def engine_day0(
     mine = [
         (ev, found, window)
         for ev, found, window in streams
-        if ev.regime == "cuda" and (ev.regime, ev.definition) in rule.engines
+        if ev.regime == REFERENCE_REGIME and (ev.regime, ev.definition) in rule.engines
     ]
     families = set(base_why) | {fid for _, found, _ in mine for fid in found}
     for fid in sorted(families):
@@ -98,7 +99,7 @@ def combine_engines(
     rule: Any,
     samples: Sequence[LagSample],
     truncated: Mapping[tuple[str, str, str], set[str]],  # families unknown per engine
-    unknown: list | None,
+    run: LagRun,
 ) -> list[LagSample]:
     """The "any engine" rows of ``rule`` from its engine rows (module doc)."""
     out: list[LagSample] = []
@@ -121,14 +122,9 @@ def combine_engines(
                     else None
                 )
                 if found is None or found.row is None:
-                    if unknown is not None:
-                        reason = (found.reason if found else
-                                  unobserved_by_every(combo.parts, f"{d_def} day 0"))  # fmt: skip
-                        unknown.append((rule.project, fid, combo.regime, combo.definition, reason))
+                    reason = (found.reason if found else
+                              unobserved_by_every(combo.parts, f"{d_def} day 0"))  # fmt: skip
+                    run.leave_out(rule.project, fid, combo.regime, combo.definition, reason)
                     continue
-                row = found.row
-                if found.status == OPEN and found.through is not None:
-                    row = replace(row, lag_days=days(found.through, row.day0))
-                out.append(replace(row, definition=combo.definition, primary=primary,
-                                   engine="", observed_through=found.through))  # fmt: skip
+                out.append(combined_row(found, combo.definition, primary, name_channel=False))
     return out

@@ -47,13 +47,15 @@ from typing import Any
 
 from tracker.config.coverage import EvidenceRule, ModelCoverageRule
 from tracker.measure.lag.decision import UNKNOWN, Stream, decide
-from tracker.measure.lag.samples import LagSample, NoteFact, ReleaseFact, is_final
+from tracker.measure.lag.rows import LagRun, LagSample, due, lag_row
+from tracker.measure.lag.samples import NoteFact, ReleaseFact, is_final
 from tracker.measure.lag.supersession import Cover
 from tracker.measure.lag.windows import Channel, ReadsFacts, Windows
 from tracker.measure.models.benchmark import benchmark_day0, benchmark_evidence, configured_families
 from tracker.measure.models.engines import combine_engines, engine_day0, gate_by_image
 from tracker.mentions.families import NOT_SUPPORT as _NOT_SUPPORT
 from tracker.mentions.families import FamilyTable
+from tracker.names import REFERENCE_REGIME
 
 # Sections of release notes whose items state limits, fixes or removals: a model named there
 # ("Models that depend on this removed kernel (including Llama 4 ...) should pin 2.28", "Pixtral
@@ -71,8 +73,6 @@ NOT_SUPPORT_SECTIONS = {
 # Evidence streams that begin somewhere: a family whose day 0 precedes the stream's first
 # item is unknown on it (left truncation), not open.
 DATED_STREAMS = ("note", "benchmark_config")
-
-Unknown = tuple[str, str, str, str, str]  # project, series (family), regime, definition, reason
 
 
 def day0_by_family(
@@ -96,10 +96,10 @@ def day0_by_family(
     }
     # Only notes about CUDA (or no regime in particular) date day 0 on CUDA: vLLM's notes also
     # announce "[TPU] Added support for X", which is the TPU's coverage, not CUDA's day 0.
-    cuda_notes = [n for n in notes if n.regime in (None, "none", "cuda")]
+    cuda_notes = [n for n in notes if n.regime in (None, "none", REFERENCE_REGIME)]
     from_notes = (
         model_evidence(
-            EvidenceRule("cuda", "vllm_cuda", True, "vllm", "note", "models"), cuda_notes
+            EvidenceRule(REFERENCE_REGIME, "vllm_cuda", True, "vllm", "note", "models"), cuda_notes
         )
         if definition == "vllm_cuda"
         else {}
@@ -162,15 +162,16 @@ def model_lag_samples(
     releases: Sequence[ReleaseFact],
     notes: Sequence[NoteFact],
     as_of: datetime,
-    unknown: list | None = None,
-    spans: dict | None = None,
+    run: LagRun | None = None,
     windows: Windows | None = None,
 ) -> list[LagSample]:
-    """Every (family, regime, definition, day-0 definition) with its lag; see the module doc.
+    """Every (family, regime, definition, day-0 definition) with its lag; see the module doc;
+    the families left out and the evidence spans go into `run`.
     Open rows are censored where the definition's sources were last looked at (`windows`,
-    measure.windows; an image-gated list: its list's and its image's sources); a family whose
+    measure.lag.windows; an image-gated list: its list's and its image's sources); a family whose
     day 0 is after that is unknown there."""
     samples: list[LagSample] = []
+    run = run if run is not None else LagRun()
     windows = windows or Windows()
     through: dict[tuple[str, str], datetime] = {}
     for rule in rules:
@@ -188,8 +189,7 @@ def model_lag_samples(
                 benchmarked[ev.project] = configured_families(notes, ev.project, as_of)
                 through[(ev.regime, ev.definition)] = windows.through([ev], as_of)
                 streams.append((ev, found, window))
-                if spans is not None:
-                    spans[(rule.project, ev.regime, ev.definition)] = _span(notes, ev.project)
+                run.span(rule.project, ev.regime, ev.definition, _span(notes, ev.project))
                 continue
             times = [n.occurred_at for n in notes if n.project == ev.project]
             found = model_evidence(ev, notes)
@@ -201,10 +201,8 @@ def model_lag_samples(
                 channels.append(Channel(image, "release"))
             through[(ev.regime, ev.definition)] = windows.through(channels, as_of)
             streams.append((ev, found, window))
-            if spans is not None:
-                spans[(rule.project, ev.regime, ev.definition)] = (
-                    (min(times), max(times)) if times else None
-                )
+            span = (min(times), max(times)) if times else None
+            run.span(rule.project, ev.regime, ev.definition, span)
         truncated: dict[tuple[str, str, str], set[str]] = {}
         rule_samples: list[LagSample] = []
         for d_index, d_def in enumerate(rule.day0):
@@ -216,15 +214,12 @@ def model_lag_samples(
                 day0s, why = benchmark_day0(notes, _benchmark_project(rule))
             else:
                 day0s, why = day0_by_family(table, d_def, releases, notes)
-            if unknown is not None:
-                for fid, reason in sorted(why.items()):
-                    unknown.append((rule.project, fid, "all", d_def, f"day 0 unknown: {reason}"))
+            for fid, reason in sorted(why.items()):
+                run.no_day0(rule.project, fid, d_def, reason)
             for ev, found, window in streams:
                 primary = ev.primary and d_index == 0
                 engine = rule.engines.get((ev.regime, ev.definition), "")
-                for fid, (day0, day0_url) in sorted(day0s.items(), key=lambda kv: kv[1][0]):
-                    if day0 > as_of:
-                        continue
+                for fid, day0, day0_url in due(day0s, as_of):
                     hit = found.get(fid)
                     covered = hit is not None and hit[0] <= as_of
                     if ev.kind == "benchmark_config" and not covered:
@@ -232,20 +227,16 @@ def model_lag_samples(
                             # a benchmark that never ran the family on any hardware says
                             # nothing of this regime: no benchmark, not a late one
                             truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
-                            if unknown is not None:
-                                never = f"{ev.project} configured it on no hardware"
-                                unknown.append((rule.project, fid, ev.regime, ev.definition, never))
+                            never = f"{ev.project} configured it on no hardware"
+                            run.leave_out(rule.project, fid, ev.regime, ev.definition, never)
                             continue
                     seen = through.get((ev.regime, ev.definition), as_of)
                     if ev.kind == "model_registry" and hit is None:
                         # No date for the family's first vLLM release at all: unknown. A known
                         # release after as-of leaves the family open on CUDA (below).
                         truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
-                        if unknown is not None:
-                            unknown.append(
-                                (rule.project, fid, ev.regime, ev.definition,
-                                 f"{d_def} day 0 known, first vLLM release date not known")
-                            )  # fmt: skip
+                        undated = f"{d_def} day 0 known, first vLLM release date not known"
+                        run.leave_out(rule.project, fid, ev.regime, ev.definition, undated)
                         continue
                     # the registry is day 0 itself: it starts nowhere, it truncates nothing
                     dated = ev.kind in DATED_STREAMS
@@ -254,36 +245,28 @@ def model_lag_samples(
                     decision = decide(day0, cover, stream, f"{d_def} day 0")
                     if decision.status == UNKNOWN:
                         truncated.setdefault((d_def, ev.regime, ev.definition), set()).add(fid)
-                        if unknown is not None:
-                            unknown.append(
-                                (rule.project, fid, ev.regime, ev.definition, decision.reason)
-                            )
+                        run.leave_out(rule.project, fid, ev.regime, ev.definition, decision.reason)
                         continue
-                    available, lag, status, url = (
-                        decision.available, decision.lag_days, decision.status, decision.url
-                    )  # fmt: skip
                     rule_samples.append(
-                        LagSample(
-                            rule.project,
-                            fid,
-                            ev.regime,
-                            ev.definition,
-                            primary,
-                            day0,
-                            day0_url,
-                            available,
-                            lag,
-                            status,
-                            url,
-                            status == "covered" and lag < 0,
-                            "model",
-                            d_def,
-                            engine,
-                            seen if ev.kind in DATED_STREAMS else None,
-                        )  # fmt: skip
+                        lag_row(
+                            project=rule.project,
+                            series=fid,
+                            regime=ev.regime,
+                            definition=ev.definition,
+                            primary=primary,
+                            day0=day0,
+                            day0_url=day0_url,
+                            found=decision,
+                            artifact="model",
+                            day0_definition=d_def,
+                            engine=engine,
+                            # the window the definition's sources give (not a fresher
+                            # source's, Windows.latest): None where the stream is day 0 itself
+                            observed_through=seen if dated else None,
+                        )
                     )
         samples += rule_samples
-        samples += combine_engines(rule, rule_samples, truncated, unknown)
+        samples += combine_engines(rule, rule_samples, truncated, run)
     return samples
 
 
@@ -291,7 +274,9 @@ def _benchmark_project(rule: ModelCoverageRule) -> str:
     """The project of the rule's cuda ``benchmark_config`` evidence (config checks there is one
     when ``benchmark_cuda`` is a day-0 definition)."""
     return next(
-        e.project for e in rule.evidence if e.regime == "cuda" and e.kind == "benchmark_config"
+        e.project
+        for e in rule.evidence
+        if e.regime == REFERENCE_REGIME and e.kind == "benchmark_config"
     )
 
 

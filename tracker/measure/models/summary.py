@@ -12,9 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from tracker.measure.lag.samples import LagSample
-
-REGIMES = ("cuda", "rocm", "xla", "neuron")
+from tracker.measure.lag.rows import LagSample
 
 
 @dataclass(frozen=True)

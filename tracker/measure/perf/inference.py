@@ -25,9 +25,10 @@ from tracker.mentions.accelerators import (
     peer_parts,
     short_name,
 )
+from tracker.names import REFERENCE_REGIME
 
 THROUGHPUT_UNITS = ("Tokens/s", "Samples/s", "Queries/s")
-REFERENCE = "cuda"
+REFERENCE = REFERENCE_REGIME
 LEAD_BENCHMARK = "llama2-70b-99"
 
 

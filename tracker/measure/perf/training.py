@@ -24,8 +24,9 @@ from tracker.measure.perf.adoption import Adoption, format_adoption
 from tracker.measure.perf.efficiency import Efficiency, efficiency
 from tracker.measure.perf.rounds import tally
 from tracker.mentions.accelerators import accelerator_models, accelerator_regime, short_name
+from tracker.names import REFERENCE_REGIME
 
-REFERENCE = "cuda"
+REFERENCE = REFERENCE_REGIME
 LEAD_BENCHMARK = "llama2_70b_lora"
 # How many of the fastest and slowest runs the olympic mean drops; failed runs count among
 # the slowest (result_summarizer: 4 for unet3d, else 1).

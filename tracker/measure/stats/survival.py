@@ -10,7 +10,7 @@ from datetime import datetime
 from fractions import Fraction
 
 from tracker.measure.lag.coverage import REFERENCE_DEFINITION
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample
 
 
 def kaplan_meier_median(durations: Iterable[tuple[float, bool]]) -> float | None:

@@ -37,7 +37,7 @@ from datetime import date, datetime, timedelta
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tracker.measure.lag.samples import LagSample
+from tracker.measure.lag.rows import LagSample, Unknown
 
 # LEVEL: every interval here is a 90% interval (re-exported: the rate trends and the figures
 # take it from here); the bootstrap's seed is fixed: the same facts and as_of give the same report
@@ -46,6 +46,9 @@ from tracker.measure.stats.bootstrap import LEVEL as LEVEL
 from tracker.measure.stats.bootstrap import bootstrap_interval as bootstrap_interval
 from tracker.measure.stats.pair_tables import pair_bounds
 from tracker.measure.stats.survival import lower_median, median_lag
+from tracker.names import LAYERS as ALL_LAYERS
+from tracker.names import POOLED as POOLED
+from tracker.names import REFERENCE_REGIME
 
 MIN_TREND_ARTIFACTS = 6  # fewer artifacts in a group: "too few artifacts", never a verdict
 PERIOD_DAYS = 365  # "last 12 months" and "the 12 months before", by day 0
@@ -53,17 +56,10 @@ RECENT_WEEKS = 4  # rates: the last 4 ISO weeks ...
 PRIOR_WEEKS = 8  # ... against the 8 before
 MIN_CI_JOBS = 30  # jobs counted in each window, else "too few jobs"
 MIN_FRICTION_EVENTS = 20  # friction + optimization events in each window, else "too few events"
-POOLED = "all projects"  # the artifact group of a regime's rows pooled over projects
 POOLED_DEFINITION = "primary"  # pooled rows take each project's primary definition
-# The layers of the stack, each with one pooled row per regime (the answer per layer,
-# tracker.measure.headline.answer.layer_answers): the artifact kind -> its pooled group. The
-# framework layer's is POOLED itself, the headline answer.
-LAYERS = {
-    "framework": POOLED,
-    "kernel": "all kernel features",
-    "model": "all model families",
-    "collective": "all collectives",
-}
+# The layers (tracker.names.LAYERS): the artifact kind -> its pooled group. The framework
+# layer's is POOLED itself (a regime's rows pooled over projects), the headline answer.
+LAYERS = {layer.id: layer.group for layer in ALL_LAYERS}
 DAYS_PER_YEAR = 365.25
 
 CLOSING, WIDENING, NO_CLEAR_CHANGE, CANNOT_TELL, TOO_FEW = (
@@ -222,10 +218,10 @@ def definition_label(sample: LagSample) -> str:
 def lag_trends(
     samples: Sequence[LagSample],
     as_of: datetime,
-    reference_regime: str = "cuda",
+    reference_regime: str = REFERENCE_REGIME,
     group_of: Callable[[LagSample], str] | None = None,
     samples_n: int = BOOTSTRAP_SAMPLES,
-    unknown: Sequence[tuple] | None = None,
+    unknown: Sequence[Unknown] | None = None,
 ) -> list[LagTrend]:
     """Trends per (artifact group, regime, definition) for every definition, and per regime
     pooled over framework projects under each project's primary definition (group POOLED,
@@ -260,7 +256,7 @@ def lag_trends(
 def layer_trends(
     samples: Sequence[LagSample],
     as_of: datetime,
-    reference_regime: str = "cuda",
+    reference_regime: str = REFERENCE_REGIME,
     samples_n: int = BOOTSTRAP_SAMPLES,
 ) -> list[LagTrend]:
     """Per layer (LAYERS) and regime, the trend of its artifacts pooled under their primary
@@ -293,7 +289,7 @@ def layer_trends(
 
 
 def not_observed_counts(
-    samples: Sequence[LagSample], unknown: Sequence[tuple], as_of: datetime, reference: str
+    samples: Sequence[LagSample], unknown: Sequence[Unknown], as_of: datetime, reference: str
 ) -> dict[tuple[str, str, str], tuple[int, int]]:
     """(all, last 12 months by day 0) counts of the framework artifacts left out as unknown,
     per (project, regime, definition) and pooled per regime under each project's primary
@@ -312,13 +308,13 @@ def not_observed_counts(
         if s.artifact == "framework" and s.regime != reference:
             counts.setdefault((s.project, s.regime, s.definition), [0, 0])
             counts.setdefault((POOLED, s.regime, POOLED_DEFINITION), [0, 0])
-    for project, series, regime, definition, _reason in unknown:
-        when = day0.get((project, series))
-        if when is None or regime == reference:
+    for u in unknown:
+        when = day0.get((u.project, u.series))
+        if when is None or u.regime == reference:
             continue
-        keys = [(project, regime, definition)]
-        if primary.get((project, regime)) == definition:
-            keys.append((POOLED, regime, POOLED_DEFINITION))
+        keys = [(u.project, u.regime, u.definition)]
+        if primary.get((u.project, u.regime)) == u.definition:
+            keys.append((POOLED, u.regime, POOLED_DEFINITION))
         for key in keys:
             count = counts.setdefault(key, [0, 0])
             count[0] += 1
