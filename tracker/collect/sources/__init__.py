@@ -229,7 +229,7 @@ KINDS: dict[str, Kind] = {
         {
             "refs": "text_list",
             "job_regimes": _options.job_regimes_problem,
-            "trigger": "text_list",  # the triggers the headline rate counts (measure.ci_rates)
+            "trigger": "text_list",  # the triggers the headline rate counts (measure.ci.rates)
             "sample": "text",  # what the record is, said beside its figures (measure.ci.rates)
             "api_url": "text",
             "raw_url": "text",
