@@ -10,6 +10,12 @@ publish, naming one such file (``foreign``). The manifest is read only as a regu
 most MANIFEST_BYTES, opened without following a link; another (a FIFO, a link, a huge file) is
 no manifest and is itself named as foreign.
 
+A manifest of the format before the hashes (no ``files``: every folder a version before them
+wrote) cannot prove a file the tracker's, nor show it the user's: the files it lists as written
+are ``set_aside``, never deleted or replaced in place; publishing keeps them whole in a folder
+of their own beside DIR and says where (publish.py). What it does not list is the user's, as
+above.
+
 A folder of the earlier layout, where DIR was a link to ``.DIR.reports/<version>``, has no
 manifest: that folder was the tracker's, and what the report did not write there the tracker
 had carried itself, so it is carried on. A plain folder without a manifest (a folder the user
@@ -45,8 +51,9 @@ _CHUNK = 1024 * 1024
 
 
 class Manifest(dict):
-    """A manifest as read: "written" and "carried" (lists of names) and "files" ({name:
-    {"bytes": size, "sha256": hex digest}})."""
+    """A manifest as read: "written" and "carried" (lists of names), "files" ({name:
+    {"bytes": size, "sha256": hex digest}}) and "earlier" (True: of the format before the
+    hashes, which has no "files")."""
 
 
 def _open_regular(path: Path) -> tuple[int, int] | None:
@@ -95,6 +102,7 @@ def manifest(folder: Path) -> Manifest | None:
         and isinstance(facts.get("bytes"), int)
         and isinstance(facts.get("sha256"), str)
     }
+    found["earlier"] = "files" not in data
     return found
 
 
@@ -160,12 +168,25 @@ def foreign(current: Path, ours: bool) -> list[str]:
     names = _names(current)
     if listed is None:
         return names  # the manifest too, when there is one that cannot be read as one
-    carried_names = set(listed["carried"])
+    known = set(listed["carried"])
+    if listed["earlier"]:
+        known |= set(listed["written"])  # set aside, never the report's to replace (set_aside)
     return [
         name
         for name in names
-        if name != MANIFEST and name not in carried_names and not _proven(current, name, listed)
+        if name != MANIFEST and name not in known and not _proven(current, name, listed)
     ]
+
+
+def set_aside(current: Path) -> list[str]:
+    """Entries of `current` that a manifest of the format before the hashes lists as written,
+    sorted (none for any other manifest): see the module docstring. Only entries the folder
+    holds, so a name in the manifest never reaches outside it."""
+    listed = manifest(current)
+    if listed is None or not listed["earlier"]:
+        return []
+    written = set(listed["written"])
+    return [name for name in _names(current) if name in written and name != MANIFEST]
 
 
 def carried(current: Path, written: set[str], allowed: bool, ours: bool) -> list[str]:

@@ -16,17 +16,19 @@ the old link: one rename, atomic everywhere (the layout of earlier versions; cop
 `cp -rL`), said once in a warning. A DIR of that layout is turned back into a plain folder by
 the first exchange.
 
-Which files are the tracker's: each report folder lists them in a manifest (folder_owner.py).
-A DIR holding anything else (a folder the user made, their notes) is refused, naming one such
-file, before the report is computed, unless ``--out-carry-foreign``: then such files are
-carried into each new report (hard links, a copy where refused). A folder where the report
-writes a file stops the report before anything is published. `--out` inside a report folder is
-DIR itself or refused (folder_owner.resolve_out). A DIR that is a link made by someone else is
-followed, and its target is published this way. Each new report folder takes the mode and group
-of the one it replaces. DIR's parent folder must be writable (the reports folder lives there);
-DIR may not be a mount point. A reports folder the tracker did not make (a link, which is never
-followed, a file, another user's folder) is refused in one line before anything is computed.
-Names in messages have their controls written out (present.formats.printable).
+Which files are the tracker's: each report folder lists them in a manifest (folder_owner.py). A
+DIR holding anything else (a folder the user made, their notes) is refused, naming one such
+file, before the report is computed, unless ``--out-carry-foreign``: then such files are carried
+into each new report (hard links, a copy where refused). The files a manifest of the format
+before the hashes lists are kept whole, the same way, in ``.DIR.reports/kept-<time>-...`` before
+the new report replaces DIR, said in one warning (folder_owner.set_aside). A folder where the
+report writes a file stops the report before anything is published. `--out` inside a report
+folder is DIR itself or refused (folder_owner.resolve_out). A DIR that is a link made by someone
+else is followed, and its target is published this way. Each new report folder takes the mode
+and group of the one it replaces. DIR's parent folder must be writable (the reports folder lives
+there); DIR may not be a mount point. A reports folder the tracker did not make (a link, which
+is never followed, a file, another user's folder) is refused in one line before anything is
+computed. Names in messages have their controls written out (present.formats.printable).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from tracker.report.folder_owner import (
     foreign,
     refuse_foreign,
     resolve_out,
+    set_aside,
     write_manifest,
 )
 from tracker.report.report_folders import (
@@ -56,6 +59,7 @@ from tracker.report.report_folders import (
     PREVIOUS,
     WRITING,
     exchange,
+    kept_name,
     link_name,
     new_name,
     point,
@@ -108,6 +112,7 @@ def staged(out_dir: Path, *, carry_foreign: bool = False) -> Iterator[Path]:
     try:
         yield stage
         _prepare(out_dir, stage, current, carry_foreign)
+        kept = _keep_earlier(out_dir, current, reports) if current is not None else None
         swapped = _swap(out_dir, stage, current)
     except BaseException:
         if not swapped and published(out_dir) != stage:  # a signal may land just after
@@ -115,6 +120,15 @@ def staged(out_dir: Path, *, carry_foreign: bool = False) -> Iterator[Path]:
         raise
     finally:
         WRITING.discard(stage.name)
+    if kept is not None:
+        log.warning(
+            "report: %s: its %d files listed by an earlier version's manifest, which records no "
+            "content, cannot be proven the tracker's: kept whole in %s, and the report is "
+            "published in their place",
+            printable(str(out_dir)),
+            kept[1],
+            printable(str(kept[0])),
+        )
     tidy(out_dir)
 
 
@@ -179,16 +193,7 @@ def _prepare(out_dir: Path, stage: Path, current: Path | None, carry_foreign: bo
                 raise _cannot(out_dir / name, "it is a folder, where the report writes a file")
         kept = carried(current, written, carry_foreign, ours=current != out_dir)
         for name in kept:
-            entry = current / name
-            try:
-                if entry.is_dir() and not entry.is_symlink():
-                    shutil.copytree(entry, stage / name, symlinks=True, copy_function=_carry)
-                else:
-                    _carry(entry, stage / name)
-            except (OSError, shutil.Error) as exc:
-                raise _cannot(
-                    out_dir / name, f"cannot carry it over: {printable(str(exc))}"
-                ) from exc
+            _carry_entry(out_dir, current / name, stage / name, "carry it over")
     try:
         write_manifest(stage, written, kept)
         if current is not None:
@@ -197,6 +202,39 @@ def _prepare(out_dir: Path, stage: Path, current: Path | None, carry_foreign: bo
         raise _cannot(
             out_dir, f"cannot finish {printable(str(stage))}: {exc.strerror or exc}"
         ) from exc
+
+
+def _keep_earlier(out_dir: Path, current: Path, reports: Path) -> tuple[Path, int] | None:
+    """The files a manifest of the format before the hashes lists (and that manifest), kept
+    whole in a new folder beside the versions before the new report replaces them: they may be
+    the user's (folder_owner.set_aside). (That folder, how many files) or None: no such
+    manifest. Never removed by the tracker, even when publishing fails after this: the
+    originals are then still in DIR, and the next run keeps them again."""
+    names = set_aside(current)
+    if not names:
+        return None
+    kept = reports / kept_name()
+    try:
+        kept.mkdir()
+    except OSError as exc:
+        raise _cannot(
+            out_dir, f"cannot make {printable(str(kept))}: {exc.strerror or exc}"
+        ) from exc
+    for name in [*names, MANIFEST]:
+        _carry_entry(out_dir, current / name, kept / name, f"keep it in {printable(str(kept))}")
+    return kept, len(names)
+
+
+def _carry_entry(out_dir: Path, entry: Path, target: Path, doing: str) -> None:
+    """`entry` of the old report folder into `target` (a folder: its files each), by `_carry`;
+    a TrackerError naming it where that fails, nothing published."""
+    try:
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.copytree(entry, target, symlinks=True, copy_function=_carry)
+        else:
+            _carry(entry, target)
+    except (OSError, shutil.Error) as exc:
+        raise _cannot(out_dir / entry.name, f"cannot {doing}: {printable(str(exc))}") from exc
 
 
 def _carry(source: str | Path, target: str | Path) -> None:

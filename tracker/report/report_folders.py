@@ -4,7 +4,10 @@ that writes it, so the next run can tell a killed run's leftovers (its process i
 host) from the folder of a report another process is writing right now.
 
 ``previous`` in that folder links to the report published before the current one: it is kept
-for a reader (a web server, a copy) that resolved DIR just before a swap.
+for a reader (a web server, a copy) that resolved DIR just before a swap. ``kept-<UTC time>-...``
+folders hold the files of a report an earlier version wrote, set aside on upgrading
+(folder_owner.set_aside); they are the user's to remove: their names are no version's, so they
+are never tidied.
 
 The reports folder is the tracker's only when it is a folder of this user (never a link, whose
 target is someone else's: it is not followed), and only entries of that folder named and made
@@ -70,6 +73,12 @@ def new_name(pid: int | None = None) -> str:
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
     pid = os.getpid() if pid is None else pid
     return f"{stamp}.{pid}.{secrets.token_hex(4)}.{_host()}"
+
+
+def kept_name() -> str:
+    """A new name for a folder of set-aside files: dated, unique, and without the dots of a
+    version's name, so `tidy` never takes it for one."""
+    return f"kept-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{secrets.token_hex(4)}"
 
 
 def _host() -> str:
