@@ -24,7 +24,8 @@ Contract:
   it has no ``published_at``. Drafts are passed over (logged, not a skip: nothing is wrong
   with them); the store's readers drop any draft that got in another way (tracker.measure.facts).
 - A tag that is not a version is skipped (``ctx.skip`` naming the tag); an empty body gives the
-  release event alone and a logged skip of its notes.
+  release event alone, and nothing is skipped: many projects publish releases without notes
+  (a hand-written cassette trims a body it does not reproduce to empty), so no warning either.
 - Bodies are parsed with markdown-it-py: every list item (bullet or numbered, any depth) with text
   of its own is one note; its section is the nearest heading above it (or a bold-only paragraph
   used as a heading, "**Bug fixes:**").
@@ -176,7 +177,6 @@ def release_events(
         )
     ]
     if not body:
-        ctx.skip(f"release {tag!r} notes", "empty body: release kept, no notes")
         return events
     for n, bullet in enumerate(bullets(body), start=1):
         events.append(
