@@ -12,6 +12,9 @@ import re
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from click.testing import CliRunner
+
+from tracker.cli.main import cli
 from tracker.collect.runner import run_sources
 from tracker.digest.data import digest_data, week_of
 from tracker.digest.mail import render
@@ -58,6 +61,12 @@ def test_report_digest_and_summary_say_no_public_ci_record(sqlite_store, tmp_pat
     text, page = render(digest_data(config, sqlite_store, week_of(date(2026, 8, 22))), {})
     assert f"- {LINE}" in text.replace("\r\n", "\n")
     assert LINE in page
+
+    # and `tracker ci-health`, in the same words, for the regimes asked about
+    args = ["--db", sqlite_store.url, "--sources", str(REPO / "sources.yaml"), "ci-health"]
+    args += ["--as-of", "2026-08-22"]
+    assert f"ci-health: {LINE}" in CliRunner().invoke(cli, args).stderr
+    assert LINE not in CliRunner().invoke(cli, [*args, "--regime", "rocm"]).stderr
 
 
 def test_the_first_table_says_no_public_ci_record_for_a_regime_without_one():

@@ -77,6 +77,8 @@ def ci_health(ctx: click.Context, as_of, regime, hardware, failing, show, fmt) -
     """
     from tracker.measure.ci.health import HEALTH_COLUMNS
     from tracker.measure.ci.jobs import ci_jobs
+    from tracker.measure.ci.rates import unrecorded
+    from tracker.present.ci_record_words import no_record_lines
     from tracker.store.asof import resolve_as_of
 
     config = load_config(ctx.obj["sources"])
@@ -105,6 +107,12 @@ def ci_health(ctx: click.Context, as_of, regime, hardware, failing, show, fmt) -
         f"{_day(newest) or 'none'}{age}",
         err=True,
     )
+    # The configured CI sources with no record say so here too, in the report's words
+    # (measure.ci.rates.unrecorded over the same view rows the report reads).
+    for line in no_record_lines(
+        unrecorded(config, store.view_rows("v_ci_pass_rate_weekly")), [regime] if regime else ()
+    ):
+        click.echo(f"ci-health: {line}", err=True)
 
 
 def _emit(columns: list[str], cells: list[list], fmt: str) -> None:
