@@ -19,6 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from tracker.present import palette  # noqa: E402
+from tracker.present.chart_labels import keep_labels_inside  # noqa: E402
 from tracker.present.share_chart import MIN_SHARE_EVENTS, Tally, draw_shares  # noqa: E402
 
 LINE_STYLES = palette.LINE_STYLES
@@ -32,6 +33,8 @@ def _style(regime: str, index: int) -> object:
 
 def _png(fig) -> bytes:
     buffer = io.BytesIO()
+    fig.set_dpi(DPI)
+    keep_labels_inside(fig)  # a point label beside a point near an edge would cross it
     # "tight" keeps the legend under the plot inside the image, without a blank band below it
     fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight", pad_inches=0.08)
     plt.close(fig)  # pyplot keeps every figure alive until closed

@@ -23,6 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from tracker.measure.lag.rows import LagSample  # noqa: E402
 from tracker.measure.stats.trend import Bracket, LagTrend, known_brackets, trend_line  # noqa: E402
 from tracker.present import palette  # noqa: E402
+from tracker.present.chart_labels import keep_labels_inside  # noqa: E402
 from tracker.present.share_chart import (  # noqa: E402
     MIN_SHARE_EVENTS,
     draw_shares,
@@ -53,6 +54,7 @@ def save_png(fig, path: Path, dpi: int = DPI) -> None:
     # get_tightbbox lays out ticks, titles and legends itself, so the box is asked for directly
     # (at the output dpi: text extents are measured in its pixels) and handed over as a Bbox.
     fig.set_dpi(dpi)
+    keep_labels_inside(fig)  # a point label beside a point near an edge would cross it
     box = fig.get_tightbbox(fig.canvas.get_renderer()).padded(0.1)
     fig.savefig(path, dpi=dpi, bbox_inches=box)
     plt.close(fig)  # pyplot keeps every figure alive until closed

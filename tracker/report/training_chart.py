@@ -66,7 +66,9 @@ def training_chart(
                     )
         for name, pos in x.items():  # a round without a comparison: said, not left blank
             if not any(r.round == name for r in mine):
-                ax.text(pos, 0.15, "no\ncomparison", ha="center", fontsize=7, color="#666")
+                # in the panel's own height (x in data, y in axes): each panel has its own scale
+                ax.text(pos, 0.03, "no\ncomparison", ha="center", va="bottom", fontsize=7,
+                        color="#666", transform=ax.get_xaxis_transform())  # fmt: skip
         finish_round_axis(ax, benchmark, rounds, dates, top, (0.7, 0.3), (-0.16, 1))
     for row in grid:
         row[0].set_ylabel("time to train /\nbest NVIDIA time (>1 slower)", fontsize=9)
