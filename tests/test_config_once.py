@@ -111,14 +111,13 @@ def test_stages_receive_the_loaded_records_and_parse_nothing(config, sqlite_stor
         monkeypatch.setattr(module, name, wrapper)
 
     import tracker.digest.data as digest_module
-    import tracker.measure.ci.rates as ci_rates
     import tracker.measure.facts as facts
     import tracker.measure.figures as figures
 
     spy(facts, "lag_samples", 0)
     spy(facts, "model_lag_samples", 0)
     spy(digest_module, "open_age_crossings", 3)
-    spy(ci_rates, "split_by_trigger", 1)
+    spy(figures, "split_by_trigger", 1)  # figures reads the weekly rows once, then splits
     spy(figures, "stale_definitions", 2)
 
     publish_report(config, sqlite_store, tmp_path / "report")
@@ -128,7 +127,7 @@ def test_stages_receive_the_loaded_records_and_parse_nothing(config, sqlite_stor
         "tracker.measure.facts.lag_samples": config.coverage,  # report and digest
         "tracker.measure.facts.model_lag_samples": config.model_coverage,
         "tracker.digest.data.open_age_crossings": config.digest,
-        "tracker.measure.ci.rates.split_by_trigger": config.triggers,
+        "tracker.measure.figures.split_by_trigger": config.triggers,
         "tracker.measure.figures.stale_definitions": config.report,
     }
     assert set(handed) == set(expected)
