@@ -73,23 +73,9 @@ _GPU_WORDS = ("gpu", "gpus", "hardware", "accelerator", "accelerators", "zzplat_
 _NOT_XLA_AFTER = ("gpu", "gpus", "cpu", "cpus", "zzplat_cuda", "zzplat_rocm")
 _NOT_XLA_BEFORE = ("tf", "zzfw_tensorflow", "openxla", "zzfw_jax")
 _NOT_ROCM_AFTER = (
-    "cpu",
-    "cpus",
-    "epyc",
-    "ryzen",
-    "threadripper",
-    "athlon",
-    "opteron",
-    "processor",
-    "processors",
-    "apu",
-    "apus",
-    "zen",
-    "zen2",
-    "zen3",
-    "zen4",
-    "zen5",
-)
+    "cpu", "cpus", "epyc", "ryzen", "threadripper", "athlon", "opteron", "processor",
+    "processors", "apu", "apus", "zen", "zen2", "zen3", "zen4", "zen5",
+)  # fmt: skip
 
 # Results live in doc.user_data["tracker_rules"] = (regime, mentions): reading and writing doc._
 # costs an object per access. The extensions are views on it.
