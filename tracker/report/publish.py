@@ -101,12 +101,7 @@ def staged(out_dir: Path, *, carry_foreign: bool = False) -> Iterator[Path]:
     reports = _reports(out_dir, current)
     tidy(out_dir)  # a killed run's leftovers
     stage = reports / new_name()
-    try:
-        stage.mkdir()
-    except OSError as exc:
-        raise _cannot(
-            out_dir, f"cannot make {printable(str(stage))}: {exc.strerror or exc}"
-        ) from exc
+    _make(out_dir, stage)
     WRITING.add(stage.name)
     swapped = False
     try:
@@ -214,12 +209,7 @@ def _keep_earlier(out_dir: Path, current: Path, reports: Path) -> tuple[Path, in
     if not names:
         return None
     kept = reports / kept_name()
-    try:
-        kept.mkdir()
-    except OSError as exc:
-        raise _cannot(
-            out_dir, f"cannot make {printable(str(kept))}: {exc.strerror or exc}"
-        ) from exc
+    _make(out_dir, kept)
     for name in [*names, MANIFEST]:
         _carry_entry(out_dir, current / name, kept / name, f"keep it in {printable(str(kept))}")
     return kept, len(names)
@@ -329,6 +319,16 @@ def _into_link(out_dir: Path, link: Path) -> None:
         os.rename(kept, out_dir)
         raise
     _quietly(point, link.parent / PREVIOUS, kept.name)
+
+
+def _make(out_dir: Path, folder: Path) -> None:
+    """Make `folder` (new, beside DIR's versions), or refuse the publish of `out_dir` saying why."""
+    try:
+        folder.mkdir()
+    except OSError as exc:
+        raise _cannot(
+            out_dir, f"cannot make {printable(str(folder))}: {exc.strerror or exc}"
+        ) from exc
 
 
 def _cannot(target: Path, why: str) -> TrackerError:
